@@ -1,0 +1,51 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Kubernetes versions this collection knows, and how users may write them.
+
+Pure Python: no Ansible imports, so it can be unit-tested and reused on its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Minor versions whose kube-scheduler behaviour is modelled, oldest first.
+SUPPORTED_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
+NEWEST_MINOR = SUPPORTED_MINORS[-1]
+
+_VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<patch>\d+))?$")
+
+
+class UnsupportedVersion(ValueError):
+    """Raised for a version string that is malformed or outside SUPPORTED_MINORS."""
+
+
+def minor_of(version: str | None) -> str:
+    """Return "1.NN" for "1.NN", "1.NN.P" or "v1.NN.P"; the newest supported minor for None or ""."""
+    if version is None or str(version).strip() == "":
+        return NEWEST_MINOR
+    match = _VERSION_RE.match(str(version).strip())
+    if not match:
+        raise UnsupportedVersion(
+            "kubernetes_version %r is not a version like 1.34, 1.34.2 or v1.34.2" % (version,))
+    minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
+    if minor not in SUPPORTED_MINORS:
+        raise UnsupportedVersion(
+            "kubernetes_version %s is not supported; supported minor versions are %s"
+            % (version, ", ".join(SUPPORTED_MINORS)))
+    return minor
+
+
+def minor_number(version: str | None) -> int:
+    """The minor number (30 for "1.30.2"), for comparisons such as ``minor_number(v) >= 31``."""
+    return int(minor_of(version).split(".")[1])
+
+
+def full_version(version: str) -> str:
+    """Return "1.NN.P" for "1.NN.P" or "v1.NN.P"; a release download needs the patch level."""
+    match = _VERSION_RE.match(str(version).strip())
+    if not match or match.group("patch") is None:
+        raise UnsupportedVersion("%r is not a full release version like 1.34.2" % (version,))
+    minor_of(version)
+    return "%s.%s.%s" % (match.group("major"), int(match.group("minor")), int(match.group("patch")))
