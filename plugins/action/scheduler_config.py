@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Controller side of kubesched.schedulers.scheduler_config.
+
+Validates and renders with the pure-Python library here, so a bad configuration fails before any host is
+contacted and masters need nothing but Python. Only when ``dest`` is set does it run the module on the host, with
+the rendered text, to compare, diff and write it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.basic import FILE_COMMON_ARGUMENTS
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, RENDERED_ARG
+
+MODULE = 'kubesched.schedulers.scheduler_config'
+ARGS_FOR_THE_HOST = ('dest', 'backup') + tuple(FILE_COMMON_ARGUMENTS)
+
+
+def plain(value):
+    """Return value as plain JSON types.
+
+    ansible-core 2.19 hands task arguments over as tagged str/int/dict/list subclasses (origin, trust); the
+    library models the JSON of the API and must see exactly str, int, float, bool, None, dict and list.
+    """
+    if isinstance(value, Mapping):
+        return dict((plain(key), plain(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    for json_type in (bool, str, int, float):  # bool first: it is an int
+        if isinstance(value, json_type):
+            return json_type(value) if type(value) is not json_type else value
+    return value
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+
+        # type=dict would quietly parse JSON or k=v text; a YAML string here is a mistake worth naming.
+        if isinstance(self._task.args.get('config'), str):
+            raise AnsibleActionFail('config must be a mapping in upstream field names, not text; '
+                                    'pass YAML or JSON text as content instead')
+        spec = dict(FILE_COMMON_ARGUMENTS, **ARGUMENT_SPEC)
+        dummy, args = self.validate_argument_spec(
+            argument_spec=spec,
+            mutually_exclusive=[('content', 'config')],
+            required_one_of=[('content', 'config')],
+        )
+
+        try:
+            outcome = process(
+                content=plain(args['content']),
+                config=plain(args['config']),
+                kubernetes_version=plain(args['kubernetes_version']),
+                extra_plugins=plain(args['extra_plugins']),
+            )
+        except ValueError as exc:
+            raise AnsibleActionFail(str(exc))
+
+        result.update(changed=False, kubernetes_version=outcome.version, errors=list(outcome.errors))
+        if outcome.warnings:
+            result['warnings'] = list(outcome.warnings)
+        if not outcome.ok:
+            result.update(failed=True, msg='\n'.join(error['message'] for error in outcome.errors))
+            return result
+        result.update(
+            rendered=outcome.rendered,
+            effective=outcome.effective,
+            checksum=outcome.checksum,
+            profiles=list(outcome.profiles),
+        )
+        if not args['dest']:
+            return result
+
+        module_args = dict((name, args[name]) for name in ARGS_FOR_THE_HOST if name in args)
+        module_args[RENDERED_ARG] = outcome.rendered
+        try:
+            written = self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars)
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        result['warnings'] = result.get('warnings', []) + written.pop('warnings', [])
+        if not result['warnings']:
+            del result['warnings']
+        result.update(written)
+        return result

@@ -1,0 +1,254 @@
+"""kubesched.schedulers.scheduler_config through real ansible-playbook runs on localhost (connection local).
+
+One batched playbook exercises the whole life cycle of a file; every task result comes back through the
+ansible.posix.json callback and the file system is inspected between steps by stat/find tasks in the same run.
+Expected errors are upstream facts: validation.go reports a duplicate profile name as
+field.Duplicate(profiles[i].schedulerName) and percentageOfNodesToScore outside [0, 100] as
+field.Invalid(..., "not in valid range [0-100]").
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import yaml
+
+TWO_PROFILES = {
+    "clientConnection": {"kubeconfig": "/etc/kubernetes/scheduler.conf"},
+    "profiles": [
+        {"schedulerName": "default-scheduler"},
+        {
+            "schedulerName": "no-scoring-scheduler",
+            "plugins": {
+                "preScore": {"disabled": [{"name": "*"}]},
+                "score": {"disabled": [{"name": "*"}]},
+            },
+        },
+    ],
+}
+# The same configuration as raw JSON text with apiVersion/kind spelled out and another key order.
+TWO_PROFILES_JSON = json.dumps(
+    dict(
+        reversed(list(TWO_PROFILES.items())),
+        kind="KubeSchedulerConfiguration",
+        apiVersion="kubescheduler.config.k8s.io/v1",
+    ),
+    indent=1,
+)
+ONE_PROFILE = {"percentageOfNodesToScore": 50, "profiles": [{"schedulerName": "default-scheduler"}]}
+BAD = {
+    "percentageOfNodesToScore": 150,
+    "profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}],
+}
+
+PLAYBOOK = """
+- name: Life cycle of one file on localhost
+  hosts: localhost
+  gather_facts: false
+  vars:
+    out: "{{ work }}/out"
+    dest: "{{ work }}/out/scheduler.yaml"
+  tasks:
+    - {name: prepare, ansible.builtin.file: {path: "{{ out }}", state: directory, mode: "0755"}}
+    - name: check_new
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ dest }}"}
+      check_mode: true
+      diff: true
+    - {name: stat_after_check, ansible.builtin.stat: {path: "{{ dest }}"}}
+    - name: first
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ dest }}"}
+    - {name: stat_first, ansible.builtin.stat: {path: "{{ dest }}", checksum_algorithm: sha256}}
+    - name: second_as_content
+      kubesched.schedulers.scheduler_config: {content: "{{ two_profiles_json }}", dest: "{{ dest }}"}
+      diff: true
+    - name: mode_check
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ dest }}", mode: "0640"}
+      check_mode: true
+      diff: true
+    - {name: stat_mode_check, ansible.builtin.stat: {path: "{{ dest }}"}}
+    - name: mode
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ dest }}", mode: "0640"}
+    - {name: stat_mode, ansible.builtin.stat: {path: "{{ dest }}", checksum_algorithm: sha256}}
+    - name: invalid
+      kubesched.schedulers.scheduler_config: {config: "{{ bad }}", dest: "{{ dest }}", mode: "0640"}
+      ignore_errors: true
+    - {name: stat_invalid, ansible.builtin.stat: {path: "{{ dest }}", checksum_algorithm: sha256}}
+    - {name: find_invalid, ansible.builtin.find: {paths: "{{ out }}", hidden: true, file_type: any}}
+    - name: backup
+      kubesched.schedulers.scheduler_config:
+        {config: "{{ one_profile }}", dest: "{{ dest }}", mode: "0640", backup: true}
+      diff: true
+    - {name: stat_backup, ansible.builtin.stat: {path: "{{ dest }}", checksum_algorithm: sha256}}
+    - {name: find_backup, ansible.builtin.find: {paths: "{{ out }}", hidden: true, file_type: any}}
+    - name: validate_only
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", kubernetes_version: v1.30.12}
+    - name: config_as_yaml_text
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles | to_nice_yaml }}"}
+      ignore_errors: true
+    - name: bad_version
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", kubernetes_version: "1.12"}
+      ignore_errors: true
+    - name: both_inputs
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", content: "{{ two_profiles_json }}"}
+      ignore_errors: true
+
+- name: A host that cannot run any module, to prove it is never contacted unless a file is written
+  hosts: offline
+  gather_facts: false
+  tasks:
+    - name: offline_invalid
+      kubesched.schedulers.scheduler_config: {config: "{{ bad }}", dest: "{{ work }}/offline.yaml"}
+      ignore_errors: true
+    - name: offline_validate_only
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}"}
+    - name: offline_write
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ work }}/offline.yaml"}
+      ignore_errors: true
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, collections_path):
+    work = tmp_path_factory.mktemp("playbook")
+    (work / "playbook.yml").write_text(PLAYBOOK)
+    (work / "inventory.ini").write_text(textwrap.dedent(f"""\
+        localhost ansible_connection=local ansible_python_interpreter={sys.executable}
+        offline ansible_connection=local ansible_python_interpreter=/nonexistent/python3
+        """))
+    (work / "vars.json").write_text(json.dumps(dict(
+        work=str(work), two_profiles=TWO_PROFILES, two_profiles_json=TWO_PROFILES_JSON,
+        one_profile=ONE_PROFILE, bad=BAD)))
+    env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=collections_path,
+        ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+        ANSIBLE_LOCAL_TEMP=str(work / "local-tmp"),
+        ANSIBLE_REMOTE_TEMP=str(work / "remote-tmp"),
+        ANSIBLE_NOCOLOR="1",
+    )
+    proc = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "inventory.ini",
+         "-e", "@vars.json", "playbook.yml"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        pytest.fail("ansible-playbook did not print JSON:\n%s\n%s" % (proc.stdout, proc.stderr))
+    results = {}
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            # Task names are unique across both plays, each play has one host.
+            (result,) = task["hosts"].values()
+            results[task["task"]["name"]] = result
+    return dict(results=results, work=work, dest=work / "out" / "scheduler.yaml", rc=proc.returncode)
+
+
+def test_playbook_has_no_unexpected_failures(run):
+    failed = sorted(name for name, result in run["results"].items() if result.get("failed"))
+    assert failed == ["bad_version", "both_inputs", "config_as_yaml_text", "invalid", "offline_invalid",
+                      "offline_write"]
+
+
+def test_check_mode_reports_change_with_diff_and_writes_nothing(run):
+    check = run["results"]["check_new"]
+    assert check["changed"] is True
+    assert run["results"]["stat_after_check"]["stat"]["exists"] is False
+    (text_diff,) = check["diff"]
+    assert text_diff["before"] == ""
+    assert text_diff["after"] == check["rendered"]
+    assert text_diff["after_header"] == str(run["dest"])
+
+
+def test_first_run_writes_rendered_text_private(run):
+    first, st = run["results"]["first"], run["results"]["stat_first"]["stat"]
+    assert first["changed"] is True
+    assert first["dest"] == str(run["dest"])
+    assert st["mode"] == "0600"
+    assert st["checksum"] == hashlib.sha256(first["rendered"].encode()).hexdigest() == first["checksum"]
+    # Canonical text of the user's config: it reads back as the input plus apiVersion and kind.
+    assert yaml.safe_load(first["rendered"]) == dict(
+        TWO_PROFILES, apiVersion="kubescheduler.config.k8s.io/v1", kind="KubeSchedulerConfiguration")
+    assert "!!python" not in first["rendered"]
+    assert first["profiles"] == ["default-scheduler", "no-scoring-scheduler"]
+    assert first["effective"]["parallelism"] == 16  # upstream SetDefaults_KubeSchedulerConfiguration
+    assert first["errors"] == []
+
+
+def test_second_run_with_content_is_unchanged_and_renders_the_same(run):
+    second = run["results"]["second_as_content"]
+    assert second["changed"] is False
+    assert "diff" not in second or not second["diff"]
+    assert second["rendered"] == run["results"]["first"]["rendered"]
+    assert second["checksum"] == run["results"]["first"]["checksum"]
+
+
+def test_attribute_only_change_is_detected_and_applied(run):
+    mode_check, mode = run["results"]["mode_check"], run["results"]["mode"]
+    assert mode_check["changed"] is True
+    assert run["results"]["stat_mode_check"]["stat"]["mode"] == "0600"
+    assert [d["after"] for d in mode_check["diff"]] == [{"mode": "0640"}]
+    assert mode["changed"] is True
+    assert run["results"]["stat_mode"]["stat"]["mode"] == "0640"
+    assert run["results"]["stat_mode"]["stat"]["checksum"] == run["results"]["stat_first"]["stat"]["checksum"]
+
+
+def test_invalid_config_fails_with_field_paths_and_touches_nothing(run):
+    invalid = run["results"]["invalid"]
+    assert invalid["failed"] is True
+    fields = {(e["field"], e["type"]) for e in invalid["errors"]}
+    assert ("profiles[1].schedulerName", "Duplicate value") in fields
+    assert ("percentageOfNodesToScore", "Invalid value") in fields
+    assert invalid["msg"].splitlines() == [e["message"] for e in invalid["errors"]]
+    assert "rendered" not in invalid and "dest" not in invalid
+    assert run["results"]["stat_invalid"]["stat"]["checksum"] == run["results"]["stat_mode"]["stat"]["checksum"]
+    assert run["results"]["stat_invalid"]["stat"]["mtime"] == run["results"]["stat_mode"]["stat"]["mtime"]
+    assert [os.path.basename(f["path"]) for f in run["results"]["find_invalid"]["files"]] == ["scheduler.yaml"]
+
+
+def test_backup_keeps_previous_text_and_the_write_replaces_the_file(run):
+    backup, st = run["results"]["backup"], run["results"]["stat_backup"]["stat"]
+    assert backup["changed"] is True
+    backup_file = backup["backup_file"]
+    with open(backup_file, encoding="utf-8") as handle:
+        assert handle.read() == run["results"]["first"]["rendered"]
+    assert st["checksum"] == hashlib.sha256(backup["rendered"].encode()).hexdigest()
+    assert st["mode"] == "0640"
+    # Replaced by rename of a temp file, not rewritten in place: a new inode, and no temp file left behind.
+    assert st["inode"] != run["results"]["stat_mode"]["stat"]["inode"]
+    names = sorted(os.path.basename(f["path"]) for f in run["results"]["find_backup"]["files"])
+    assert names == sorted(["scheduler.yaml", os.path.basename(backup_file)])
+    text_diff = backup["diff"][0]
+    assert text_diff["before"] == run["results"]["first"]["rendered"]
+    assert text_diff["after"] == backup["rendered"]
+    assert text_diff["before_header"] == text_diff["after_header"] == str(run["dest"])
+
+
+def test_validate_only_needs_no_dest(run):
+    validate = run["results"]["validate_only"]
+    assert validate["changed"] is False
+    assert validate["kubernetes_version"] == "1.30"
+    assert validate["rendered"] == run["results"]["first"]["rendered"]
+    assert "dest" not in validate
+
+
+def test_usage_errors_are_named(run):
+    assert "content" in run["results"]["config_as_yaml_text"]["msg"]
+    assert "mapping" in run["results"]["config_as_yaml_text"]["msg"]
+    assert "1.12" in run["results"]["bad_version"]["msg"]
+    assert "mutually exclusive" in run["results"]["both_inputs"]["msg"]
+
+
+def test_host_is_contacted_only_to_write(run):
+    offline_invalid = run["results"]["offline_invalid"]
+    assert {e["field"] for e in offline_invalid["errors"]} >= {"profiles[1].schedulerName"}
+    assert run["results"]["offline_validate_only"]["rendered"] == run["results"]["first"]["rendered"]
+    # Writing does need the host, whose interpreter does not exist: the module run fails there.
+    assert "/nonexistent/python3" in json.dumps(run["results"]["offline_write"])
+    assert not (run["work"] / "offline.yaml").exists()
