@@ -1,0 +1,420 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The effective KubeSchedulerConfiguration, as ``kube-scheduler --write-config-to`` writes it.
+
+Mirrors pkg/scheduler/apis/config/v1/defaults.go (SetDefaults_*), default_plugins.go (mergePlugins),
+the framework's profile capture (pkg/scheduler/framework/runtime/framework.go, NewFramework: only args of
+needed, registered plugins, sorted by name) and the JSON of the v1 types after the round trip through the
+internal types (staging/src/k8s.io/kube-scheduler/config/v1/types.go, types_pluginargs.go and
+component-base config/v1alpha1: fields that are plain values internally are always written, omitempty
+applies to the rest). Pure Python, no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from fractions import Fraction
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
+    args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
+
+API_VERSION = "kubescheduler.config.k8s.io/v1"
+KIND = "KubeSchedulerConfiguration"
+
+# Go time.ParseDuration / time.Duration.String, nanoseconds.
+_UNITS = {"ns": 1, "us": 10 ** 3, "\u00b5s": 10 ** 3, "\u03bcs": 10 ** 3, "ms": 10 ** 6, "s": 10 ** 9,
+          "m": 60 * 10 ** 9, "h": 3600 * 10 ** 9}
+_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)([^0-9.]+)")
+
+
+def parse_duration(text):
+    """Nanoseconds of a Go duration string such as "1m30s" or "-1.5h"; ValueError when malformed."""
+    rest = str(text)
+    sign = -1 if rest[:1] == "-" else 1
+    if rest[:1] in ("-", "+"):
+        rest = rest[1:]
+    if rest == "0":
+        return 0
+    if not rest:
+        raise ValueError("invalid duration %r" % (text,))
+    total = Fraction(0)
+    while rest:
+        match = _DURATION_PART.match(rest)
+        if not match or match.group(1) in ("", ".") or match.group(2) not in _UNITS:
+            raise ValueError("invalid duration %r" % (text,))
+        total += Fraction(match.group(1)) * _UNITS[match.group(2)]
+        rest = rest[match.end():]
+    return sign * int(total)
+
+
+def _fraction(value, digits):
+    whole, rest = divmod(value, 10 ** digits)
+    return str(whole) + ("." + str(rest).zfill(digits).rstrip("0") if rest else "")
+
+
+def format_duration(nanoseconds):
+    """Go's time.Duration.String(): 15s, 1m30s, 1h0m0s, 500ms, 0s."""
+    if nanoseconds == 0:
+        return "0s"
+    size = abs(nanoseconds)
+    if size < 10 ** 3:
+        text = "%dns" % size
+    elif size < 10 ** 6:
+        text = _fraction(size, 3) + "\u00b5s"
+    elif size < 10 ** 9:
+        text = _fraction(size, 6) + "ms"
+    else:
+        seconds, nanos = divmod(size, 10 ** 9)
+        text = _fraction((seconds % 60) * 10 ** 9 + nanos, 9) + "s"
+        minutes = seconds // 60
+        if minutes:
+            text = "%dm%s" % (minutes % 60, text)
+            if minutes // 60:
+                text = "%dh%s" % (minutes // 60, text)
+    return ("-" if nanoseconds < 0 else "") + text
+
+
+def _duration(value, default=None):
+    """A written metav1.Duration; a zero duration becomes ``default`` when one is given."""
+    if value is None or value == "":
+        nanos = 0
+    else:
+        try:
+            nanos = parse_duration(value)
+        except ValueError:
+            return value
+    if nanos == 0 and default is not None:
+        return default
+    return format_duration(nanos)
+
+
+def _number(value):
+    """float32 QPS as encoding/json writes it: integral values without a fraction."""
+    return int(value) if float(value).is_integer() else value
+
+
+# How a Go struct field is written by encoding/json.
+ALWAYS = "always"        # no omitempty: written even when zero (nil slices as null)
+OMITEMPTY = "omitempty"  # value, slice or map with omitempty: left out when zero or empty
+OMITNIL = "omitnil"      # pointer with omitempty: left out only when nil
+
+
+def _pick(source, spec):
+    """Copy the fields of one Go struct: spec is [(json name, mode, normaliser, zero value)].
+
+    ``zero`` is what Go writes for a missing field without omitempty ("" for strings, 0, null for slices).
+    """
+    out = {}
+    for name, mode, normalise, zero in spec:
+        value = source.get(name)
+        if value is None:
+            if mode == ALWAYS:
+                out[name] = zero
+            continue
+        if mode == OMITEMPTY and (value is False or value == 0 or value in ("", [], {})):
+            continue
+        out[name] = normalise(value) if normalise is not None else value
+    return out
+
+
+def _list_of(normalise):
+    return lambda items: [normalise(item) for item in items]
+
+
+# core/v1 and metav1 types used inside plugin args (k8s.io/api/core/v1/types.go, apimachinery LabelSelector).
+def _requirement(item):
+    return _pick(item, [("key", ALWAYS, None, ""), ("operator", ALWAYS, None, ""),
+                        ("values", OMITEMPTY, None, None)])
+
+
+def _node_selector_term(item):
+    return _pick(item, [("matchExpressions", OMITEMPTY, _list_of(_requirement), None),
+                        ("matchFields", OMITEMPTY, _list_of(_requirement), None)])
+
+
+def _node_selector(item):
+    return _pick(item, [("nodeSelectorTerms", ALWAYS, _list_of(_node_selector_term), None)])
+
+
+def _preferred_term(item):
+    return _pick(item, [("weight", ALWAYS, None, 0), ("preference", ALWAYS, _node_selector_term, {})])
+
+
+def _node_affinity(item):
+    return _pick(item, [("requiredDuringSchedulingIgnoredDuringExecution", OMITNIL, _node_selector, None),
+                        ("preferredDuringSchedulingIgnoredDuringExecution", OMITEMPTY,
+                         _list_of(_preferred_term), None)])
+
+
+def _label_selector(item):
+    return _pick(item, [("matchLabels", OMITEMPTY, None, None),
+                        ("matchExpressions", OMITEMPTY, _list_of(_requirement), None)])
+
+
+def _spread_constraint(item):
+    return _pick(item, [("maxSkew", ALWAYS, None, 0), ("topologyKey", ALWAYS, None, ""),
+                        ("whenUnsatisfiable", ALWAYS, None, ""), ("labelSelector", OMITNIL, _label_selector, None),
+                        ("minDomains", OMITNIL, None, None), ("nodeAffinityPolicy", OMITNIL, None, None),
+                        ("nodeTaintsPolicy", OMITNIL, None, None), ("matchLabelKeys", OMITEMPTY, None, None)])
+
+
+def _shape_point(item):
+    return _pick(item, [("utilization", ALWAYS, None, 0), ("score", ALWAYS, None, 0)])
+
+
+# pkg/scheduler/apis/config/v1/defaults.go: defaultResourceSpec, and weight 0 defaulted to 1.
+def _default_resources(resources):
+    if not resources:
+        return [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+    return [{"name": item.get("name", ""), "weight": item.get("weight") or 1} for item in resources]
+
+
+def _preemption_args(args, _minor):
+    return {"minCandidateNodesPercentage": _default(args, "minCandidateNodesPercentage", 10),
+            "minCandidateNodesAbsolute": _default(args, "minCandidateNodesAbsolute", 100)}
+
+
+def _inter_pod_affinity_args(args, _minor):
+    return {"hardPodAffinityWeight": _default(args, "hardPodAffinityWeight", 1),
+            "ignorePreferredTermsOfExistingPods": bool(args.get("ignorePreferredTermsOfExistingPods"))}
+
+
+def _node_affinity_args(args, _minor):
+    return _pick(args, [("addedAffinity", OMITNIL, _node_affinity, None)])
+
+
+def _balanced_allocation_args(args, _minor):
+    return {"resources": _default_resources(args.get("resources"))}
+
+
+def _fit_args(args, _minor):
+    out = _pick(args, [("ignoredResources", OMITEMPTY, None, None),
+                       ("ignoredResourceGroups", OMITEMPTY, None, None)])
+    strategy = args.get("scoringStrategy")
+    if strategy is None:
+        strategy = {"type": "LeastAllocated"}
+    written = _pick(strategy, [("type", OMITEMPTY, None, None)])
+    written["resources"] = _default_resources(strategy.get("resources"))
+    ratio = strategy.get("requestedToCapacityRatio")
+    if ratio is not None:
+        written["requestedToCapacityRatio"] = _pick(ratio, [("shape", OMITEMPTY, _list_of(_shape_point), None)])
+    out["scoringStrategy"] = written
+    return out
+
+
+def _spread_args(args, _minor):
+    out = _pick(args, [("defaultConstraints", OMITEMPTY, _list_of(_spread_constraint), None)])
+    out["defaultingType"] = args.get("defaultingType") or "System"
+    return out
+
+
+def _volume_binding_args(args, _minor):
+    # The default shape depends on VolumeCapacityPriority/StorageCapacityScoring, alpha and off in 1.30-1.36.
+    out = {"bindTimeoutSeconds": _default(args, "bindTimeoutSeconds", 600)}
+    if args.get("shape"):
+        out["shape"] = [_shape_point(point) for point in args["shape"]]
+    return out
+
+
+def _dynamic_resources_args(args, minor):
+    # filterTimeout defaults to 10s while DRASchedulerFilterTimeout is on (beta, on from 1.34);
+    # bindingTimeout to 10m while DRADeviceBindingConditions is on (beta, on from 1.36).
+    out = {}
+    filter_timeout = args.get("filterTimeout")
+    out["filterTimeout"] = "10s" if filter_timeout is None else _duration(filter_timeout)
+    binding_timeout = args.get("bindingTimeout")
+    if binding_timeout is not None:
+        out["bindingTimeout"] = _duration(binding_timeout)
+    elif minor >= 36:
+        out["bindingTimeout"] = "10m0s"
+    return out
+
+
+def _default(args, name, value):
+    return value if args.get(name) is None else args[name]
+
+
+_ARGS_DEFAULTERS = {
+    "DefaultPreemptionArgs": _preemption_args,
+    "InterPodAffinityArgs": _inter_pod_affinity_args,
+    "NodeAffinityArgs": _node_affinity_args,
+    "NodeResourcesBalancedAllocationArgs": _balanced_allocation_args,
+    "NodeResourcesFitArgs": _fit_args,
+    "PodTopologySpreadArgs": _spread_args,
+    "VolumeBindingArgs": _volume_binding_args,
+    "DynamicResourcesArgs": _dynamic_resources_args,
+}
+
+
+def default_plugin_args(kind, args, version):
+    """SetDefaults_<kind> applied to ``args``: the args as written, with apiVersion and kind."""
+    if kind not in args_kind_plugins(version):
+        raise ValueError("%s is not a registered plugin args kind in Kubernetes %s" % (kind, version))
+    out = _ARGS_DEFAULTERS[kind](dict(args or {}), minor_number(version))
+    out["apiVersion"] = API_VERSION
+    out["kind"] = kind
+    return out
+
+
+# default_plugins.go mergePluginSet, literally: disabled names (and "*") drop defaults, a re-listed
+# default is overridden in place by the last custom entry of that name, other custom entries are appended.
+def _plugin(entry):
+    return {"name": entry.get("name", ""), "weight": entry.get("weight") or 0}
+
+
+def merge_plugin_set(default_set, custom_set):
+    """Merge one custom PluginSet into the default one, as upstream mergePluginSet."""
+    custom_set = custom_set or {}
+    disabled = [{"name": entry.get("name", ""), "weight": 0}
+                for entry in list(custom_set.get("disabled") or []) + list(default_set.get("disabled") or [])]
+    disabled_names = set(entry["name"] for entry in disabled)
+    custom = list(custom_set.get("enabled") or [])
+    last_index = dict((entry.get("name", ""), index) for index, entry in enumerate(custom))
+    replaced = set()
+    enabled = []
+    if "*" not in disabled_names:
+        for entry in default_set.get("enabled") or []:
+            if entry["name"] in disabled_names:
+                continue
+            if entry["name"] in last_index:
+                replaced.add(last_index[entry["name"]])
+                entry = custom[last_index[entry["name"]]]
+            enabled.append(_plugin(entry))
+    enabled.extend(_plugin(entry) for index, entry in enumerate(custom) if index not in replaced)
+    merged = {}
+    if enabled:
+        merged["enabled"] = enabled
+    if disabled:
+        merged["disabled"] = disabled
+    return merged
+
+
+def default_plugins(version):
+    """getDefaultPlugins(): every extension point empty except the multiPoint default set."""
+    plugins = dict((point, {}) for point in extension_points(version))
+    plugins["multiPoint"] = {"enabled": [{"name": name, "weight": weight}
+                                         for name, weight in default_multipoint(version)]}
+    return plugins
+
+
+def merge_plugins(custom, version):
+    """mergePlugins(getDefaultPlugins(), custom) for one profile."""
+    plugins = default_plugins(version)
+    if custom is None:
+        return plugins
+    for point in ("multiPoint",) + tuple(extension_points(version)):
+        plugins[point] = merge_plugin_set(plugins[point], custom.get(point))
+    return plugins
+
+
+def _enabled_names(plugins):
+    return set(entry["name"] for plugin_set in plugins.values() for entry in plugin_set.get("enabled", []))
+
+
+def _profile(profile, version, registered, name_default):
+    kinds = args_kind_plugins(version)
+    plugins = merge_plugins(profile.get("plugins"), version)
+    needed = _enabled_names(plugins)
+    configs = {}
+    for entry in profile.get("pluginConfig") or []:
+        name = entry.get("name", "")
+        args = entry.get("args")
+        if name + "Args" in kinds and kinds[name + "Args"] == name and (args is None or isinstance(args, dict)):
+            args = default_plugin_args(name + "Args", args, version)
+        configs.setdefault(name, args)
+    for name in sorted(needed):
+        if name not in configs and kinds.get(name + "Args") == name:
+            configs[name] = default_plugin_args(name + "Args", {}, version)
+    # NewFramework captures only the args of needed plugins that are registered, sorted by name.
+    plugin_config = [{"name": name, "args": configs[name]} for name in sorted(configs)
+                     if name in needed and name in registered and configs[name] is not None]
+    out = {"schedulerName": profile.get("schedulerName") if profile.get("schedulerName") is not None
+           else name_default,
+           "plugins": plugins}
+    if profile.get("percentageOfNodesToScore") is not None:
+        out["percentageOfNodesToScore"] = profile["percentageOfNodesToScore"]
+    if plugin_config:
+        out["pluginConfig"] = plugin_config
+    return out
+
+
+def _tls_config(item):
+    return _pick(item, [(name, OMITEMPTY, None, None) for name in (
+        "insecure", "serverName", "certFile", "keyFile", "caFile", "certData", "keyData", "caData")])
+
+
+def _managed_resource(item):
+    return _pick(item, [("name", ALWAYS, None, ""), ("ignoredByScheduler", OMITEMPTY, None, None)])
+
+
+def _extender(item):
+    """v1 Extender; httpTimeout is a struct, so encoding/json always writes it."""
+    out = _pick(item, [("urlPrefix", ALWAYS, None, "")] + [(name, OMITEMPTY, None, None) for name in (
+        "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS")] + [
+        ("tlsConfig", OMITNIL, _tls_config, None), ("nodeCacheCapable", OMITEMPTY, None, None),
+        ("managedResources", OMITEMPTY, _list_of(_managed_resource), None), ("ignorable", OMITEMPTY, None, None)])
+    out["httpTimeout"] = _duration(item.get("httpTimeout"))
+    return out
+
+
+def _extra_plugin_names(extra_plugins):
+    names = set()
+    for plugin in extra_plugins or ():
+        names.add(plugin if isinstance(plugin, str) else plugin.get("name"))
+    return names
+
+
+def set_defaults(config, version, extra_plugins=None):
+    """The effective config of ``config`` (strictly decoded, v1 field names) for that version.
+
+    ``extra_plugins`` (names, or dicts with a ``name``) are the out-of-tree plugins registered in the
+    scheduler build: their pluginConfig is kept when a profile enables them, as the framework does.
+    """
+    config = copy.deepcopy(config or {})
+    registered = set(in_tree_plugins(version)) | _extra_plugin_names(extra_plugins)
+    election = config.get("leaderElection") or {}
+    client = config.get("clientConnection") or {}
+    enable_profiling = True if config.get("enableProfiling") is None else config["enableProfiling"]
+    contention = config.get("enableContentionProfiling")
+    profiles = config.get("profiles") or [{}]
+    out = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "parallelism": 16 if config.get("parallelism") is None else config["parallelism"],
+        "leaderElection": {
+            "leaderElect": True if election.get("leaderElect") is None else election["leaderElect"],
+            "leaseDuration": _duration(election.get("leaseDuration"), "15s"),
+            "renewDeadline": _duration(election.get("renewDeadline"), "10s"),
+            "retryPeriod": _duration(election.get("retryPeriod"), "2s"),
+            "resourceLock": election.get("resourceLock") or "leases",
+            "resourceName": election.get("resourceName") or "kube-scheduler",
+            "resourceNamespace": election.get("resourceNamespace") or "kube-system",
+        },
+        "clientConnection": {
+            "kubeconfig": client.get("kubeconfig") or "",
+            "acceptContentTypes": client.get("acceptContentTypes") or "",
+            "contentType": client.get("contentType") or "application/vnd.kubernetes.protobuf",
+            "qps": _number(client.get("qps") or 50),
+            "burst": client.get("burst") or 100,
+        },
+        "enableProfiling": enable_profiling,
+        # Defaulted to true only when profiling is on; a nil pointer is written as false.
+        "enableContentionProfiling": bool(enable_profiling if contention is None else contention),
+        "percentageOfNodesToScore": (0 if config.get("percentageOfNodesToScore") is None
+                                     else config["percentageOfNodesToScore"]),
+        "podInitialBackoffSeconds": (1 if config.get("podInitialBackoffSeconds") is None
+                                     else config["podInitialBackoffSeconds"]),
+        "podMaxBackoffSeconds": (10 if config.get("podMaxBackoffSeconds") is None
+                                 else config["podMaxBackoffSeconds"]),
+        # The scheduler name is defaulted only for a single profile; an unset one is written as "".
+        "profiles": [_profile(profile, version, registered,
+                              "default-scheduler" if len(profiles) == 1 else "") for profile in profiles],
+    }
+    if config.get("extenders"):
+        out["extenders"] = [_extender(extender) for extender in config["extenders"]]
+    if config.get("delayCacheUntilActive"):
+        out["delayCacheUntilActive"] = True
+    return out
