@@ -5,7 +5,7 @@
 
 Validates and renders with the pure-Python library here, so a bad configuration fails before any host is
 contacted and masters need nothing but Python. Only when ``dest`` is set does it run the module on the host, with
-the rendered text, to compare, diff and write it.
+the rendered text as ``content``, to compare, diff and write it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ansible.module_utils.basic import FILE_COMMON_ARGUMENTS
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, RENDERED_ARG
+from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC
 
 MODULE = 'kubesched.schedulers.scheduler_config'
 ARGS_FOR_THE_HOST = ('dest', 'backup') + tuple(FILE_COMMON_ARGUMENTS)
@@ -86,7 +86,7 @@ class ActionModule(ActionBase):
             return result
 
         module_args = dict((name, args[name]) for name in ARGS_FOR_THE_HOST if name in args)
-        module_args[RENDERED_ARG] = outcome.rendered
+        module_args['content'] = outcome.rendered
         try:
             written = self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars)
         finally:

@@ -3,9 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Host-side half of kubesched.schedulers.scheduler_config.
 
-The action plugin of the same name validates and renders the configuration on the controller; this module only
-receives the rendered text and compares, diffs and writes it atomically on the host, so masters need nothing but
-Python (no PyYAML, no collection library).
+The action plugin of the same name validates and renders the configuration on the controller, then runs this
+module with the rendered text as ``content``; the module only compares, diffs and writes that text atomically on the
+host, so masters need nothing but Python (no PyYAML, no collection library).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ description:
   - Nothing is written and no host is contacted when the configuration is invalid; the task fails with one line per
     problem in RV(msg) and the problems in RV(errors), each named by its upstream field path.
 author:
-  - kubesched maintainers
+  - kubesched maintainers (@kubesched)
 options:
   content:
     description:
@@ -73,8 +73,9 @@ options:
     type: raw
     default: '0600'
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
-  - ansible.builtin.action_common_attributes.files
+  - action_common_attributes
+  - action_common_attributes.files
+  - action_common_attributes.flow
   - ansible.builtin.backup
   - ansible.builtin.files
 attributes:
@@ -96,8 +97,8 @@ attributes:
   vault:
     support: none
 notes:
-  - The written text is the canonical form of the given configuration (not the defaulted one): sorted keys, block
-    style, no Python-specific YAML tags. The same configuration given as O(content) or as O(config) renders to the
+  - The written text is the canonical form of the given configuration, not the defaulted one, with sorted keys,
+    block style and no Python-specific YAML tags. The same configuration given as O(content) or as O(config) renders to the
     same text, so a second run with the same input reports no change.
   - The defaulted configuration, as C(kube-scheduler --write-config-to) would write it, is returned in
     RV(effective).
@@ -315,9 +316,6 @@ ARGUMENT_SPEC = dict(
     mode=dict(type='raw', default='0600'),
 )
 
-# Set by the action plugin only: the text it validated and rendered on the controller.
-RENDERED_ARG = '_rendered'
-
 
 def _read(b_path):
     try:
@@ -350,12 +348,13 @@ def _write_atomically(module, b_dest, b_text, creating):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(ARGUMENT_SPEC, **{RENDERED_ARG: dict(type='str')}),
+        argument_spec=ARGUMENT_SPEC,
         mutually_exclusive=[('content', 'config')],
         add_file_common_args=True,
         supports_check_mode=True,
     )
-    rendered = module.params[RENDERED_ARG]
+    # From the action plugin, content is always the validated, rendered text.
+    rendered = module.params['content']
     dest = module.params['dest']
     if rendered is None or not dest:
         module.fail_json(msg='kubesched.schedulers.scheduler_config runs through its action plugin, which validates '
