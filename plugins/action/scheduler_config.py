@@ -49,10 +49,14 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         del tmp
 
-        # type=dict would quietly parse JSON or k=v text; a YAML string here is a mistake worth naming.
+        # type=dict would quietly parse JSON or k=v text and type=str would turn a mapping into Python repr text:
+        # both are mistakes worth naming.
         if isinstance(self._task.args.get('config'), str):
             raise AnsibleActionFail('config must be a mapping in upstream field names, not text; '
                                     'pass YAML or JSON text as content instead')
+        if isinstance(self._task.args.get('content'), (Mapping, list)):
+            raise AnsibleActionFail('content must be the YAML or JSON text of the configuration; '
+                                    'pass a mapping as config instead')
         spec = dict(FILE_COMMON_ARGUMENTS, **ARGUMENT_SPEC)
         dummy, args = self.validate_argument_spec(
             argument_spec=spec,

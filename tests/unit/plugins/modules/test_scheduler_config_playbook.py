@@ -91,6 +91,9 @@ PLAYBOOK = """
     - name: config_as_yaml_text
       kubesched.schedulers.scheduler_config: {config: "{{ two_profiles | to_nice_yaml }}"}
       ignore_errors: true
+    - name: content_as_mapping
+      kubesched.schedulers.scheduler_config: {content: "{{ two_profiles }}"}
+      ignore_errors: true
     - name: bad_version
       kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", kubernetes_version: "1.12"}
       ignore_errors: true
@@ -152,8 +155,8 @@ def run(tmp_path_factory, collections_path):
 
 def test_playbook_has_no_unexpected_failures(run):
     failed = sorted(name for name, result in run["results"].items() if result.get("failed"))
-    assert failed == ["bad_version", "both_inputs", "config_as_yaml_text", "invalid", "offline_invalid",
-                      "offline_write"]
+    assert failed == ["bad_version", "both_inputs", "config_as_yaml_text", "content_as_mapping", "invalid",
+                      "offline_invalid", "offline_write"]
 
 
 def test_check_mode_reports_change_with_diff_and_writes_nothing(run):
@@ -241,6 +244,8 @@ def test_validate_only_needs_no_dest(run):
 def test_usage_errors_are_named(run):
     assert "content" in run["results"]["config_as_yaml_text"]["msg"]
     assert "mapping" in run["results"]["config_as_yaml_text"]["msg"]
+    assert "config" in run["results"]["content_as_mapping"]["msg"]
+    assert "text" in run["results"]["content_as_mapping"]["msg"]
     assert "1.12" in run["results"]["bad_version"]["msg"]
     assert "mutually exclusive" in run["results"]["both_inputs"]["msg"]
 
