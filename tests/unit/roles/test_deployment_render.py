@@ -1,0 +1,271 @@
+"""The deployment role's objects, rendered by real ansible-core (tasks_from render.yml, no API server) and checked
+against the Kubernetes OpenAPI schema of each target version (kubernetes-validate, strict) and against the upstream
+facts the role exists for: the documented in-cluster RBAC, a lease of its own, kubeadm's probes per version."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
+
+PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
+CASE_PLAY = """
+- name: {case}
+  hosts: localhost
+  gather_facts: false
+  vars: {vars}
+  tasks:
+    - name: Render
+      block:
+        - name: Render the role's objects
+          ansible.builtin.include_role:
+            name: kubesched.schedulers.deployment
+            tasks_from: render.yml
+        - name: Keep them
+          ansible.builtin.copy:
+            content: "{{{{ __kube_scheduler_deployment_objects | to_json }}}}"
+            dest: {out}/{case}.json
+            mode: "0600"
+      rescue:
+        - name: Keep the failure
+          ansible.builtin.copy:
+            content: "{{{{ ansible_failed_result.msg }}}}"
+            dest: {out}/{case}.error
+            mode: "0600"
+"""
+
+CASES = {"v" + minor.replace(".", "_"): {"kube_scheduler_deployment_version": minor + ".0"}
+         for minor in SUPPORTED_MINORS}
+CASES.update({
+    "one_replica": {"kube_scheduler_deployment_replicas": 1},
+    "one_replica_no_election": {"kube_scheduler_deployment_replicas": 1,
+                                "kube_scheduler_deployment_config": {
+                                    "leaderElection": {"leaderElect": False},
+                                    "profiles": [{"schedulerName": "solo"}]}},
+    "custom": {
+        "kube_scheduler_deployment_name": "bin-packing",
+        "kube_scheduler_deployment_namespace": "schedulers",
+        "kube_scheduler_deployment_lease_name": "bin-packing-lease",
+        "kube_scheduler_deployment_replicas": 3,
+        "kube_scheduler_deployment_tolerations": [
+            {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}],
+        "kube_scheduler_deployment_node_selector": {"node-role.kubernetes.io/control-plane": ""},
+        "kube_scheduler_deployment_priority_classes": [
+            {"name": "batch-high", "value": 100000, "description": "batch jobs first",
+             "preemption_policy": "Never"},
+            {"name": "batch-low", "value": 10, "global_default": True}],
+        "kube_scheduler_deployment_config": {
+            "percentageOfNodesToScore": 50,
+            "profiles": [{"schedulerName": "bin-packing", "pluginConfig": [{
+                "name": "NodeResourcesFit",
+                "args": {"scoringStrategy": {"type": "MostAllocated",
+                                             "resources": [{"name": "cpu", "weight": 1}]}}}]}]}},
+    "custom_score_60": {"kube_scheduler_deployment_config": {
+        "percentageOfNodesToScore": 60, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    "custom_score_50_again": {"kube_scheduler_deployment_config": {
+        "percentageOfNodesToScore": 50, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    "custom_score_50": {"kube_scheduler_deployment_config": {
+        "percentageOfNodesToScore": 50, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    # Refused before anything is applied.
+    "default_lease": {"kube_scheduler_deployment_lease_name": "kube-scheduler"},
+    "foreign_lease_in_config": {"kube_scheduler_deployment_config": {
+        "leaderElection": {"resourceName": "kube-scheduler"}, "profiles": [{"schedulerName": "x"}]}},
+    "election_off_with_replicas": {"kube_scheduler_deployment_replicas": 2, "kube_scheduler_deployment_config": {
+        "leaderElection": {"leaderElect": False}, "profiles": [{"schedulerName": "x"}]}},
+    "kubeconfig_in_config": {"kube_scheduler_deployment_config": {
+        "clientConnection": {"kubeconfig": "/etc/kubernetes/scheduler.conf"}, "profiles": [{"schedulerName": "x"}]}},
+    "default_scheduler_name": {"kube_scheduler_deployment_config": {"profiles": [{"schedulerName": "default-scheduler"}]}},
+    "no_profiles": {"kube_scheduler_deployment_config": {"parallelism": 8}},
+    "invalid_config": {"kube_scheduler_deployment_config": {
+        "percentageOfNodesToScore": 150, "profiles": [{"schedulerName": "x"}]}},
+})
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """Every case in one ansible-playbook run (one play per case): {case: objects list or error text}."""
+    out = tmp_path_factory.mktemp("rendered")
+    plays = "".join(CASE_PLAY.format(case=case, vars=json.dumps(values), out=out) for case, values in CASES.items())
+    (out / "playbook.yml").write_text("---" + plays)
+    run = subprocess.run(
+        [str(PLAYBOOK), "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+         str(out / "playbook.yml")],
+        capture_output=True, text=True, env=dict(os.environ, ANSIBLE_NOCOLOR="1"), check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = {}
+    for case in CASES:
+        objects, error = out / (case + ".json"), out / (case + ".error")
+        results[case] = json.loads(objects.read_text()) if objects.exists() else error.read_text()
+    return results
+
+
+def objects_of(rendered, case):
+    result = rendered[case]
+    assert isinstance(result, list), "case %s failed: %s" % (case, result)
+    return result
+
+
+def one(objects, kind, name=None):
+    found = [o for o in objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)]
+    assert len(found) == 1, (kind, name, [o["metadata"]["name"] for o in found])
+    return found[0]
+
+
+def container_of(objects):
+    return one(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+
+
+def scheduler_config_of(objects):
+    return yaml.safe_load(one(objects, "ConfigMap")["data"]["config.yaml"])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("v1_")] + ["custom", "one_replica_no_election"])
+def test_every_object_matches_the_openapi_schema_of_its_version(rendered, case):
+    version = CASES[case].get("kube_scheduler_deployment_version", "1.34.0")
+    problems = []
+    for obj in objects_of(rendered, case):
+        try:
+            kubernetes_validate.validate(obj, version, strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            problems.append("%s %s: %s at %s" % (obj["kind"], obj["metadata"]["name"], exc.message, list(exc.path)))
+    assert problems == []
+
+
+def test_the_schema_check_catches_a_wrong_field(rendered):
+    deployment = json.loads(json.dumps(one(objects_of(rendered, "v1_34"), "Deployment")))
+    deployment["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["httpGet"]["paht"] = "/livez"
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, "1.34.0", strict=True)
+
+
+def test_the_documented_in_cluster_rbac(rendered):
+    # kubernetes.io "Configure Multiple Schedulers" and kube-scheduler.md: system:kube-scheduler and
+    # system:volume-scheduler, extension-apiserver-authentication-reader in kube-system.
+    objects = objects_of(rendered, "custom")
+    subject = [{"kind": "ServiceAccount", "name": "bin-packing", "namespace": "schedulers"}]
+    assert one(objects, "ServiceAccount")["metadata"] == {
+        "name": "bin-packing", "namespace": "schedulers", "labels": one(objects, "ServiceAccount")["metadata"]["labels"]}
+    cluster_roles = sorted(b["roleRef"]["name"] for b in objects if b["kind"] == "ClusterRoleBinding")
+    assert cluster_roles == ["system:kube-scheduler", "system:volume-scheduler"]
+    assert all(b["subjects"] == subject for b in objects if b["kind"] in ("ClusterRoleBinding", "RoleBinding"))
+    reader = [b for b in objects if b["kind"] == "RoleBinding"
+              and b["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                   "name": "extension-apiserver-authentication-reader"}]
+    assert [b["metadata"]["namespace"] for b in reader] == ["kube-system"]
+
+
+def test_the_role_grants_get_and_update_on_exactly_its_own_lease(rendered):
+    # system:kube-scheduler may create any Lease but get/update only "kube-scheduler".
+    objects = objects_of(rendered, "custom")
+    role = one(objects, "Role")
+    assert role["metadata"]["namespace"] == "schedulers"
+    assert role["rules"] == [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                              "resourceNames": ["bin-packing-lease"], "verbs": ["get", "update"]}]
+    binding = [b for b in objects if b["kind"] == "RoleBinding" and b["roleRef"]["kind"] == "Role"
+               and b["roleRef"]["name"] == role["metadata"]["name"]]
+    assert [b["metadata"]["namespace"] for b in binding] == ["schedulers"]
+    election = scheduler_config_of(objects)["leaderElection"]
+    assert (election["resourceNamespace"], election["resourceName"]) == ("schedulers", "bin-packing-lease")
+
+
+@pytest.mark.parametrize("minor", SUPPORTED_MINORS)
+def test_probes_follow_the_version(rendered, minor):
+    # kubeadm (manifests.go): /livez and /readyz from 1.31, /healthz before; HTTPS on the secure port.
+    container = container_of(objects_of(rendered, "v" + minor.replace(".", "_")))
+    new = int(minor.split(".")[1]) >= 31
+    paths = {probe: container[probe]["httpGet"]["path"]
+             for probe in ("livenessProbe", "readinessProbe", "startupProbe")}
+    assert paths == ({"livenessProbe": "/livez", "readinessProbe": "/readyz", "startupProbe": "/livez"} if new
+                     else {"livenessProbe": "/healthz", "readinessProbe": "/healthz", "startupProbe": "/healthz"})
+    assert {container[p]["httpGet"]["scheme"] for p in paths} == {"HTTPS"}
+    assert {container[p]["httpGet"]["port"] for p in paths} == {10259}
+    assert container["image"] == "registry.k8s.io/kube-scheduler:v%s.0" % minor
+
+
+def test_leader_election_is_forced_on_with_more_than_one_replica(rendered):
+    assert scheduler_config_of(objects_of(rendered, "custom"))["leaderElection"]["leaderElect"] is True
+    assert one(objects_of(rendered, "custom"), "Deployment")["spec"]["replicas"] == 3
+    # One replica: left to the configuration (upstream default true), and may be turned off.
+    assert "leaderElect" not in scheduler_config_of(objects_of(rendered, "one_replica"))["leaderElection"]
+    solo = objects_of(rendered, "one_replica_no_election")
+    assert scheduler_config_of(solo)["leaderElection"]["leaderElect"] is False
+    assert one(solo, "ConfigMap")["metadata"]["annotations"]["schedulers.kubesched.io/lease"] == ""
+
+
+@pytest.mark.parametrize("case, words", [
+    ("default_lease", ["kube-system/kube-scheduler"]),
+    ("foreign_lease_in_config", ["kube_scheduler_deployment_lease_name"]),
+    ("election_off_with_replicas", ["leader election cannot be off with 2 replicas"]),
+    ("kubeconfig_in_config", ["clientConnection.kubeconfig must stay empty", "/etc/kubernetes/scheduler.conf"]),
+    ("default_scheduler_name", ["default-scheduler"]),
+    ("no_profiles", ["default-scheduler"]),
+    ("invalid_config", ["percentageOfNodesToScore", "150"]),
+])
+def test_refused_before_anything_is_applied(rendered, case, words):
+    error = rendered[case]
+    assert isinstance(error, str), "case %s rendered objects" % case
+    for word in words:
+        assert word in error
+
+
+def test_the_pods_use_the_service_account_and_the_configmap_without_a_kubeconfig(rendered):
+    objects = objects_of(rendered, "custom")
+    config = scheduler_config_of(objects)
+    assert config["clientConnection"]["kubeconfig"] == ""
+    assert config["percentageOfNodesToScore"] == 50
+    pod = one(objects, "Deployment")["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "bin-packing"
+    mount = pod["containers"][0]["volumeMounts"][0]
+    volume = [v for v in pod["volumes"] if v["name"] == mount["name"]][0]
+    assert volume["configMap"]["name"] == one(objects, "ConfigMap")["metadata"]["name"]
+    assert "--config=%s/config.yaml" % mount["mountPath"] in pod["containers"][0]["command"]
+    assert pod["containers"][0]["command"][0] == "kube-scheduler"
+
+
+def test_non_root_spread_and_a_disruption_budget_matching_the_pods(rendered):
+    objects = objects_of(rendered, "custom")
+    deployment = one(objects, "Deployment")
+    pod = deployment["spec"]["template"]
+    labels = pod["metadata"]["labels"]
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    assert selector.items() <= labels.items()
+    assert one(objects, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"] == selector
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert pod["spec"]["securityContext"]["runAsUser"] != 0
+    assert pod["spec"]["containers"][0]["securityContext"]["allowPrivilegeEscalation"] is False
+    spread = pod["spec"]["topologySpreadConstraints"]
+    assert [(s["topologyKey"], s["labelSelector"]["matchLabels"]) for s in spread] == [
+        ("kubernetes.io/hostname", selector)]
+    assert pod["spec"]["priorityClassName"] == "system-cluster-critical"
+    assert pod["spec"]["tolerations"][0]["key"] == "node-role.kubernetes.io/control-plane"
+
+
+def test_priority_classes_from_the_variable(rendered):
+    objects = objects_of(rendered, "custom")
+    high, low = one(objects, "PriorityClass", "batch-high"), one(objects, "PriorityClass", "batch-low")
+    assert (high["value"], high["globalDefault"], high["preemptionPolicy"], high["description"]) == (
+        100000, False, "Never", "batch jobs first")
+    assert (low["value"], low["globalDefault"]) == (10, True)
+    kinds = [o["kind"] for o in objects]
+    assert kinds.index("PriorityClass") < kinds.index("Deployment")
+    assert "PriorityClass" not in [o["kind"] for o in objects_of(rendered, "v1_34")]
+
+
+def test_the_checksum_annotation_follows_the_configuration(rendered):
+    def checksum(case):
+        objects = objects_of(rendered, case)
+        annotation = one(objects, "Deployment")["spec"]["template"]["metadata"]["annotations"]
+        text = one(objects, "ConfigMap")["data"]["config.yaml"]
+        assert annotation["schedulers.kubesched.io/config-checksum"] == hashlib.sha256(text.encode()).hexdigest()
+        return annotation["schedulers.kubesched.io/config-checksum"]
+
+    assert checksum("custom_score_50") == checksum("custom_score_50_again")
+    assert checksum("custom_score_50") != checksum("custom_score_60")
