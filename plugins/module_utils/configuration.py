@@ -1,0 +1,190 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The facade of the config library: ``process()`` runs kube-scheduler's ``--config`` pipeline.
+
+strict decode -> defaulting -> ValidateKubeSchedulerConfiguration -> building each profile's framework ->
+leader-election rule of the run time. Each step runs only when the previous one passed, as in kube-scheduler.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.module_utils import framework_checks
+from ansible_collections.kubesched.schedulers.plugins.module_utils import strict_decode
+from ansible_collections.kubesched.schedulers.plugins.module_utils import validation
+from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults import default_plugin_args, set_defaults
+from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
+    Plugin, args_kind_plugins, extension_points, in_tree_plugins)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.render import checksum, render_yaml
+from ansible_collections.kubesched.schedulers.plugins.module_utils.schema import API_VERSION, KIND
+from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number, minor_of
+
+
+class Result(object):
+    def __init__(self, version: str):
+        self.version = version
+        self.errors = []
+        self.warnings = []
+        self.effective = None
+        self.rendered = None
+        self.checksum = None
+        self.profiles = []
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def fail(self, errors: list) -> "Result":
+        self.errors = [e.as_dict() for e in errors]
+        return self
+
+
+def _registry(version: str, extra_plugins) -> framework_checks.Registry:
+    """The in-tree registry plus the out-of-tree plugins the user declares (a name, or a dict)."""
+    plugins = in_tree_plugins(version)
+    points = tuple(extension_points(version))
+    any_point = []
+    for extra in extra_plugins or ():
+        if isinstance(extra, str):
+            extra = {"name": extra}
+        if not isinstance(extra, dict) or not isinstance(extra.get("name"), str) or not extra["name"]:
+            raise ValueError("extra_plugins entries must be a plugin name or a dict with a name, got %r" % (extra,))
+        unknown = set(extra) - {"name", "extension_points", "args_kind"}
+        if unknown:
+            raise ValueError("extra_plugins entry %s has unknown keys: %s" % (extra["name"], ", ".join(sorted(unknown))))
+        name = extra["name"]
+        if name in plugins:
+            # frameworkruntime.Registry.Merge refuses a name that is already registered.
+            raise ValueError("extra_plugins: a plugin named %s already exists in kube-scheduler %s"
+                             % (name, version))
+        declared = extra.get("extension_points")
+        if declared is None:
+            any_point.append(name)
+            declared = points
+        bad = [p for p in declared if p not in points]
+        if bad:
+            raise ValueError("extra_plugins entry %s: unknown extension points %s; kube-scheduler %s has %s"
+                             % (name, ", ".join(map(str, bad)), version, ", ".join(points)))
+        plugins[name] = Plugin(name, declared, extra.get("args_kind"))
+    return framework_checks.Registry(plugins, any_point)
+
+
+def _features(version: str) -> validation.Features:
+    """Gates as the version's own defaults show them: a defaulted field exists only when its gate is on."""
+    volume = default_plugin_args("VolumeBindingArgs", {}, version)
+    minor = minor_number(version)
+    dra = default_plugin_args("DynamicResourcesArgs", {}, version) if minor >= 34 else {}
+    return validation.Features(minor, "shape" in volume, "filterTimeout" in dra, "bindingTimeout" in dra)
+
+
+def _decode(content, config, version: str):
+    points = tuple(extension_points(version))
+    kinds = args_kind_plugins(version)
+    if content is not None:
+        if not isinstance(content, str):
+            raise ValueError("content must be a string with the YAML or JSON of a KubeSchedulerConfiguration")
+        data, strict, error = strict_decode.parse_text(content)
+        if error:
+            return strict_decode.DecodeResult(errors=[E.ConfigError("", E.DECODE, error)])
+        return strict_decode.decode(data, version, points, strict, content, content.lstrip().startswith("{"), kinds)
+    if not isinstance(config, dict):
+        raise ValueError("config must be a dict in the upstream field names of KubeSchedulerConfiguration")
+    data = copy.deepcopy(config)
+    data.setdefault("apiVersion", API_VERSION)
+    data.setdefault("kind", KIND)
+    return strict_decode.decode(data, version, points, args_kinds=kinds)
+
+
+def _internal_profiles(decoded: dict, effective: dict, version: str):
+    """The profiles as ValidateKubeSchedulerConfiguration sees them: merged plugins, and the user's
+    pluginConfig in its order with defaulted args (entries defaulting appends are valid by construction)."""
+    kinds = args_kind_plugins(version)
+    user_profiles = decoded.get("profiles") or []
+    profiles, plugin_configs = [], []
+    for i, profile in enumerate(effective["profiles"]):
+        user = user_profiles[i] if i < len(user_profiles) else {}
+        entries, by_name = [], {}
+        for j, entry in enumerate(user.get("pluginConfig") or []):
+            name = entry.get("name", "")
+            args = entry.get("args")
+            if kinds.get(name + "Args") == name and (args is None or isinstance(args, dict)):
+                args = default_plugin_args(name + "Args", args or {}, version)
+            entries.append({"name": name, "args": args})
+            by_name.setdefault(name, (j, args))
+        for entry in profile.get("pluginConfig") or []:
+            by_name.setdefault(entry["name"], (None, entry.get("args")))
+        internal = dict(profile)
+        internal["pluginConfig"] = entries
+        profiles.append(internal)
+        plugin_configs.append(by_name)
+    return user_profiles, profiles, plugin_configs
+
+
+def _enabled(plugins: dict) -> set:
+    return set(p.get("name") for plugin_set in plugins.values() for p in (plugin_set or {}).get("enabled") or [])
+
+
+def _warnings(user_profiles: list, profiles: list, registry: framework_checks.Registry) -> list:
+    warnings = []
+    for i, profile in enumerate(profiles):
+        enabled = _enabled(profile.get("plugins") or {})
+        for j, entry in enumerate(profile.get("pluginConfig") or []):
+            name = entry.get("name", "")
+            if name not in registry.plugins:
+                warnings.append("profiles[%d].pluginConfig[%d]: %s is not a plugin of this kube-scheduler; "
+                                "its args are ignored" % (i, j, name))
+            elif name not in enabled:
+                warnings.append("profiles[%d].pluginConfig[%d]: plugin %s is not enabled in profile %s; "
+                                "its args are ignored" % (i, j, name, profile.get("schedulerName", "")))
+        user_plugins = (user_profiles[i] if i < len(user_profiles) else {}).get("plugins") or {}
+        for point, plugin_set in sorted(user_plugins.items()):
+            for k, plugin in enumerate((plugin_set or {}).get("enabled") or []):
+                if "weight" not in plugin:
+                    continue
+                path = "profiles[%d].plugins.%s.enabled[%d].weight" % (i, point, k)
+                known = registry.plugins.get(plugin.get("name"))
+                is_score = known is not None and "score" in known.extension_points
+                if point not in ("score", "multiPoint") or (known is not None and not is_score):
+                    warnings.append("%s: weight is used only for score plugins; it is ignored here" % path)
+                elif plugin["weight"] == 0:
+                    warnings.append("%s: a score weight of 0 is treated as 1 by kube-scheduler; disable the "
+                                    "plugin to turn it off" % path)
+    return warnings
+
+
+def process(content=None, config=None, kubernetes_version=None, extra_plugins=None) -> Result:
+    """Decode, default, validate and render a KubeSchedulerConfiguration like kube-scheduler of that version."""
+    if (content is None) == (config is None):
+        raise ValueError("exactly one of content or config is required")
+    version = minor_of(kubernetes_version)
+    registry = _registry(version, extra_plugins)
+    result = Result(version)
+
+    decoded = _decode(content, config, version)
+    if decoded.errors:
+        return result.fail(decoded.errors)
+    user = decoded.config
+    effective = set_defaults(user, version, extra_plugins=sorted(registry.plugins))
+
+    user_profiles, profiles, plugin_configs = _internal_profiles(user, effective, version)
+    internal = dict(effective)
+    internal["profiles"] = profiles
+    typed = set(args_kind_plugins(version).values())
+    errors = E.dedupe(validation.validate_configuration(internal, version, _features(version), typed))
+    if not errors:
+        errors = framework_checks.build_profiles(effective["profiles"], user_profiles, plugin_configs, registry,
+                                                 tuple(extension_points(version)))
+    if not errors:
+        errors = framework_checks.check_leader_election(effective["leaderElection"])
+    if errors:
+        return result.fail(errors)
+
+    result.warnings = _warnings(user_profiles, profiles, registry)
+    result.effective = effective
+    result.rendered = render_yaml(user)
+    result.checksum = checksum(result.rendered)
+    result.profiles = [profile.get("schedulerName", "") for profile in effective["profiles"]]
+    return result

@@ -1,0 +1,405 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Strict decoding of a KubeSchedulerConfiguration, as kube-scheduler's ``--config`` loader does it.
+
+Upstream: cmd/kube-scheduler/app/options/configfile.go (loadConfig: scheme.Codecs.UniversalDecoder, strict),
+apimachinery's json serializer (YAML -> JSON, then sigs.k8s.io/json UnmarshalStrict; in strict mode the YAML is
+also passed through sigs.k8s.io/yaml.YAMLToJSONStrict to catch duplicate keys) and
+staging/src/k8s.io/kube-scheduler/config/v1/types.go (DecodeNestedObjects: pluginConfig args decoded as
+``<Plugin>Args`` when that kind is registered, strictly too).
+
+What kube-scheduler reports:
+- unknown fields and duplicate keys are strict errors: all of them are collected;
+- a wrong type is a plain json error: decoding stops there and only the first one is reported.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.module_utils import schema as S
+
+SCHEME = "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme/scheme.go:30"
+STRICT = "strict decoding error: "
+_MIGRATION_HINT = {
+    "v1beta1": "v1beta1 was removed in Kubernetes 1.26",
+    "v1beta2": "v1beta2 was removed in Kubernetes 1.28",
+    "v1beta3": "v1beta3 was removed in Kubernetes 1.29",
+}
+_MAX = {"int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1}
+
+
+class DecodeResult(object):
+    def __init__(self, config=None, errors=None):
+        self.config = config
+        self.errors = errors or []
+
+
+class _TypeError(Exception):
+    """The first json type error aborts decoding, like encoding/json's saved error."""
+
+    def __init__(self, error: E.ConfigError):
+        Exception.__init__(self, error.message)
+        self.error = error
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Go durations (time.ParseDuration), used by metav1.Duration.UnmarshalJSON.
+
+_UNITS = {"ns": 1, "us": 10 ** 3, "\u00b5s": 10 ** 3, "\u03bcs": 10 ** 3, "ms": 10 ** 6, "s": 10 ** 9,
+          "m": 60 * 10 ** 9, "h": 3600 * 10 ** 9}
+_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
+
+
+def parse_duration(text: str) -> int:
+    """time.ParseDuration: nanoseconds, or ValueError with Go's message."""
+    orig = text
+    invalid = ValueError("time: invalid duration " + E.go_quote(orig))
+    neg = False
+    if text[:1] in ("-", "+"):
+        neg = text[0] == "-"
+        text = text[1:]
+    if text == "0":
+        return 0
+    if text == "":
+        raise invalid
+    total = 0
+    while text:
+        if not (text[0] == "." or text[0].isdigit()):
+            raise invalid
+        match = _DURATION_PART.match(text)
+        whole, frac, unit = match.group(1), match.group(2), match.group(3)
+        if not whole and not frac:
+            raise invalid
+        if not unit:
+            raise ValueError("time: missing unit in duration " + E.go_quote(orig))
+        if unit not in _UNITS:
+            raise ValueError("time: unknown unit %s in duration %s" % (E.go_quote(unit), E.go_quote(orig)))
+        scale = _UNITS[unit]
+        value = int(whole or "0") * scale
+        if frac:
+            value += int(frac) * scale // (10 ** len(frac))
+        total += value
+        if total > 2 ** 63:
+            raise invalid
+        text = text[match.end():]
+    if not neg and total > 2 ** 63 - 1:
+        raise invalid
+    return -total if neg else total
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Text -> JSON-like data, with the duplicate keys YAMLToJSONStrict / UnmarshalStrict would report.
+
+def _yaml_loader():
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        """go-yaml v2 as sigs.k8s.io/yaml uses it: YAML 1.1 booleans, but timestamps stay strings."""
+
+    Loader.yaml_implicit_resolvers = dict(
+        (first, [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"])
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items())
+    return Loader
+
+
+def _yaml_duplicates(node, out: list) -> None:
+    import yaml
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                if key.value in seen:
+                    # go-yaml v2: fmt.Sprintf("line %d: key %#v already set in map", line+1, key)
+                    out.append("line %d: key %s already set in map" % (key.start_mark.line + 1, E.go_quote(key.value)))
+                seen.add(key.value)
+            _yaml_duplicates(value, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _yaml_duplicates(item, out)
+
+
+def _jsonable(value):
+    """sigs.k8s.io/yaml's YAML -> JSON conversion: keys become strings, integral floats stay numbers."""
+    if isinstance(value, dict):
+        return dict((_json_key(k), _jsonable(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _json_key(key) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def parse_text(text: str):
+    """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream."""
+    if text.lstrip().startswith("{"):
+        return _parse_json(text)
+    import yaml
+    loader = _yaml_loader()
+    try:
+        nodes = list(yaml.compose_all(text, Loader=loader))
+        data = yaml.load(text, Loader=loader) if nodes else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = " line %d:" % (mark.line + 1) if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [], "error converting YAML to JSON: yaml:%s %s" % (line, problem)
+    except ValueError as exc:
+        return None, [], "error converting YAML to JSON: yaml: %s" % exc
+    duplicates = []
+    if nodes:
+        _yaml_duplicates(nodes[0], duplicates)
+    strict = []
+    if duplicates:
+        strict.append("yaml: unmarshal errors:\n  " + "\n  ".join(duplicates))
+    return _jsonable(data), strict, None
+
+
+def _parse_json(text: str):
+    duplicates = []
+
+    def pairs(items):
+        out = {}
+        for key, value in items:
+            if key in out:
+                duplicates.append(key)
+            out[key] = value
+        return out
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs)
+    except ValueError as exc:
+        return None, [], "couldn't get version/kind; json parse error: %s" % exc
+    return data, ['duplicate field "%s"' % key for key in duplicates], None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Typed, strict walk of the data against the schema.
+
+def _json_kind(value) -> str:
+    """The Value of a json.UnmarshalTypeError."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+class _Walker(object):
+    def __init__(self, from_json: bool):
+        self.from_json = from_json
+        self.unknown = []
+
+    def type_error(self, value_desc, struct, stack, go_type):
+        if struct is None:
+            msg = "json: cannot unmarshal %s into Go value of type %s" % (value_desc, go_type)
+        else:
+            msg = "json: cannot unmarshal %s into Go struct field %s.%s of type %s" % (
+                value_desc, struct.name, ".".join(stack), go_type)
+        return msg
+
+    def walk(self, node, value, path, struct, stack):
+        """Return the decoded value; ``path`` is the strict field path, ``stack`` json's FieldStack."""
+        if value is None:
+            return None
+        if isinstance(node, S.Struct):
+            if not isinstance(value, dict):
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
+                    _json_kind(value), struct, stack, node.go_type)))
+            out = {}
+            for key, item in value.items():
+                child_path = "%s.%s" % (path, key) if path else key
+                if key not in node.fields:
+                    self.unknown.append(child_path)
+                    continue
+                decoded = self.walk(node.fields[key], item, child_path, node, stack + [key])
+                if decoded is not None:
+                    out[key] = decoded
+            return out
+        if isinstance(node, S.List):
+            if not isinstance(value, list):
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
+                    _json_kind(value), struct, stack, node.go_type)))
+            out = []
+            for index, item in enumerate(value):
+                decoded = self.walk(node.item, item, "%s[%d]" % (path, index), struct, stack)
+                out.append(_zero(node.item) if decoded is None else decoded)
+            return out
+        if isinstance(node, S.Map):
+            if not isinstance(value, dict):
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
+                    _json_kind(value), struct, stack, node.go_type)))
+            return dict((k, self.walk(node.value, v, "%s[%s]" % (path, k), struct, stack)) for k, v in value.items())
+        if isinstance(node, S.Raw):
+            return value
+        return self.scalar(node, value, path, struct, stack)
+
+    def scalar(self, node, value, path, struct, stack):
+        kind = node.kind
+        mismatch = None
+        if kind == "string":
+            if not isinstance(value, str):
+                mismatch = _json_kind(value)
+        elif kind == "bool":
+            if not isinstance(value, bool):
+                mismatch = _json_kind(value)
+        elif kind in ("int32", "int64"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                mismatch = _json_kind(value)
+            else:
+                number = value
+                if isinstance(value, float):
+                    # YAML floats reach JSON as Go's FormatFloat 'g'; a JSON text keeps its literal.
+                    number = int(value) if (value.is_integer() and not self.from_json and abs(value) < 2 ** 63) \
+                        else None
+                if number is None or abs(number + (1 if number < 0 else 0)) > _MAX[kind]:
+                    mismatch = "number %s" % (_go_number(value),)
+                else:
+                    return number
+        elif kind == "float32":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                mismatch = _json_kind(value)
+        elif kind == "duration":
+            # metav1.Duration.UnmarshalJSON: json.Unmarshal into a string, then time.ParseDuration.
+            if not isinstance(value, str):
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
+                    _json_kind(value), None, stack, "string")))
+            try:
+                parse_duration(value)
+            except ValueError as exc:
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, str(exc)))
+        elif kind == "bytes":
+            if not isinstance(value, str):
+                mismatch = _json_kind(value)
+            else:
+                try:
+                    base64.b64decode(value, validate=True)
+                except (binascii.Error, ValueError):
+                    raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, "illegal base64 data at input byte 0"))
+        if mismatch is not None:
+            raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(mismatch, struct, stack,
+                                                                                   node.go_type)))
+        return value
+
+
+def _go_number(value) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return "%d" % value if value != 0 else "0"
+    return repr(value)
+
+
+def _zero(node):
+    if isinstance(node, S.Struct) or isinstance(node, S.Map):
+        return {}
+    if isinstance(node, S.List):
+        return []
+    if isinstance(node, S.Scalar):
+        return {"string": "", "bool": False, "duration": "0s", "bytes": ""}.get(node.kind, 0)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+def _not_registered(api_version: str, kind: str) -> E.ConfigError:
+    message = 'no kind %s is registered for version %s in scheme %s' % (
+        E.go_quote(kind), E.go_quote(api_version), E.go_quote(SCHEME))
+    group, _, version = api_version.rpartition("/")
+    if group == S.GROUP and version in _MIGRATION_HINT:
+        message += " (%s: set apiVersion: %s and convert the file, see " \
+                   "https://kubernetes.io/docs/reference/scheduling/config/#scheduler-configuration-migrations)" % (
+                       _MIGRATION_HINT[version], S.API_VERSION)
+    return E.ConfigError("apiVersion", E.NOT_REGISTERED, message)
+
+
+def decode(data, version: str, extension_points: tuple, strict_messages=None, original_text=None,
+           from_json=False, args_kinds=None) -> DecodeResult:
+    """Decode JSON-like ``data`` (already parsed) as a v1 KubeSchedulerConfiguration of ``version``.
+
+    ``args_kinds``: the args kinds registered in that version (kind -> plugin); None means every kind of the schema.
+    """
+    strict = [E.ConfigError("", E.DUPLICATE_KEY, STRICT + msg) for msg in (strict_messages or [])]
+    if not isinstance(data, dict):
+        return DecodeResult(errors=[E.ConfigError("", E.DECODE, (
+            "couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type "
+            "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+            "Kind string \"json:\\\"kind,omitempty\\\"\" }") % _json_kind(data))])
+    shown = original_text if original_text is not None else json.dumps(data, sort_keys=True)
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    for field, value in (("apiVersion", api_version), ("kind", kind)):
+        if value is not None and not isinstance(value, str):
+            return DecodeResult(errors=[E.ConfigError(field, E.DECODE, (
+                "couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go struct field "
+                ".%s of type string") % (_json_kind(value), field))])
+    if not kind:
+        return DecodeResult(errors=[E.ConfigError("kind", E.DECODE, "Object 'Kind' is missing in '%s'" % shown)])
+    if not api_version:
+        return DecodeResult(errors=[E.ConfigError("apiVersion", E.DECODE,
+                                                  "Object 'apiVersion' is missing in '%s'" % shown)])
+    if api_version != S.API_VERSION or kind != S.KIND:
+        return DecodeResult(errors=[_not_registered(api_version, kind)])
+
+    walker = _Walker(from_json)
+    try:
+        config = walker.walk(S.configuration_type(version, tuple(extension_points)), data, "", None, [])
+    except _TypeError as exc:
+        return DecodeResult(errors=[exc.error])
+    strict.extend(E.ConfigError(path, E.UNKNOWN_FIELD, STRICT + 'unknown field "%s"' % path)
+                  for path in walker.unknown)
+
+    registered = S.plugin_args_types(version)
+    if args_kinds is not None:
+        registered = dict((k, v) for k, v in registered.items() if k in args_kinds)
+    for i, profile in enumerate(config.get("profiles", [])):
+        for j, plugin_config in enumerate(profile.get("pluginConfig", [])):
+            result = _decode_args(plugin_config, registered, from_json, "profiles[%d].pluginConfig[%d]" % (i, j))
+            if isinstance(result, E.ConfigError):
+                return DecodeResult(errors=[result])
+            strict.extend(result)
+    if strict:
+        return DecodeResult(errors=strict)
+    return DecodeResult(config=config)
+
+
+def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: str):
+    """PluginConfig.decodeNestedObjects: a list of strict errors, or the one fatal error."""
+    name = plugin_config.get("name", "")
+    node = registered.get(name + "Args")
+    if node is None:
+        return []
+    args = plugin_config.get("args")
+    if args is None:
+        args = {}
+    prefix = "decoding .%s: " % where
+    inner = "decoding args for plugin %s: " % name
+    walker = _Walker(from_json)
+    if isinstance(args, dict) and args.get("kind") not in (None, "", name + "Args"):
+        return E.ConfigError(where + ".args.kind", E.DECODE, "%sargs for plugin %s were not of type %s, got %s" % (
+            prefix, name, name + "Args." + S.GROUP, "%s.%s" % (args["kind"], S.GROUP)))
+    try:
+        plugin_config["args"] = walker.walk(node, args, "", None, [])
+    except _TypeError as exc:
+        return E.ConfigError(_join(where + ".args", exc.error.field), E.TYPE_MISMATCH,
+                             prefix + inner + exc.error.message)
+    return [E.ConfigError(_join(where + ".args", path), E.UNKNOWN_FIELD, STRICT + prefix + STRICT + inner + STRICT
+                          + 'unknown field "%s"' % path) for path in walker.unknown]
+
+
+def _join(base: str, path: str) -> str:
+    if not path:
+        return base
+    return base + ("" if path.startswith("[") else ".") + path
