@@ -21,7 +21,7 @@ export PY_COLORS := 0
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps image collection sanity lint unit molecule demo e2e bench changelog clean
+.PHONY: test deps host-deps image collection sanity lint unit molecule demo e2e bench clean
 
 ## test: everything CI runs: sanity, lint, unit tests and every Molecule scenario
 test: deps host-deps sanity lint unit molecule
@@ -42,14 +42,26 @@ host-deps:
 image: host-deps
 	tests/hosts/build-image.sh
 
-sanity: deps
+# ansible-test gets a venv of its own (its pinned linters would clash with ansible-lint's); --venv mode is not
+# usable here because it downloads a pip bootstrap script from a host outside the package registries.
+SANITY_VENV := $(BUILD)/sanity-venv
+$(SANITY_VENV)/.installed: requirements/constraints.txt
+	$(PYTHON) -m venv $(SANITY_VENV)
+	$(SANITY_VENV)/bin/pip install --quiet --disable-pip-version-check "$$(grep '^ansible-core==' requirements/constraints.txt)"
+	touch $@
+
+sanity: deps $(SANITY_VENV)/.installed
+	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
+	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; [ -f $$f ] || install -D -m 0644 tests/sanity/offline_get_pip.py $$f
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
 	cd $(SANITY_TREE) && git init -q && git add -A && \
-	  ansible-test sanity --venv --python 3.11 --color no --exclude extensions/ --exclude tests/standin/
+	  PATH=$(SANITY_VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(BUILD)/sanity \
+	  $(SANITY_VENV)/bin/ansible-test sanity --local --requirements --python 3.11 --color no
 
 lint: deps
 	ansible-lint --profile production --strict
+	antsibull-changelog lint
 
 unit: deps
 	$(BIN)/pytest -p no:cacheprovider tests/unit
@@ -65,9 +77,6 @@ e2e: deps
 
 bench: deps
 	$(BIN)/python benchmarks/scheduler_config_bench.py
-
-changelog: deps
-	antsibull-changelog lint
 
 clean:
 	rm -rf $(BUILD) tests/output

@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Resolve and check scheduler instances on the controller; no managed host is contacted."""
+
+from __future__ import annotations
+
+import json
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import UnsupportedVersion, minor_of
+
+ARGUMENT_SPEC = {
+    "instances": {"type": "list", "elements": "raw", "required": True},
+    "kubernetes_version": {"type": "str", "required": True},
+    "config_dir": {"type": "path", "required": True},
+    "peers_var": {"type": "str"},
+}
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        del validation
+        try:
+            minor_of(args["kubernetes_version"])
+        except UnsupportedVersion as exc:
+            return dict(result, failed=True, msg=str(exc))
+        peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
+        instances, errors, warnings = resolve(
+            _plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)
+        if warnings:
+            result["warnings"] = warnings
+        if errors:
+            return dict(result, failed=True, errors=errors,
+                        msg="scheduler instances are not valid, nothing was changed:\n" + "\n".join(errors))
+        return dict(result, changed=False, instances=instances)
+
+    def _peer_instances(self, task_vars, peers_var, own_instances):
+        """The same variable on every other host of the play; a host without it uses this host's value, which
+        is what the role default gives it too."""
+        if not peers_var:
+            return {}
+        me = task_vars.get("inventory_hostname")
+        hostvars = task_vars.get("hostvars", {})
+        peers = {}
+        for host in task_vars.get("ansible_play_hosts_all", []):
+            if host == me:
+                continue
+            host_vars = hostvars.get(host, {})
+            value = host_vars[peers_var] if peers_var in host_vars else own_instances
+            peers[host] = _plain(self._templar.template(value))
+        return peers
+
+
+def _plain(value):
+    """Tagged or lazy template values as plain JSON types, which the pure-Python model expects."""
+    return json.loads(json.dumps(value))

@@ -1,0 +1,403 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The scheduler instance model shared by the systemd and static_pod roles.
+
+An instance is one kube-scheduler process per master: its own name, port, config file and lease. This module
+normalises the user's list, validates every config with the same pipeline as the scheduler_config module, derives
+what the roles need (argv, config path, health URL, lease) and checks instances against each other and against
+the same variable on the other masters, so a conflict fails before any host is touched.
+Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.module_utils.kube_scheduler_flags import (
+    BOOL, IGNORED_WITH_CONFIG, REMOVED, flags_for)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import (
+    UnsupportedVersion, full_version, minor_number)
+
+VAR = "kube_scheduler_instances"
+DEFAULT_LEASE = ("kube-system", "kube-scheduler")
+CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
+DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
+
+FIELDS = {
+    # name: (type check, default)
+    "name": ("name", None),
+    "state": ("state", "present"),
+    "default_scheduler": ("bool", False),
+    "secure_port": ("port", 10259),
+    "bind_address": ("ip", "127.0.0.1"),
+    "kubeconfig": ("abspath", "/etc/kubernetes/scheduler.conf"),
+    "kubeconfig_content": ("str", None),
+    "config": ("dict", None),
+    "config_content": ("str", None),
+    "extra_plugins": ("list", []),
+    "extra_flags": ("dict", {}),
+    "image": ("str", None),
+}
+
+# Flags the model sets from instance fields or the config; a second value for them would contradict it.
+MANAGED_FLAGS = {
+    "config": "config_path",
+    "bind-address": "bind_address",
+    "secure-port": "secure_port",
+    "authentication-kubeconfig": "kubeconfig",
+    "authorization-kubeconfig": "kubeconfig",
+    "write-config-to": "nothing: it makes kube-scheduler write its config and exit",
+    "help": "nothing: it makes kube-scheduler print its help and exit",
+    "version": "nothing: it makes kube-scheduler print its version and exit",
+}
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+class InstanceError(Exception):
+    """One problem, already worded for the operator with the path of the field it is about."""
+
+
+def resolve(instances, kubernetes_version, config_dir, peers=None):
+    """Resolve this host's instances and check them, also against ``peers`` (host -> raw instance list).
+
+    Returns (resolved, errors, warnings): resolved is a list of dicts in input order (see the action plugin's
+    RETURN docs); errors and warnings are lists of one-line strings. Nothing is resolved when errors is not empty.
+    """
+    resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir)
+    if errors:
+        return [], errors, warnings
+    errors.extend(_check_together(resolved, VAR))
+    others = {}
+    for host in sorted(peers or {}):
+        peer_resolved, peer_errors, _unused = _resolve_list(peers[host], kubernetes_version, config_dir)
+        errors.extend("host %s: %s" % (host, error) for error in peer_errors)
+        others[host] = peer_resolved
+    if not errors:
+        errors.extend(_check_across_hosts(resolved, others))
+    return (resolved if not errors else []), errors, warnings
+
+
+def _resolve_list(instances, kubernetes_version, config_dir):
+    if not isinstance(instances, list):
+        return [], ["%s: must be a list of instances, got %s" % (VAR, _type_name(instances))], []
+    resolved, errors, warnings = [], [], []
+    for index, raw in enumerate(instances):
+        path = "%s[%d]" % (VAR, index)
+        try:
+            instance, instance_warnings = _resolve_one(raw, path, kubernetes_version, config_dir)
+        except InstanceError as exc:
+            errors.extend(str(exc).splitlines())
+            continue
+        resolved.append(instance)
+        warnings.extend(instance_warnings)
+    return resolved, errors, warnings
+
+
+def _resolve_one(raw, path, kubernetes_version, config_dir):
+    fields = _normalise_fields(raw, path)
+    name = fields["name"]
+    config_path = "%s/%s.yaml" % (config_dir.rstrip("/"), name)
+    instance = {
+        "name": name,
+        "state": fields["state"],
+        "default_scheduler": fields["default_scheduler"],
+        "secure_port": fields["secure_port"],
+        "bind_address": fields["bind_address"],
+        "kubeconfig": fields["kubeconfig"],
+        "kubeconfig_content_given": fields["kubeconfig_content"] is not None,
+        "config_path": config_path,
+        "extra_plugins": fields["extra_plugins"],
+        "image": fields["image"] or _default_image(kubernetes_version),
+    }
+    result = _validated_config(fields, path, kubernetes_version)
+    leader = result.effective.get("leaderElection", {})
+    leader_elect = bool(leader.get("leaderElect"))
+    instance.update({
+        "config_rendered": result.rendered,
+        "config_checksum": result.checksum,
+        "scheduler_names": list(result.profiles),
+        "leader_elect": leader_elect,
+        "lease": ({"namespace": leader.get("resourceNamespace"), "name": leader.get("resourceName")}
+                  if leader_elect else None),
+        "health_path": "/livez" if minor_number(kubernetes_version) >= 31 else "/healthz",
+    })
+    instance["health_url"] = "https://%s:%d%s" % (
+        _probe_host(instance["bind_address"]), instance["secure_port"], instance["health_path"])
+    instance["flags"] = _argv(instance, fields["extra_flags"], path, kubernetes_version)
+    if instance["lease"] and _lease_key(instance) == DEFAULT_LEASE and not instance["default_scheduler"]:
+        raise InstanceError(
+            "%s.config.leaderElection.resourceName: instance %s would take the default scheduler's lease "
+            "kube-system/kube-scheduler and compete with it (only one of them would ever schedule): give it a "
+            "lease of its own (leaderElection.resourceName), or set default_scheduler: true if it is the "
+            "cluster's default scheduler" % (path, name))
+    return instance, ["%s.config: %s" % (path, warning) for warning in result.warnings]
+
+
+def _normalise_fields(raw, path):
+    if not isinstance(raw, dict):
+        raise InstanceError("%s: must be a dict with at least a name, got %s" % (path, _type_name(raw)))
+    problems = ["%s.%s: unknown field; known fields are %s" % (path, key, ", ".join(sorted(FIELDS)))
+                for key in sorted(set(raw) - set(FIELDS))]
+    fields = {}
+    for key, (kind, default) in FIELDS.items():
+        value = raw.get(key)
+        if value is None and key == "name":
+            problems.append("%s.name: Required value: every instance needs a name" % path)
+        if value is None:
+            fields[key] = _copy(default)
+            continue
+        try:
+            fields[key] = _CHECKS[kind](value)
+        except ValueError as exc:
+            problems.append("%s.%s: %s" % (path, key, exc))
+    if raw.get("config") is not None and raw.get("config_content") is not None:
+        problems.append("%s: config and config_content are mutually exclusive: give one of them" % path)
+    if problems:
+        raise InstanceError("\n".join(problems))
+    return fields
+
+
+def _validated_config(fields, path, kubernetes_version):
+    """Validate the config like kube-scheduler, with clientConnection.kubeconfig set to the instance's kubeconfig."""
+    if fields["config_content"] is not None:
+        # Strict decoding (duplicate keys, unknown fields) must see the text itself, before it becomes a dict.
+        first = process(content=fields["config_content"], kubernetes_version=kubernetes_version,
+                        extra_plugins=fields["extra_plugins"])
+        _raise_config_errors(first, path + ".config_content")
+        config = _load_yaml(fields["config_content"])
+        config_field = path + ".config_content"
+    else:
+        config = _copy(fields["config"] or {})
+        config_field = path + ".config"
+    connection = config.setdefault("clientConnection", {})
+    given = connection.get("kubeconfig")
+    if given and given != fields["kubeconfig"]:
+        raise InstanceError(
+            "%s.clientConnection.kubeconfig: %r differs from the instance's kubeconfig %r: kube-scheduler reads "
+            "only the config's value when --config is set; remove it from the config or make them equal"
+            % (config_field, given, fields["kubeconfig"]))
+    connection["kubeconfig"] = fields["kubeconfig"]
+    config.setdefault("apiVersion", CONFIG_API_VERSION)
+    config.setdefault("kind", "KubeSchedulerConfiguration")
+    result = process(config=config, kubernetes_version=kubernetes_version, extra_plugins=fields["extra_plugins"])
+    _raise_config_errors(result, config_field)
+    return result
+
+
+def _raise_config_errors(result, field_prefix):
+    if result.errors:
+        raise InstanceError("\n".join(_prefixed(field_prefix, error) for error in result.errors))
+
+
+def _prefixed(prefix, error):
+    """Put the instance's path in front of an upstream error, which may or may not start with its field."""
+    field, message = error.get("field"), error["message"]
+    if field and message.startswith(field + ":"):
+        return "%s.%s" % (prefix, message)
+    if field:
+        return "%s.%s: %s" % (prefix, field, message)
+    return "%s: %s" % (prefix, message)
+
+
+def _argv(instance, extra_flags, path, kubernetes_version):
+    known = flags_for(kubernetes_version)
+    argv = [
+        "--authentication-kubeconfig=%s" % instance["kubeconfig"],
+        "--authorization-kubeconfig=%s" % instance["kubeconfig"],
+        "--bind-address=%s" % instance["bind_address"],
+        "--config=%s" % instance["config_path"],
+        "--secure-port=%d" % instance["secure_port"],
+    ]
+    problems = []
+    for flag in sorted(extra_flags):
+        value = extra_flags[flag]
+        where = "%s.extra_flags.%s" % (path, flag)
+        name = flag.lstrip("-")
+        if name in MANAGED_FLAGS:
+            problems.append("%s: set by this collection from %s; do not pass it" % (where, MANAGED_FLAGS[name]))
+        elif name.startswith("leader-elect"):
+            problems.append("%s: leader-election flags override the config file; set leaderElection in the "
+                            "config instead, so the lease checks see the real lease" % where)
+        elif name in IGNORED_WITH_CONFIG:
+            problems.append("%s: kube-scheduler ignores this deprecated flag when --config is set; set %s in the "
+                            "config instead" % (where, IGNORED_WITH_CONFIG[name]))
+        elif name in REMOVED:
+            problems.append("%s: kube-scheduler has no such flag (%s)" % (where, REMOVED[name]))
+        elif name not in known:
+            problems.append("%s: unknown flag for kube-scheduler %s (it would exit with \"unknown flag: --%s\")"
+                            % (where, kubernetes_version, name))
+        elif known[name] == BOOL and not isinstance(value, bool):
+            problems.append("%s: takes true or false, got %r" % (where, value))
+        elif isinstance(value, (dict, list)):
+            problems.append("%s: takes a single value; join lists with commas as kube-scheduler expects" % where)
+        else:
+            argv.append("--%s=%s" % (name, str(value).lower() if isinstance(value, bool) else value))
+    if problems:
+        raise InstanceError("\n".join(problems))
+    return argv
+
+
+def _check_together(instances, var):
+    """Names, ports, schedulerNames and leases must not collide between the instances of one host."""
+    errors = []
+    seen = {"name": {}, "port": {}, "scheduler": {}, "lease": {}}
+    defaults = [i["name"] for i in instances if i["default_scheduler"] and i["state"] == "present"]
+    if len(defaults) > 1:
+        errors.append("%s: only one instance can be the default scheduler, got %s" % (var, ", ".join(defaults)))
+    for index, instance in enumerate(instances):
+        path = "%s[%d]" % (var, index)
+        errors.extend(_claim(seen["name"], instance["name"], instance["name"], path + ".name", "name"))
+        if instance["state"] != "present":
+            continue
+        errors.extend(_claim(seen["port"], instance["secure_port"], instance["name"], path + ".secure_port",
+                             "port"))
+        for scheduler in instance["scheduler_names"]:
+            errors.extend(_claim(seen["scheduler"], scheduler, instance["name"], path + ".config.profiles",
+                                 "schedulerName"))
+        if instance["lease"]:
+            errors.extend(_claim(seen["lease"], _lease_key(instance), instance["name"],
+                                 path + ".config.leaderElection", "lease"))
+    return errors
+
+
+def _claim(owners, key, owner, field, what):
+    if key in owners:
+        shown = "/".join(key) if isinstance(key, tuple) else key
+        return ["%s: %s %s is already used by instance %s" % (field, what, shown, owners[key])]
+    owners[key] = owner
+    return []
+
+
+def _check_across_hosts(mine, others):
+    """The same instance name on several masters must be the same scheduler (replicas sharing one lease);
+    different instances must not share a lease or a schedulerName anywhere."""
+    errors = []
+    by_name = {i["name"]: i for i in mine if i["state"] == "present"}
+    for host, instances in others.items():
+        for other in instances:
+            if other["state"] != "present":
+                continue
+            same = by_name.get(other["name"])
+            if same is not None:
+                for key in ("scheduler_names", "lease"):
+                    if same[key] != other[key]:
+                        errors.append("%s: instance %s has %s %s here but %s on host %s; replicas of one "
+                                      "instance must agree" % (VAR, other["name"], key, same[key], other[key], host))
+                continue
+            for instance in by_name.values():
+                shared = sorted(set(instance["scheduler_names"]) & set(other["scheduler_names"]))
+                if shared:
+                    errors.append("%s: schedulerName %s of instance %s is also served by instance %s on host %s"
+                                  % (VAR, ", ".join(shared), instance["name"], other["name"], host))
+                if instance["lease"] and instance["lease"] == other["lease"]:
+                    errors.append("%s: lease %s of instance %s is also used by instance %s on host %s"
+                                  % (VAR, "/".join(_lease_key(instance)), instance["name"], other["name"], host))
+    return errors
+
+
+def _lease_key(instance):
+    return (instance["lease"]["namespace"], instance["lease"]["name"])
+
+
+def _probe_host(bind_address):
+    address = ipaddress.ip_address(bind_address)
+    if address.is_unspecified:
+        return "127.0.0.1" if address.version == 4 else "[::1]"
+    return str(address) if address.version == 4 else "[%s]" % address
+
+
+def _default_image(kubernetes_version):
+    try:
+        return "%s:v%s" % (DEFAULT_IMAGE_REPOSITORY, full_version(kubernetes_version))
+    except UnsupportedVersion:
+        return None  # a minor alone names no image; roles that need one require a full version
+
+
+def _load_yaml(text):
+    import yaml  # the controller always has PyYAML (ansible-core depends on it)
+    return yaml.safe_load(text) or {}
+
+
+def _copy(value):
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
+def _type_name(value):
+    return {dict: "a dict", list: "a list", str: "a string", int: "a number", float: "a number",
+            bool: "a boolean", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _check_name(value):
+    if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.match(value):
+        raise ValueError("Invalid value: %r: must be a DNS-1123 label (lower-case letters, digits and '-', at "
+                         "most 63 characters): it names the unit, the manifest and the config file" % (value,))
+    return value
+
+
+def _check_state(value):
+    if value not in ("present", "absent"):
+        raise ValueError("Unsupported value: %r: supported values: \"absent\", \"present\"" % (value,))
+    return value
+
+
+def _check_bool(value):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no"):
+        return value.lower() in ("true", "yes")
+    raise ValueError("must be true or false, got %r" % (value,))
+
+
+def _check_port(value):
+    if isinstance(value, bool):
+        raise ValueError("must be a port number, got %r" % (value,))
+    try:
+        port = int(value)
+    except (TypeError, ValueError):
+        raise ValueError("must be a port number, got %r" % (value,))
+    if not 1 <= port <= 65535:
+        raise ValueError("Invalid value: %d: must be between 1 and 65535 (0 would turn off the secure port, and "
+                         "with it the health endpoints)" % port)
+    return port
+
+
+def _check_ip(value):
+    try:
+        return str(ipaddress.ip_address(str(value)))
+    except ValueError:
+        raise ValueError("Invalid value: %r: must be an IP address such as 127.0.0.1 or 0.0.0.0" % (value,))
+
+
+def _check_abspath(value):
+    if not isinstance(value, str) or not value.startswith("/"):
+        raise ValueError("must be an absolute path, got %r" % (value,))
+    return value
+
+
+def _check_type(expected, name):
+    def check(value):
+        if not isinstance(value, expected):
+            raise ValueError("must be %s, got %s" % (name, _type_name(value)))
+        return _copy(value)
+    return check
+
+
+_CHECKS = {
+    "name": _check_name,
+    "state": _check_state,
+    "bool": _check_bool,
+    "port": _check_port,
+    "ip": _check_ip,
+    "abspath": _check_abspath,
+    "str": _check_type(str, "a string"),
+    "dict": _check_type(dict, "a dict"),
+    "list": _check_type(list, "a list"),
+}

@@ -1,0 +1,157 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+# This file holds the documentation only: the work is done by the action plugin of the same name, on the controller.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: scheduler_instances
+short_description: Resolve and check the kube-scheduler instances of a control-plane node
+version_added: 0.1.0
+description:
+  - Normalises the instance list shared by the C(kubesched.schedulers.systemd) and
+    C(kubesched.schedulers.static_pod) roles, validates every instance's KubeSchedulerConfiguration with the
+    same pipeline as M(kubesched.schedulers.scheduler_config), and derives what the roles need (the kube-scheduler
+    argv, the config path, the health URL, the lease and the scheduler names).
+  - Fails, before anything is changed, with one line per problem naming the field, for bad fields, configs that
+    kube-scheduler would reject, instances that share a name, port, lease or schedulerName on this host or with
+    another instance on another host of the play, a non-default scheduler on the default lease
+    C(kube-system/kube-scheduler), and extra flags that the kube-scheduler version does not accept, that the model
+    sets itself, or that kube-scheduler ignores when C(--config) is set.
+  - Runs on the controller only; no managed host is contacted.
+author:
+  - kubesched maintainers
+options:
+  instances:
+    description:
+      - The instances, usually the variable C(kube_scheduler_instances).
+      - Each is a dict with C(name) (DNS-1123 label, required), C(state) (V(present) or V(absent)),
+        C(default_scheduler) (bool, default V(false): may hold the lease C(kube-system/kube-scheduler)),
+        C(secure_port) (default V(10259)), C(bind_address) (default V(127.0.0.1)), C(kubeconfig) (path on the
+        master, default V(/etc/kubernetes/scheduler.conf)), C(kubeconfig_content), C(config) (dict) or
+        C(config_content) (text), C(extra_plugins), C(extra_flags) (dict of flag name to value) and C(image).
+    type: list
+    elements: raw
+    required: true
+  kubernetes_version:
+    description:
+      - The Kubernetes version of the schedulers, such as V(1.34.2); configs and flags are checked for its minor.
+    type: str
+    required: true
+  config_dir:
+    description:
+      - The directory on the master that holds the config files; each instance's is C(<config_dir>/<name>.yaml).
+    type: path
+    required: true
+  peers_var:
+    description:
+      - The name of the variable that holds the instances on the other hosts of the play. When set, the
+        instances of every other host are resolved too, and names, leases and schedulerNames are checked across
+        hosts. A host without that variable is taken to have the same instances as this one.
+    type: str
+attributes:
+  check_mode:
+    support: full
+    description: Read-only; it runs the same in check mode.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - module: kubesched.schedulers.scheduler_config
+"""
+
+EXAMPLES = r"""
+- name: Resolve and check the scheduler instances of every master
+  kubesched.schedulers.scheduler_instances:
+    instances: "{{ kube_scheduler_instances }}"
+    kubernetes_version: "{{ kube_scheduler_version }}"
+    config_dir: /etc/kubernetes/schedulers
+    peers_var: kube_scheduler_instances
+  register: resolved
+
+- name: Show each instance's health URL
+  ansible.builtin.debug:
+    msg: "{{ resolved.instances | map(attribute='health_url') }}"
+"""
+
+RETURN = r"""
+instances:
+  description: The resolved instances, in input order.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The instance name.
+      type: str
+      sample: kube-scheduler
+    state:
+      description: V(present) or V(absent).
+      type: str
+    default_scheduler:
+      description: Whether this instance is the cluster's default scheduler.
+      type: bool
+    secure_port:
+      description: The HTTPS port.
+      type: int
+      sample: 10259
+    bind_address:
+      description: The address the secure port binds to.
+      type: str
+      sample: 127.0.0.1
+    kubeconfig:
+      description: The kubeconfig path on the master.
+      type: str
+    kubeconfig_content_given:
+      description: Whether the input gave kubeconfig content; the content itself is never returned.
+      type: bool
+    config_path:
+      description: Where the instance's config file goes.
+      type: str
+      sample: /etc/kubernetes/schedulers/kube-scheduler.yaml
+    config_rendered:
+      description: The canonical config text, with clientConnection.kubeconfig set to the instance's kubeconfig.
+      type: str
+    config_checksum:
+      description: The sha256 of the rendered config.
+      type: str
+    scheduler_names:
+      description: The schedulerNames of the instance's profiles.
+      type: list
+      elements: str
+      sample: [default-scheduler]
+    leader_elect:
+      description: Whether leader election is on.
+      type: bool
+    lease:
+      description: The lease (namespace and name), or null without leader election.
+      type: dict
+      sample: {namespace: kube-system, name: kube-scheduler}
+    health_path:
+      description: V(/livez) from Kubernetes 1.31, V(/healthz) before.
+      type: str
+    health_url:
+      description: The HTTPS health URL to probe on the master (loopback for wildcard bind addresses).
+      type: str
+      sample: https://127.0.0.1:10259/livez
+    flags:
+      description: The kube-scheduler arguments after the binary.
+      type: list
+      elements: str
+    image:
+      description: The container image for static pods.
+      type: str
+      sample: registry.k8s.io/kube-scheduler:v1.34.2
+    extra_plugins:
+      description: The declared out-of-tree plugins.
+      type: list
+      elements: raw
+errors:
+  description: One line per problem, each naming the field.
+  returned: failure
+  type: list
+  elements: str
+"""

@@ -1,0 +1,92 @@
+"""The scheduler_instances action plugin in a real ansible-playbook run over several (local) masters.
+
+What only a real run shows: role-style variables per host, peers read from hostvars, hosts without the variable,
+and that the play fails on every master before any task after it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+PLAYBOOK = textwrap.dedent("""\
+    - name: Resolve instances on every master
+      hosts: masters
+      gather_facts: false
+      tasks:
+        - name: Resolve
+          kubesched.schedulers.scheduler_instances:
+            instances: "{{ kube_scheduler_instances | default(default_instances) }}"
+            kubernetes_version: "1.34.2"
+            config_dir: /etc/kubernetes/schedulers
+            peers_var: kube_scheduler_instances
+          register: resolved
+        - name: Record what each master resolved
+          ansible.builtin.copy:
+            content: "{{ resolved.instances | to_json }}"
+            dest: "{{ out_dir }}/{{ inventory_hostname }}.json"
+            mode: "0644"
+          delegate_to: localhost
+    """)
+
+
+def run_play(tmp_path, host_vars):
+    """Run the playbook over master-1..n with the given per-host variables; return (rc, output, results)."""
+    inventory = {"masters": {"hosts": {}, "vars": {
+        "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+        "out_dir": str(tmp_path), "default_instances": [{"name": "kube-scheduler", "default_scheduler": True}]}}}
+    for host, variables in host_vars.items():
+        inventory["masters"]["hosts"][host] = variables
+    (tmp_path / "inventory.json").write_text(json.dumps({"all": {"children": inventory}}))
+    (tmp_path / "play.yml").write_text(PLAYBOOK)
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
+    proc = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.json"),
+         str(tmp_path / "play.yml")], capture_output=True, text=True, env=env, timeout=300, check=False)
+    results = {path.stem: json.loads(path.read_text()) for path in tmp_path.glob("master-*.json")}
+    return proc.returncode, proc.stdout + proc.stderr, results
+
+
+BATCH = {"name": "batch-scheduler", "secure_port": 10260,
+         "config": {"leaderElection": {"resourceName": "batch-scheduler"}, "profiles": [{"schedulerName": "batch"}]}}
+DEFAULT = {"name": "kube-scheduler", "default_scheduler": True}
+
+
+@pytest.fixture(scope="module")
+def consistent_run(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("consistent")
+    # master-3 has no variable of its own: like a role default, it is taken to match this host's.
+    return run_play(tmp_path, {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+                               "master-2": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+                               "master-3": {}})
+
+
+def test_consistent_masters_resolve(consistent_run):
+    rc, output, results = consistent_run
+    assert rc == 0, output
+    assert [i["name"] for i in results["master-1"]] == ["kube-scheduler", "batch-scheduler"]
+    assert results["master-1"][1]["flags"][-1] == "--secure-port=10260"
+    assert [i["name"] for i in results["master-3"]] == ["kube-scheduler"]
+
+
+def test_conflict_on_one_master_stops_every_master_before_any_change(tmp_path):
+    rogue = dict(BATCH, name="rogue", secure_port=10270)
+    rc, output, results = run_play(tmp_path, {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+                                              "master-2": {"kube_scheduler_instances": [DEFAULT, rogue]}})
+    assert rc != 0
+    assert results == {}, "no master may get past the check"
+    assert "lease kube-system/batch-scheduler of instance batch-scheduler is also used by instance rogue " \
+           "on host master-2" in output
+    assert "nothing was changed" in output
+
+
+def test_config_errors_reach_the_operator_with_field_paths(tmp_path):
+    bad = dict(DEFAULT, config={"profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}]})
+    rc, output, _results = run_play(tmp_path, {"master-1": {"kube_scheduler_instances": [bad]}})
+    assert rc != 0
+    assert "kube_scheduler_instances[0].config.profiles[1].schedulerName: Duplicate value" in output
