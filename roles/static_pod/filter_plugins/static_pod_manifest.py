@@ -1,0 +1,180 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Build a kube-scheduler static pod manifest at parity with kubeadm's for one scheduler instance.
+
+kubeadm facts (cmd/kubeadm/app/phases/controlplane/manifests.go, volumes.go, util/staticpod/utils.go):
+ComponentPod sets labels component/tier, hostNetwork, priorityClassName system-node-critical with priority
+2000001000 and a RuntimeDefault seccomp profile; the scheduler container requests 100m CPU, pulls IfNotPresent
+and mounts its kubeconfig read-only from a FileOrCreate hostPath volume named "kubeconfig". Probes are HTTPS on
+the scheduler's port: liveness 10/15/8/10 and startup 10/15/24/10 (initialDelay/timeout/failureThreshold/period);
+kubeadm 1.32 (kubernetes#126945) moved them from /healthz to /livez and added readiness on /readyz 0/15/3/1.
+Probe host: the bind address, omitted for 0.0.0.0 and :: so the kubelet probes the pod (node) IP.
+Volumes and mounts are sorted by name, and the YAML keys alphabetically, like kubeadm's writer.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+CHECKSUM_ANNOTATION = "kubesched.schedulers/checksum"
+CONFIG_VOLUME = "kubesched-config"
+KUBECONFIG_VOLUME = "kubeconfig"
+# Flags this role sets, or that would override or be ignored next to --config (kubeadm writes the last two).
+_MANAGED_FLAGS = ("config", "bind-address", "secure-port", "authentication-kubeconfig",
+                  "authorization-kubeconfig", "kubeconfig")
+_MANAGED_FLAG_PREFIXES = ("leader-elect",)
+
+
+def _minor(kubernetes_version):
+    return int(str(kubernetes_version).lstrip("v").split(".")[1])
+
+
+def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
+    http_get = {"path": path, "port": port, "scheme": "HTTPS"}
+    if host:
+        http_get["host"] = host
+    probe = {"httpGet": http_get, "timeoutSeconds": timeout, "failureThreshold": failure_threshold,
+             "periodSeconds": period}
+    if initial_delay:  # Go's omitempty drops a zero initialDelaySeconds
+        probe["initialDelaySeconds"] = initial_delay
+    return probe
+
+
+def kubeadm_probes(bind_address, port, kubernetes_version):
+    """The probes kubeadm of this minor version writes for a scheduler bound to bind_address:port."""
+    host = "" if bind_address in ("0.0.0.0", "::") else bind_address
+    if _minor(kubernetes_version) >= 32:
+        return {
+            "livenessProbe": _probe(host, "/livez", port, 10, 15, 8, 10),
+            "readinessProbe": _probe(host, "/readyz", port, 0, 15, 3, 1),
+            "startupProbe": _probe(host, "/livez", port, 10, 15, 24, 10),
+        }
+    return {
+        "livenessProbe": _probe(host, "/healthz", port, 10, 15, 8, 10),
+        "startupProbe": _probe(host, "/healthz", port, 10, 15, 24, 10),
+    }
+
+
+def _volumes(instance):
+    volumes = {
+        KUBECONFIG_VOLUME: ({"name": KUBECONFIG_VOLUME,
+                             "hostPath": {"path": instance["kubeconfig"], "type": "FileOrCreate"}},
+                            {"name": KUBECONFIG_VOLUME, "mountPath": instance["kubeconfig"], "readOnly": True}),
+        CONFIG_VOLUME: ({"name": CONFIG_VOLUME, "hostPath": {"path": instance["config_path"], "type": "File"}},
+                        {"name": CONFIG_VOLUME, "mountPath": instance["config_path"], "readOnly": True}),
+    }
+    return volumes
+
+
+def _flag_name(arg):
+    return arg[2:].split("=", 1)[0] if arg.startswith("--") else None
+
+
+def _is_managed(name):
+    return name in _MANAGED_FLAGS or any(name.startswith(prefix) for prefix in _MANAGED_FLAG_PREFIXES)
+
+
+def _merged_command(base_command, instance_flags):
+    """kubeadm's command with the flags we own replaced by the instance's, every flag sorted by name."""
+    ours = {_flag_name(arg) for arg in instance_flags}
+    kept = [arg for arg in base_command[1:]
+            if not (_flag_name(arg) and (_is_managed(_flag_name(arg)) or _flag_name(arg) in ours))]
+    flags = sorted(kept + list(instance_flags), key=lambda arg: _flag_name(arg) or arg)
+    return [base_command[0]] + flags
+
+
+def _upsert(items, wanted, key="name"):
+    others = [item for item in items or [] if item.get(key) != wanted[key]]
+    return sorted(others + [wanted], key=lambda item: item[key])
+
+
+def _new_pod(instance):
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": instance["name"], "namespace": "kube-system",
+                     "labels": {"component": instance["name"], "tier": "control-plane"}},
+        "spec": {
+            "containers": [{
+                "name": instance["name"],
+                "command": ["kube-scheduler"],
+                "imagePullPolicy": "IfNotPresent",
+                "resources": {"requests": {"cpu": "100m"}},
+            }],
+            "hostNetwork": True,
+            "priority": 2000001000,
+            "priorityClassName": "system-node-critical",
+            "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+        },
+    }
+
+
+def scheduler_container(pod):
+    """The container running kube-scheduler in a pod, or None."""
+    for container in pod.get("spec", {}).get("containers", []):
+        command = container.get("command") or []
+        if command and command[0].rsplit("/", 1)[-1] == "kube-scheduler":
+            return container
+    return None
+
+
+def static_pod_manifest(instance, kubernetes_version, checksum, base=None, image=None):
+    """The manifest of ``instance`` (a resolved scheduler instance) as a Pod dict.
+
+    ``base`` is a kube-scheduler pod written by someone else (kubeadm) to adopt: everything in it is kept except
+    what the instance defines (managed flags, the two volumes, probe endpoints) and the checksum annotation.
+    ``image`` is the image to run; None keeps the base's image (kubeadm's) or uses the instance's default.
+    """
+    pod = copy.deepcopy(base) if base else _new_pod(instance)
+    container = scheduler_container(pod)
+    if container is None:
+        raise ValueError("the pod to adopt has no container whose command is kube-scheduler")
+    container["command"] = _merged_command(container["command"], instance["flags"])
+    container["image"] = image or (container.get("image") if base else None) or instance["image"]
+    # The probes follow the port and bind address; probe timings kubeadm (or a kubeadm patch) set stay.
+    for name, probe in kubeadm_probes(instance["bind_address"], instance["secure_port"],
+                                      kubernetes_version).items():
+        existing = container.get(name)
+        if existing and "httpGet" in existing:
+            existing["httpGet"] = probe["httpGet"]
+        else:
+            container[name] = probe
+    volumes = _volumes(instance)
+    for volume, mount in volumes.values():
+        pod["spec"]["volumes"] = _upsert(pod["spec"].get("volumes"), volume)
+        container["volumeMounts"] = _upsert(container.get("volumeMounts"), mount)
+    metadata = pod.setdefault("metadata", {})
+    metadata.pop("creationTimestamp", None)
+    pod.pop("status", None)
+    annotations = metadata.get("annotations") or {}
+    annotations[CHECKSUM_ANNOTATION] = checksum
+    metadata["annotations"] = annotations
+    return pod
+
+
+def to_manifest_yaml(pod):
+    """YAML as kubeadm writes it: keys sorted, block style, no line folding."""
+    import yaml
+
+    plain = json.loads(json.dumps(pod))  # Ansible's string subclasses are not representable by safe_dump
+    return yaml.safe_dump(plain, default_flow_style=False, sort_keys=True, width=100000)
+
+
+def static_pod_manifest_yaml(instance, kubernetes_version, checksum, base=None, image=None):
+    return to_manifest_yaml(static_pod_manifest(instance, kubernetes_version, checksum, base, image))
+
+
+def is_scheduler_pod(pod):
+    return isinstance(pod, dict) and pod.get("kind") == "Pod" and scheduler_container(pod) is not None
+
+
+class FilterModule(object):
+    """Static pod manifests for kube-scheduler instances."""
+
+    def filters(self):
+        return {
+            "static_pod_manifest_yaml": static_pod_manifest_yaml,
+            "static_pod_is_scheduler_pod": is_scheduler_pod,
+        }

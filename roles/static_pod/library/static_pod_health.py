@@ -1,0 +1,158 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: static_pod_health
+short_description: Tell which process listens on a scheduler's port, and wait until a new one is healthy
+description:
+  - Finds the process listening on TCP I(port) from C(/proc) (it works for host-network pods, whose processes
+    are visible from the host).
+  - With I(wait=false) it only reports that process id; the role records it before changing a manifest.
+  - With I(wait=true) it waits until a process other than I(previous_pid) listens on I(port) and answers
+    C(ok) on I(url), and still does so after I(settle) seconds. A health answer from the old pod, before
+    the kubelet has replaced it, therefore never passes the gate.
+  - Never changes anything; supports check mode.
+options:
+  port:
+    description: The scheduler's secure port.
+    type: int
+    required: true
+  url:
+    description: The health URL (HTTPS, the serving certificate is not verified).
+    type: str
+  previous_pid:
+    description: Process id that listened before the change; it does not count as the new pod.
+    type: int
+  wait:
+    description: Wait for a new healthy process instead of only reporting the current one.
+    type: bool
+    default: false
+  timeout:
+    description: Seconds to wait in total.
+    type: int
+    default: 180
+  settle:
+    description: Seconds the new process must stay the listener and keep answering.
+    type: int
+    default: 5
+author: kubesched maintainers
+"""
+
+RETURN = r"""
+pid:
+  description: Process id listening on the port, null when none.
+  returned: always
+  type: int
+last_error:
+  description: The last health check failure while waiting.
+  returned: when wait is true
+  type: str
+"""
+
+import os
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.urls import open_url
+
+_LISTEN = "0A"
+
+
+def listening_inodes(port):
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as handle:
+                lines = handle.readlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local_port = int(fields[1].rsplit(":", 1)[1], 16)
+            if local_port == port and fields[3] == _LISTEN:
+                inodes.add(fields[9])
+    return inodes
+
+
+def listener_pid(port):
+    inodes = listening_inodes(port)
+    if not inodes:
+        return None
+    wanted = set("socket:[%s]" % inode for inode in inodes)
+    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+        fd_dir = "/proc/%s/fd" % pid
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(os.path.join(fd_dir, fd)) in wanted:
+                    return int(pid)
+            except OSError:
+                continue
+    return None
+
+
+def health_error(url):
+    """None when url answers 200 ok, else the reason."""
+    try:
+        response = open_url(url, timeout=5, validate_certs=False)
+        body = response.read().decode("utf-8", "replace").strip()
+    except Exception as exc:  # connection refused, TLS errors, HTTP errors: all mean not healthy yet
+        return "%s: %s" % (url, exc)
+    if response.getcode() != 200 or body != "ok":
+        return "%s answered %s %r" % (url, response.getcode(), body[:200])
+    return None
+
+
+def wait_for_new_healthy(module, port, url, previous_pid, timeout, settle):
+    deadline = time.time() + timeout
+    last_error = "no process listens on port %d" % port
+    healthy_since, healthy_pid = None, None
+    while time.time() < deadline:
+        pid = listener_pid(port)
+        if pid is None:
+            last_error = "no process listens on port %d" % port
+        elif pid == previous_pid:
+            last_error = "the previous process %d still listens on port %d" % (pid, port)
+        else:
+            last_error = health_error(url)
+        if pid is not None and pid != previous_pid and last_error is None:
+            if healthy_pid != pid:
+                healthy_since, healthy_pid = time.time(), pid
+            if time.time() - healthy_since >= settle:
+                module.exit_json(changed=False, pid=pid, last_error=None)
+        else:
+            healthy_since, healthy_pid = None, None
+        time.sleep(1)
+    module.fail_json(msg="no new healthy kube-scheduler on port %d within %ds: %s" % (port, timeout, last_error),
+                     pid=listener_pid(port), last_error=last_error)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            port=dict(type="int", required=True),
+            url=dict(type="str"),
+            previous_pid=dict(type="int"),
+            wait=dict(type="bool", default=False),
+            timeout=dict(type="int", default=180),
+            settle=dict(type="int", default=5),
+        ),
+        required_if=[("wait", True, ("url",))],
+        supports_check_mode=True,
+    )
+    params = module.params
+    if not params["wait"]:
+        module.exit_json(changed=False, pid=listener_pid(params["port"]))
+    wait_for_new_healthy(module, params["port"], params["url"], params["previous_pid"], params["timeout"],
+                         params["settle"])
+
+
+if __name__ == "__main__":
+    main()
