@@ -157,6 +157,7 @@ class _Framework(object):
     def score_weights(self, plugins: dict) -> None:
         total = 0
         weights = {}
+        blame = None  # a negative weight makes a later plugin overflow: point at the negative one
         entries = [("score", i, p) for i, p in enumerate((plugins.get("score") or {}).get("enabled") or [])]
         entries += [("multiPoint", i, p) for i, p in enumerate((plugins.get("multiPoint") or {}).get("enabled") or [])]
         for point, i, plugin in entries:
@@ -165,9 +166,11 @@ class _Framework(object):
                 continue
             weight = plugin.get("weight", 0) or 1
             weights[name] = weight
+            path = self.enabled_path(point, name, i) + ".weight"
+            if weight < 0 and blame is None:
+                blame = path
             if weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
-                raise _ProfileError(self.enabled_path(point, name, i) + ".weight",
-                                    "total score of Score plugins could overflow")
+                raise _ProfileError(blame or path, "total score of Score plugins could overflow")
             total = _int64(total + weight * MAX_NODE_SCORE)
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.module_utils import schema as S
@@ -53,11 +52,11 @@ class _TypeError(Exception):
 
 _UNITS = {"ns": 1, "us": 10 ** 3, "\u00b5s": 10 ** 3, "\u03bcs": 10 ** 3, "ms": 10 ** 6, "s": 10 ** 9,
           "m": 60 * 10 ** 9, "h": 3600 * 10 ** 9}
-_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
+_DIGITS = "0123456789"
 
 
 def parse_duration(text: str) -> int:
-    """time.ParseDuration: nanoseconds, or ValueError with Go's message."""
+    """time.ParseDuration (Go's algorithm, overflow rules included): nanoseconds, or ValueError with Go's message."""
     orig = text
     invalid = ValueError("time: invalid duration " + E.go_quote(orig))
     neg = False
@@ -70,27 +69,63 @@ def parse_duration(text: str) -> int:
         raise invalid
     total = 0
     while text:
-        if not (text[0] == "." or text[0].isdigit()):
+        if not (text[0] == "." or text[0] in _DIGITS):
             raise invalid
-        match = _DURATION_PART.match(text)
-        whole, frac, unit = match.group(1), match.group(2), match.group(3)
-        if not whole and not frac:
+        # leadingInt
+        value, pos = 0, 0
+        while pos < len(text) and text[pos] in _DIGITS:
+            if value > (1 << 63) // 10:
+                raise invalid
+            value = value * 10 + int(text[pos])
+            if value > 1 << 63:
+                raise invalid
+            pos += 1
+        pre = pos > 0
+        text = text[pos:]
+        # leadingFraction: digits past overflow are dropped, the fraction is applied in float64
+        fraction, scale, post = 0, 1.0, False
+        if text[:1] == ".":
+            text = text[1:]
+            pos, overflow = 0, False
+            while pos < len(text) and text[pos] in _DIGITS:
+                if not overflow:
+                    if fraction > (1 << 63) // 10:
+                        overflow = True
+                    else:
+                        candidate = fraction * 10 + int(text[pos])
+                        if candidate > 1 << 63:
+                            overflow = True
+                        else:
+                            fraction, scale = candidate, scale * 10
+                pos += 1
+            post = pos > 0
+            text = text[pos:]
+        if not pre and not post:
             raise invalid
-        if not unit:
+        pos = 0
+        while pos < len(text) and text[pos] != "." and text[pos] not in _DIGITS:
+            pos += 1
+        if pos == 0:
             raise ValueError("time: missing unit in duration " + E.go_quote(orig))
-        if unit not in _UNITS:
-            raise ValueError("time: unknown unit %s in duration %s" % (E.go_quote(unit), E.go_quote(orig)))
-        scale = _UNITS[unit]
-        value = int(whole or "0") * scale
-        if frac:
-            value += int(frac) * scale // (10 ** len(frac))
-        total += value
-        if total > 2 ** 63:
+        unit_name, text = text[:pos], text[pos:]
+        if unit_name not in _UNITS:
+            raise ValueError("time: unknown unit %s in duration %s" % (E.go_quote(unit_name), E.go_quote(orig)))
+        unit = _UNITS[unit_name]
+        if value > (1 << 63) // unit:
             raise invalid
-        text = text[match.end():]
-    if not neg and total > 2 ** 63 - 1:
+        value *= unit
+        if fraction > 0:
+            value += int(float(fraction) * (float(unit) / scale))
+            if value > 1 << 63:
+                raise invalid
+        total += value
+        if total > 1 << 63:
+            raise invalid
+    if neg:
+        return -total
+    if total > (1 << 63) - 1:
         raise invalid
-    return -total if neg else total
+    return total
 
 
 # ---------------------------------------------------------------------------------------------------------------

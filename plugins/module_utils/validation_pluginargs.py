@@ -363,7 +363,9 @@ def validate_node_affinity_args(path: str, args: dict) -> list:
         preference = term.get("preference") or {}
         if term.get("weight", 0) == 0 or _is_empty_term(preference):
             continue
-        errs.extend(_node_selector_term(preference, child(index(preferred_path, i), "preference")))
+        # NewPreferredSchedulingTerms passes path.Index(i), without "preference" (upstream test "invalid added
+        # affinity" expects ...preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].values).
+        errs.extend(_node_selector_term(preference, index(preferred_path, i)))
     return errs
 
 
