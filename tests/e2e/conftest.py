@@ -1,0 +1,113 @@
+"""Fixtures of the end-to-end test: a control plane on loopback (etcd, kube-apiserver) with three API-registered
+Nodes, and a runner for this collection's playbooks against it."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cluster import (Certificates, Processes, apiserver_argv, binaries, etcd_argv, etcd_healthy, free_port,
+                     wait_for, write_kubeconfig)
+
+REPO = Path(__file__).resolve().parents[2]
+NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+
+BINARIES = binaries()
+SKIP_REASON = ("end-to-end test skipped: set KUBE_APISERVER_BIN, ETCD_BIN and KUBE_SCHEDULER_BIN to real "
+               "kube-apiserver, etcd and kube-scheduler binaries (Debian's etcd-server gives /usr/bin/etcd)")
+
+
+class Cluster:  # pylint: disable=too-few-public-methods
+    def __init__(self, directory: Path, processes: Processes, server: str, certs: Certificates, version: str):
+        self.directory, self.processes, self.server, self.certs, self.version = (
+            directory, processes, server, certs, version)
+        self.admin_kubeconfig = self._client_kubeconfig("admin", "kubernetes-admin", "system:masters")
+        # kubeadm's scheduler.conf identity: the built-in RBAC binds system:kube-scheduler to this user.
+        self.scheduler_kubeconfig = self._client_kubeconfig("scheduler", "system:kube-scheduler")
+
+    def _client_kubeconfig(self, name, user, group=None):
+        cert, key = self.certs.issue(name, user, group)
+        return write_kubeconfig(self.directory / (name + ".conf"), self.server, self.certs.ca_file,
+                                {"client-certificate": str(cert), "client-key": str(key)})
+
+    def api(self):
+        from kubernetes import config  # pylint: disable=import-outside-toplevel
+        return config.new_client_from_config(config_file=str(self.admin_kubeconfig))
+
+    def playbook(self, playbook: str, extra_vars: dict, check: bool = True,
+                 options: tuple = ()) -> subprocess.CompletedProcess:
+        """Run one of this collection's playbooks with localhost as the only (local) host."""
+        inventory = self.directory / "inventory.yml"
+        inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+            "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
+        variables = self.directory / "extra-vars.json"
+        variables.write_text(json.dumps(extra_vars))
+        run = subprocess.run(
+            [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), "-e", "@%s" % variables,
+             *options, playbook],
+            capture_output=True, text=True, cwd=REPO, check=False,
+            env=dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0"))
+        if check:
+            assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+        return run
+
+
+def changed_count(run: subprocess.CompletedProcess) -> int:
+    return int(re.search(r"localhost\s+: ok=\d+\s+changed=(\d+)", run.stdout).group(1))
+
+
+def binary_version() -> str:
+    """'1.34.2' from `kube-scheduler --version` ('Kubernetes v1.34.2')."""
+    text = subprocess.run([BINARIES["KUBE_SCHEDULER_BIN"], "--version"], capture_output=True, text=True,
+                          check=True).stdout
+    return re.search(r"v(\d+\.\d+\.\d+)", text).group(1)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+
+    directory = tmp_path_factory.mktemp("e2e")
+    processes = Processes(directory)
+    certs = Certificates(directory)
+    try:
+        client_port, peer_port, api_port = free_port(), free_port(), free_port()
+        processes.start("etcd", etcd_argv(BINARIES["ETCD_BIN"], directory / "etcd", client_port, peer_port))
+        wait_for("etcd", lambda: etcd_healthy(client_port), timeout=30, processes=processes)
+        serving = certs.issue("apiserver", "kube-apiserver", server_names=(
+            "127.0.0.1", "localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+            "kubernetes.default.svc.cluster.local", "10.96.0.1"))
+        processes.start("kube-apiserver", apiserver_argv(
+            BINARIES["KUBE_APISERVER_BIN"], certs, serving, "http://127.0.0.1:%d" % client_port, api_port,
+            directory / "apiserver-certs"))
+        result = Cluster(directory, processes, "https://127.0.0.1:%d" % api_port, certs, binary_version())
+        api = result.api()
+        # Ready once the bootstrap policy (system:kube-scheduler and friends) and kube-system exist.
+        wait_for("kube-apiserver and its bootstrap RBAC", lambda: (
+            client.RbacAuthorizationV1Api(api).read_cluster_role("system:kube-scheduler")
+            and client.RbacAuthorizationV1Api(api).read_namespaced_role(
+                "extension-apiserver-authentication-reader", "kube-system")
+            and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
+        register_nodes(client.CoreV1Api(api), 3)
+        yield result
+    finally:
+        processes.stop_all()
+
+
+def register_nodes(core, count: int) -> None:
+    """Nodes as a kubelet registers them: with capacity, and with the not-ready taint that nothing removes here."""
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    for index in range(1, count + 1):
+        name = "node-%d" % index
+        core.create_node(client.V1Node(
+            metadata=client.V1ObjectMeta(name=name, labels={"kubernetes.io/hostname": name,
+                                                            "kubernetes.io/os": "linux"}),
+            spec=client.V1NodeSpec(taints=[client.V1Taint(**NOT_READY_TAINT)])))
+        resources = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+        core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources}})
