@@ -41,6 +41,17 @@ TWO_PROFILES_JSON = json.dumps(
     ),
     indent=1,
 )
+# framework.go: a score weight of 0 is set to 1 when the framework is built.
+WEIGHT_ZERO = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": 0}]}}}]}
+# scheduler-plugins' Coscheduling, as its as-a-second-scheduler chart enables it.
+COSCHEDULING = {"profiles": [{
+    "schedulerName": "scheduler-plugins-scheduler",
+    "plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "PrioritySort"}]}},
+}]}
+COSCHEDULING_PLUGIN = [{"name": "Coscheduling", "args_kind": "CoschedulingArgs",
+                        "extension_points": ["queueSort", "preFilter", "postFilter", "reserve", "permit"]}]
+# The in-tree volume-limit plugins are registered in 1.30 and removed from later registries.
+VOLUME_LIMITS = {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "AzureDiskLimits"}]}}}]}
 ONE_PROFILE = {"percentageOfNodesToScore": 50, "profiles": [{"schedulerName": "default-scheduler"}]}
 BAD = {
     "percentageOfNodesToScore": 150,
@@ -88,6 +99,18 @@ PLAYBOOK = """
     - {name: find_backup, ansible.builtin.find: {paths: "{{ out }}", hidden: true, file_type: any}}
     - name: validate_only
       kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", kubernetes_version: v1.30.12}
+    - name: weight_zero
+      kubesched.schedulers.scheduler_config: {config: "{{ weight_zero }}"}
+    - name: out_of_tree_undeclared
+      kubesched.schedulers.scheduler_config: {config: "{{ coscheduling }}"}
+      ignore_errors: true
+    - name: out_of_tree_declared
+      kubesched.schedulers.scheduler_config: {config: "{{ coscheduling }}", extra_plugins: "{{ coscheduling_plugin }}"}
+    - name: volume_limits_1_30
+      kubesched.schedulers.scheduler_config: {config: "{{ volume_limits }}", kubernetes_version: "1.30"}
+    - name: volume_limits_newest
+      kubesched.schedulers.scheduler_config: {config: "{{ volume_limits }}"}
+      ignore_errors: true
     - name: config_as_yaml_text
       kubesched.schedulers.scheduler_config: {config: "{{ two_profiles | to_nice_yaml }}"}
       ignore_errors: true
@@ -126,7 +149,8 @@ def run(tmp_path_factory, collections_path):
         """))
     (work / "vars.json").write_text(json.dumps(dict(
         work=str(work), two_profiles=TWO_PROFILES, two_profiles_json=TWO_PROFILES_JSON,
-        one_profile=ONE_PROFILE, bad=BAD)))
+        one_profile=ONE_PROFILE, bad=BAD, weight_zero=WEIGHT_ZERO, coscheduling=COSCHEDULING,
+        coscheduling_plugin=COSCHEDULING_PLUGIN, volume_limits=VOLUME_LIMITS)))
     env = dict(
         os.environ,
         ANSIBLE_COLLECTIONS_PATH=collections_path,
@@ -150,13 +174,13 @@ def run(tmp_path_factory, collections_path):
             # Task names are unique across both plays, each play has one host.
             (result,) = task["hosts"].values()
             results[task["task"]["name"]] = result
-    return dict(results=results, work=work, dest=work / "out" / "scheduler.yaml", rc=proc.returncode)
+    return dict(results=results, work=work, dest=work / "out" / "scheduler.yaml")
 
 
 def test_playbook_has_no_unexpected_failures(run):
     failed = sorted(name for name, result in run["results"].items() if result.get("failed"))
     assert failed == ["bad_version", "both_inputs", "config_as_yaml_text", "content_as_mapping", "invalid",
-                      "offline_invalid", "offline_write"]
+                      "offline_invalid", "offline_write", "out_of_tree_undeclared", "volume_limits_newest"]
 
 
 def test_check_mode_reports_change_with_diff_and_writes_nothing(run):
@@ -257,3 +281,26 @@ def test_host_is_contacted_only_to_write(run):
     # Writing does need the host, whose interpreter does not exist: the module run fails there.
     assert "/nonexistent/python3" in json.dumps(run["results"]["offline_write"])
     assert not (run["work"] / "offline.yaml").exists()
+
+
+def test_probable_mistakes_are_returned_as_warnings(run):
+    # A task result's `warnings` is what ansible-core captures and displays as [WARNING] lines.
+    warnings = run["results"]["weight_zero"]["warnings"]
+    assert any(w.startswith("profiles[0].plugins.score.enabled[0].weight") for w in warnings)
+    assert run["results"]["first"].get("warnings", []) == []
+
+
+def test_out_of_tree_plugins_are_accepted_only_when_declared(run):
+    undeclared = run["results"]["out_of_tree_undeclared"]
+    assert [e["field"] for e in undeclared["errors"]] == ["profiles[0].plugins.multiPoint.enabled[0]"]
+    assert "Coscheduling" in undeclared["msg"]
+    declared = run["results"]["out_of_tree_declared"]
+    assert declared["errors"] == []
+    assert declared["profiles"] == ["scheduler-plugins-scheduler"]
+
+
+def test_kubernetes_version_selects_the_plugin_registry(run):
+    assert run["results"]["volume_limits_1_30"]["kubernetes_version"] == "1.30"
+    assert run["results"]["volume_limits_1_30"]["errors"] == []
+    newest = run["results"]["volume_limits_newest"]
+    assert [e["field"] for e in newest["errors"]] == ["profiles[0].plugins.filter.enabled[0]"]
