@@ -52,7 +52,7 @@ $(SANITY_VENV)/.installed: requirements/constraints.txt
 
 sanity: deps $(SANITY_VENV)/.installed
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
-	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; [ -f $$f ] || install -D -m 0644 tests/sanity/offline_get_pip.py $$f
+	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || install -D -m 0644 tests/sanity/offline_get_pip.py $$f
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
 	cd $(SANITY_TREE) && git init -q && git add -A && \

@@ -327,8 +327,8 @@ class _Walker(object):
                 except (binascii.Error, ValueError):
                     raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, "illegal base64 data at input byte 0"))
         if mismatch is not None:
-            raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(mismatch, struct, stack,
-                                                                                   node.go_type)))
+            detail = self.type_error(mismatch, struct, stack, node.go_type)
+            raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, detail))
         return value
 
 
@@ -353,7 +353,7 @@ def _zero(node):
 def _not_registered(api_version: str, kind: str) -> E.ConfigError:
     message = 'no kind %s is registered for version %s in scheme %s' % (
         E.go_quote(kind), E.go_quote(api_version), E.go_quote(SCHEME))
-    group, _, version = api_version.rpartition("/")
+    group, _slash, version = api_version.rpartition("/")
     if group == S.GROUP and version in _MIGRATION_HINT:
         message += " (%s: set apiVersion: %s and convert the file, see " \
                    "https://kubernetes.io/docs/reference/scheduling/config/#scheduler-configuration-migrations)" % (

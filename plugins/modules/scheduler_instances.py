@@ -28,7 +28,8 @@ options:
     description:
       - The instances, usually the variable C(kube_scheduler_instances).
       - Each is a dict with C(name) (DNS-1123 label, required), C(state) (V(present) or V(absent)),
-        C(default_scheduler) (bool, default V(false): may hold the lease C(kube-system/kube-scheduler)),
+        C(default_scheduler) (bool, default V(false); only the default scheduler may hold the lease
+        C(kube-system/kube-scheduler)),
         C(secure_port) (default V(10259)), C(bind_address) (default V(127.0.0.1)), C(kubeconfig) (path on the
         master, default V(/etc/kubernetes/scheduler.conf)), C(kubeconfig_content), C(config) (dict) or
         C(config_content) (text), C(extra_plugins), C(extra_flags) (dict of flag name to value) and C(image).

@@ -5,11 +5,12 @@ script in ansible-test's cache instead: ensurepip gives the venv a pip, which th
 was asked for (ansible-test's pinned pip) from the package index.
 """
 
-import ensurepip
 import subprocess
 import sys
 
-ensurepip.bootstrap()
+# In a child process: ensurepip.bootstrap() would point PIP_CONFIG_FILE at /dev/null in this one, and the pip
+# install below needs the machine's pip configuration (index and certificates).
+subprocess.check_call([sys.executable, "-m", "ensurepip"])
 # get-pip's own options; plain pip install does not know them.
 ARGS = [arg for arg in sys.argv[1:] if arg not in ("--no-setuptools", "--no-wheel")]
 sys.exit(subprocess.call([sys.executable, "-m", "pip", "install"] + ARGS))

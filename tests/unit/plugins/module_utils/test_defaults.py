@@ -58,7 +58,8 @@ PLUGIN_CONFIGS = [
 ]
 
 
-def _plugins(multipoint=MULTIPOINT_1_31, **points):
+def _plugins(multipoint=None, **points):
+    multipoint = MULTIPOINT_1_31 if multipoint is None else multipoint
     plugins = dict((point, {}) for point in EMPTY_POINTS)
     plugins["multiPoint"] = {"enabled": [{"name": name, "weight": weight} for name, weight in multipoint]}
     plugins.update(points)
@@ -310,8 +311,9 @@ def test_multipoint_override_in_place_and_disable():
 # framework.go NewFramework: the written pluginConfig holds the args of plugins the profile needs
 # (enabled at any extension point) that the registry knows, with non-nil args, sorted by name.
 def test_plugin_config_capture():
-    config = {"profiles": [{"plugins": {
-        "multiPoint": {"disabled": [{"name": "VolumeBinding"}], "enabled": [{"name": "Coscheduling"}]}},
+    multipoint = {"disabled": [{"name": "VolumeBinding"}], "enabled": [{"name": "Coscheduling"}]}
+    config = {"profiles": [{
+        "plugins": {"multiPoint": multipoint},
         "pluginConfig": [
             {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}},
             {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 10}},

@@ -193,8 +193,8 @@ def test_extra_flags_are_checked_against_what_kube_scheduler_does_with_them(flag
 
 
 def test_accepted_extra_flags_are_appended_sorted():
-    [instance] = resolve_ok([dict(DEFAULT, extra_flags={"v": 2, "permit-port-sharing": True,
-                                                       "feature-gates": "SchedulerQueueingHints=true"})])
+    flags = {"v": 2, "permit-port-sharing": True, "feature-gates": "SchedulerQueueingHints=true"}
+    [instance] = resolve_ok([dict(DEFAULT, extra_flags=flags)])
     assert instance["flags"][5:] == ["--feature-gates=SchedulerQueueingHints=true",
                                      "--permit-port-sharing=true", "--v=2"]
 

@@ -70,9 +70,9 @@ CASES = [
      ['leaderElection.resourceNamespace: Invalid value: "": resourceNamespace is required']),
     ("resource lock must be leases", [(("leaderElection", "resourceLock"), "configmaps")],
      ['leaderElection.resourceLock: Invalid value: "configmaps": resourceLock value must be "leases"']),
-    ("leader election rules apply only with leaderElect", [(("leaderElection", "leaderElect"), False),
-                                                          (("leaderElection", "resourceLock"), "configmaps"),
-                                                          (("leaderElection", "leaseDuration"), "-1s")], []),
+    ("leader election rules apply only with leaderElect",
+     [(("leaderElection", "leaderElect"), False), (("leaderElection", "resourceLock"), "configmaps"),
+      (("leaderElection", "leaseDuration"), "-1s")], []),
     ("negative lease duration", [(("leaderElection", "leaseDuration"), "-1s")],
      ["leaderElection.leaseDuration: Invalid value: v1.Duration{Duration:-1000000000}: must be greater than zero",
       "leaderElection.leaseDuration: Invalid value: v1.Duration{Duration:15000000000}: LeaseDuration must be "
