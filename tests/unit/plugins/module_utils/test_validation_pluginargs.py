@@ -68,9 +68,9 @@ def _constraint(**kwargs):
 
 
 @pytest.mark.parametrize("name, args, want", [
-    ("valid config", {"defaultConstraints": [_constraint(), _constraint(maxSkew=2, topologyKey="zone",
-                                                                         whenUnsatisfiable="ScheduleAnyway")],
-                      "defaultingType": "List"}, []),
+    ("valid config",
+     {"defaultConstraints": [_constraint(), _constraint(maxSkew=2, topologyKey="zone", whenUnsatisfiable="ScheduleAnyway")],
+      "defaultingType": "List"}, []),
     ("maxSkew less than zero", {"defaultConstraints": [_constraint(maxSkew=-1)], "defaultingType": "List"},
      [(INVALID, "defaultConstraints[0].maxSkew")]),
     ("maxSkew zero", {"defaultConstraints": [_constraint(maxSkew=0)], "defaultingType": "List"},
