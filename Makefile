@@ -73,7 +73,7 @@ demo: deps image
 	tests/demo/run.sh
 
 e2e: deps
-	$(BIN)/pytest -p no:cacheprovider -v tests/e2e
+	$(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e
 
 bench: deps
 	$(BIN)/python benchmarks/scheduler_config_bench.py
