@@ -57,7 +57,7 @@ def in_process(runs: int) -> None:
         if not result.ok:
             sys.exit("benchmark config with %d profiles is invalid: %s" % (count, result.errors))
         times = []
-        for _ in range(runs):
+        for dummy in range(runs):
             start = time.perf_counter()
             process(config=config, kubernetes_version=VERSION)
             times.append(time.perf_counter() - start)

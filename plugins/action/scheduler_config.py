@@ -35,7 +35,7 @@ def plain(value):
         return [plain(item) for item in value]
     for json_type in (bool, str, int, float):  # bool first: it is an int
         if isinstance(value, json_type):
-            return json_type(value) if type(value) is not json_type else value
+            return json_type(value)
     return value
 
 

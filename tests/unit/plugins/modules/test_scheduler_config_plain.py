@@ -33,13 +33,13 @@ def _types(value, path="$"):
 
 def test_tagged_values_become_exact_json_types_with_equal_values():
     tagged = from_yaml(TEXT, file_name="/playbook/vars.yml")
-    assert any(t not in JSON_TYPES for _, t in _types(tagged)), "ansible-core no longer tags YAML values"
+    assert any(t not in JSON_TYPES for dummy, t in _types(tagged)), "ansible-core no longer tags YAML values"
     untagged = plain(tagged)
     assert [(p, t) for p, t in _types(untagged) if t not in JSON_TYPES] == []
     assert untagged == tagged
     assert untagged["leaderElection"]["leaderElect"] is True
-    assert type(untagged["profiles"][0]["pluginConfig"][0]["args"]["scoringStrategy"]["resources"][1]["weight"]) \
-        is float
+    weight = untagged["profiles"][0]["pluginConfig"][0]["args"]["scoringStrategy"]["resources"][1]["weight"]
+    assert weight.__class__ is float
 
 
 def test_tuples_become_lists():
