@@ -17,6 +17,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONPATH := $(COLLECTIONS)
 export ANSIBLE_NOCOLOR := 1
 export PY_COLORS := 0
+export NO_COLOR := 1
 
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
