@@ -370,10 +370,11 @@ def test_sigterm_exits_1_without_leader_election(scheduler, tmp_path, kubeconfig
 
 @standin_only("bundling is how the stand-in travels to test hosts")
 def test_bundled_copy_runs_without_the_collection(tmp_path, kubeconfig):
-    env = dict(os.environ, KUBE_SCHEDULER_STANDIN_BUNDLE="1.31.2")
-    bundled = tmp_path / "kube-scheduler"
-    bundled.write_text(subprocess.run([sys.executable, str(STANDIN)], env=env, capture_output=True, text=True,
-                                      check=True).stdout)
+    bundled = tmp_path / "bin" / "kube-scheduler"
+    env = dict(os.environ, KUBE_SCHEDULER_STANDIN_BUNDLE="1.31.2", KUBE_SCHEDULER_STANDIN_BUNDLE_TO=str(bundled))
+    made = subprocess.run([sys.executable, str(STANDIN)], env=env, capture_output=True, text=True, check=True)
+    assert made.stdout == "%s\n" % bundled
+    assert os.access(bundled, os.X_OK)
     bare = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KUBE_SCHEDULER_STANDIN_VERSION")}
 
     def run(*args, **extra):
