@@ -91,11 +91,10 @@ _PLUGIN_CHANGES = {
         "DynamicResources": (("preEnqueue", "preFilter", "filter", "postFilter", "preScore", "reserve",
                               "preBind", "postBind"), None),
     },
-    31: {
-        # 1.31 removed the in-tree volume-limit plugins from registry.go and default_plugins.go.
-        "AzureDiskLimits": None, "CinderLimits": None, "EBSLimits": None, "GCEPDLimits": None,
-    },
     32: {
+        # CHANGELOG-1.31 (#124500): 1.31 only deprecated the in-tree volume-limit plugins and dropped them
+        # from the default set ("Those plugins will be removed in the release 1.32"); 1.32 unregisters them.
+        "AzureDiskLimits": None, "CinderLimits": None, "EBSLimits": None, "GCEPDLimits": None,
         "DynamicResources": _BASE_PLUGINS["DynamicResources"],
     },
     34: {

@@ -134,9 +134,12 @@ def plugin_args_types(version: str) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def configuration_type(version: str, extension_points: tuple) -> Struct:
-    """The KubeSchedulerConfiguration struct of that version (profile ``plugins`` fields from the registry)."""
-    minor = minor_number(version)
+def configuration_type(_version: str, extension_points: tuple) -> Struct:
+    """The KubeSchedulerConfiguration struct of that version (profile ``plugins`` fields from the registry).
+
+    The other fields are the same in 1.30-1.36: PercentageOfPlacementsToScore is not in 1.36 (it came with the
+    topology-aware scheduling beta, kubernetes/kubernetes#139859, opened for 1.37).
+    """
     plugin = Struct("v1.Plugin", {"name": STRING, "weight": INT32})
     plugin_set = Struct("v1.PluginSet", {"enabled": List(plugin), "disabled": List(plugin)})
     plugins = Struct("v1.Plugins", dict((point, plugin_set) for point in tuple(extension_points) + ("multiPoint",)))
@@ -174,8 +177,4 @@ def configuration_type(version: str, extension_points: tuple) -> Struct:
             "ignorable": BOOL})),
         "delayCacheUntilActive": BOOL,
     })
-    # PercentageOfPlacementsToScore came with workload-aware scheduling (placement extension points, 1.36).
-    if minor >= 36:
-        top_fields["percentageOfPlacementsToScore"] = INT32
-        profile_fields["percentageOfPlacementsToScore"] = INT32
     return Struct("v1.KubeSchedulerConfiguration", top_fields)

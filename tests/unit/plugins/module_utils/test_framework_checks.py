@@ -170,8 +170,9 @@ def test_node_resources_fit_args_of_a_disabled_plugin_are_not_checked(run):
     assert result.ok, result.errors
 
 
-@pytest.mark.parametrize("version, ok", [("1.30", True)] + [(v, False) for v in SUPPORTED_MINORS[1:]])
+@pytest.mark.parametrize("version, ok", [("1.30", True), ("1.31", True)] + [(v, False) for v in SUPPORTED_MINORS[2:]])
 def test_ebs_limits_per_version(run, version, ok):
+    # Deprecated but still registered in 1.31, removed in 1.32 (CHANGELOG-1.31, #124500).
     result = run("profiles:\n- schedulerName: a\n  plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n",
                  version=version)
     assert result.ok is ok

@@ -50,12 +50,12 @@ def test_default_multipoint_1_31_to_1_33_matches_upstream_defaults_test(version)
 
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
-def test_volume_limit_plugins_only_in_1_30(version):
-    """registry.go and default_plugins.go drop the in-tree volume-limit plugins after 1.30."""
-    present = version == "1.30"
+def test_volume_limit_plugins_default_in_1_30_registered_until_1_31(version):
+    """CHANGELOG-1.31 (#124500): 1.31 deprecated the in-tree volume-limit plugins and removed them from the
+    default plugins; "Those plugins will be removed in the release 1.32"."""
     for name in VOLUME_LIMIT_PLUGINS:
-        assert (name in in_tree_plugins(version)) is present
-    assert ("EBSLimits" in _names(version)) is present
+        assert (name in in_tree_plugins(version)) is (version in ("1.30", "1.31"))
+    assert ("EBSLimits" in _names(version)) is (version == "1.30")
     # CinderLimits was registered but never in the default set.
     assert "CinderLimits" not in _names(version)
 

@@ -39,6 +39,17 @@ def test_unknown_field_at_any_depth(run, messages, fields, body, path):
     assert result.effective is None and result.rendered is None
 
 
+@pytest.mark.parametrize("body, path", [
+    ("percentageOfPlacementsToScore: 50\n", "percentageOfPlacementsToScore"),
+    ("profiles:\n- percentageOfPlacementsToScore: 50\n", "profiles[0].percentageOfPlacementsToScore"),
+])
+def test_percentage_of_placements_to_score_is_not_a_1_36_field(run, messages, body, path):
+    # The field arrives with the topology-aware scheduling beta (kubernetes/kubernetes#139859, opened
+    # 2026-06 for 1.37); no released 1.30-1.36 KubeSchedulerConfiguration has it.
+    for version in SUPPORTED:
+        assert messages(run(body, version=version)) == [UNKNOWN % path]
+
+
 def test_all_unknown_fields_are_reported_in_document_order(run, messages):
     result = run("foo: 1\nprofiles:\n- bar: 2\nbaz: 3\n")
     assert messages(result) == [UNKNOWN % "foo", UNKNOWN % "profiles[0].bar", UNKNOWN % "baz"]
