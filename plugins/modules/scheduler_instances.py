@@ -22,7 +22,10 @@ description:
     sets itself, or that kube-scheduler ignores when C(--config) is set.
   - Runs on the controller only; no managed host is contacted.
 author:
-  - kubesched maintainers
+  - kubesched maintainers (@kubesched)
+extends_documentation_fragment:
+  - action_common_attributes
+  - action_common_attributes.flow
 options:
   instances:
     description:
@@ -53,9 +56,15 @@ options:
         hosts. A host without that variable is taken to have the same instances as this one.
     type: str
 attributes:
+  action:
+    support: full
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
   check_mode:
     support: full
-    description: Read-only; it runs the same in check mode.
+    details: Read-only; it runs the same in check mode.
   diff_mode:
     support: none
   platform:
