@@ -3,6 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Build a kube-scheduler static pod manifest at parity with kubeadm's for one scheduler instance.
 
+Pure Python: no Ansible imports (the static_pod role uses it through the filters in plugins/filter).
+
 kubeadm facts (cmd/kubeadm/app/phases/controlplane/manifests.go, volumes.go, util/staticpod/utils.go):
 ComponentPod sets labels component/tier, hostNetwork, priorityClassName system-node-critical with priority
 2000001000 and a RuntimeDefault seccomp profile; the scheduler container requests 100m CPU, pulls IfNotPresent
@@ -168,13 +170,3 @@ def static_pod_manifest_yaml(instance, kubernetes_version, checksum, base=None, 
 
 def is_scheduler_pod(pod):
     return isinstance(pod, dict) and pod.get("kind") == "Pod" and scheduler_container(pod) is not None
-
-
-class FilterModule(object):
-    """Static pod manifests for kube-scheduler instances."""
-
-    def filters(self):
-        return {
-            "static_pod_manifest_yaml": static_pod_manifest_yaml,
-            "static_pod_is_scheduler_pod": is_scheduler_pod,
-        }

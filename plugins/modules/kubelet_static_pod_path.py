@@ -26,7 +26,19 @@ options:
     type: list
     elements: path
     default: [/var/lib/kubelet/kubeadm-flags.env, /etc/default/kubelet, /etc/sysconfig/kubelet]
-author: kubesched maintainers
+version_added: 0.1.0
+author:
+  - kubesched maintainers
+"""
+
+EXAMPLES = r"""
+- name: Find the static pod directory of the kubelet
+  kubesched.schedulers.kubelet_static_pod_path:
+  register: kubelet_pods
+
+- name: Show it
+  ansible.builtin.debug:
+    msg: "{{ kubelet_pods.path }} ({{ kubelet_pods.source }})"
 """
 
 RETURN = r"""

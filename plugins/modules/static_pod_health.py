@@ -39,7 +39,24 @@ options:
     description: Seconds the new process must stay the listener and keep answering.
     type: int
     default: 5
-author: kubesched maintainers
+version_added: 0.1.0
+author:
+  - kubesched maintainers
+"""
+
+EXAMPLES = r"""
+- name: Record which process serves port 10259 before changing its manifest
+  kubesched.schedulers.static_pod_health:
+    port: 10259
+  register: before
+
+- name: Wait until the kubelet has replaced it with a healthy pod
+  kubesched.schedulers.static_pod_health:
+    port: 10259
+    url: https://127.0.0.1:10259/livez
+    previous_pid: "{{ before.pid | default(omit, true) }}"
+    wait: true
+    timeout: 180
 """
 
 RETURN = r"""

@@ -8,17 +8,10 @@ cmd/kubeadm/app/util/staticpod/utils.go; the /livez + /readyz switch is kubernet
 and every manifest is checked by kubernetes-validate against the OpenAPI schema of its Kubernetes version.
 """
 
-import importlib.util
-import os
-
 import pytest
 import yaml
 
-ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "roles", "static_pod")
-_SPEC = importlib.util.spec_from_file_location(
-    "static_pod_manifest", os.path.join(ROLE, "filter_plugins", "static_pod_manifest.py"))
-builder = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(builder)
+from ansible_collections.kubesched.schedulers.plugins.module_utils import static_pod_manifest as builder
 
 VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0"]
 KUBECONFIG = "/etc/kubernetes/scheduler.conf"
