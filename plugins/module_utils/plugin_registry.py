@@ -5,7 +5,8 @@
 
 Pure Python: no Ansible imports. Every table is a base (the newest shape common to most versions)
 plus the differences per version, each noted with the upstream file it comes from
-(kubernetes/kubernetes at the release of that minor version).
+(kubernetes/kubernetes at the release of that minor version). docs/upstream-facts.md tells which of these
+facts were read upstream (with the source) and which are still inferred.
 """
 
 from __future__ import annotations

@@ -139,3 +139,175 @@ def test_warnings(run):
         "profiles[0].plugins.score.enabled[0].weight: a score weight of 0 is treated as 1 by kube-scheduler; "
         "disable the plugin to turn it off",
     ]
+
+
+# -- End to end: configurations from the Kubernetes docs (kubernetes/website content/en/docs) ---------------------
+# Each example must be accepted; each documented mistake rejected with the field the docs name.
+DOCS_MINORS = ("1.30", "1.32", "1.34", "1.36")
+
+# reference/scheduling/config.md: the minimal configuration, the score-disabling example with custom
+# plugins, the two-profile example and the multiPoint example.
+DOCS_MINIMAL = "clientConnection:\n  kubeconfig: /etc/srv/kubernetes/kube-scheduler/kubeconfig\n"
+DOCS_CUSTOM_SCORE = """
+profiles:
+  - plugins:
+      score:
+        disabled:
+        - name: PodTopologySpread
+        enabled:
+        - name: MyCustomPluginA
+          weight: 2
+        - name: MyCustomPluginB
+          weight: 1
+"""
+DOCS_TWO_PROFILES = """
+profiles:
+  - schedulerName: default-scheduler
+  - schedulerName: no-scoring-scheduler
+    plugins:
+      preScore:
+        disabled:
+        - name: '*'
+      score:
+        disabled:
+        - name: '*'
+"""
+DOCS_MULTIPOINT = """
+profiles:
+  - schedulerName: multipoint-scheduler
+    plugins:
+      multiPoint:
+        enabled:
+        - name: MyPlugin
+"""
+# concepts/scheduling-eviction/resource-bin-packing.md: RequestedToCapacityRatio.
+DOCS_REQUESTED_TO_CAPACITY = """
+profiles:
+- pluginConfig:
+  - args:
+      scoringStrategy:
+        resources:
+        - name: intel.com/foo
+          weight: 3
+        - name: intel.com/bar
+          weight: 3
+        requestedToCapacityRatio:
+          shape:
+          - utilization: 0
+            score: 0
+          - utilization: 100
+            score: 10
+        type: RequestedToCapacityRatio
+    name: NodeResourcesFit
+"""
+# concepts/scheduling-eviction/topology-spread-constraints.md: cluster-level default constraints.
+DOCS_SPREAD_DEFAULTS = """
+profiles:
+  - schedulerName: default-scheduler
+    pluginConfig:
+      - name: PodTopologySpread
+        args:
+          defaultConstraints:
+            - maxSkew: 1
+              topologyKey: topology.kubernetes.io/zone
+              whenUnsatisfiable: ScheduleAnyway
+          defaultingType: List
+"""
+# concepts/scheduling-eviction/assign-pod-node.md: node affinity per scheduling profile.
+DOCS_ADDED_AFFINITY = """
+profiles:
+  - schedulerName: default-scheduler
+  - schedulerName: foo-scheduler
+    pluginConfig:
+      - name: NodeAffinity
+        args:
+          addedAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+              - matchExpressions:
+                - key: scheduler-profile
+                  operator: In
+                  values:
+                  - foo
+"""
+# tasks/extend-kubernetes/configure-multiple-schedulers.md: a second scheduler without leader election.
+DOCS_SECOND_SCHEDULER = """
+profiles:
+  - schedulerName: my-scheduler
+leaderElection:
+  leaderElect: false
+"""
+
+
+@pytest.mark.parametrize("version", DOCS_MINORS)
+@pytest.mark.parametrize("body, extra, names", [
+    (DOCS_MINIMAL, None, ["default-scheduler"]),
+    (DOCS_CUSTOM_SCORE, [{"name": "MyCustomPluginA", "extension_points": ["score"]},
+                         {"name": "MyCustomPluginB", "extension_points": ["score"]}], ["default-scheduler"]),
+    (DOCS_TWO_PROFILES, None, ["default-scheduler", "no-scoring-scheduler"]),
+    (DOCS_MULTIPOINT, [{"name": "MyPlugin", "extension_points": ["preScore", "score", "preFilter", "filter"]}],
+     ["multipoint-scheduler"]),
+    (BIN_PACKING.split("kind: KubeSchedulerConfiguration\n", 1)[1], None, ["default-scheduler"]),
+    (DOCS_REQUESTED_TO_CAPACITY, None, ["default-scheduler"]),
+    (DOCS_SPREAD_DEFAULTS, None, ["default-scheduler"]),
+    (DOCS_ADDED_AFFINITY, None, ["default-scheduler", "foo-scheduler"]),
+    (DOCS_SECOND_SCHEDULER, None, ["my-scheduler"]),
+], ids=["minimal", "custom-score", "two-profiles", "multipoint", "most-allocated", "requested-to-capacity",
+        "spread-defaults", "added-affinity", "second-scheduler"])
+def test_docs_examples_are_accepted(run, version, body, extra, names):
+    result = run(body, version=version, extra_plugins=extra)
+    assert result.errors == []
+    assert result.profiles == names
+
+
+def test_docs_custom_plugins_are_unknown_without_a_custom_build(run):
+    # config.md's MyCustomPluginA is not an in-tree plugin: a stock kube-scheduler does not start.
+    assert not run(DOCS_CUSTOM_SCORE, version="1.34").ok
+
+
+def test_docs_two_profiles_disable_every_score_plugin(run):
+    # config.md: "one with the default plugins and one with all scoring plugins disabled".
+    plugins = run(DOCS_TWO_PROFILES, version="1.33").effective["profiles"][1]["plugins"]
+    assert plugins["score"] == {"disabled": [{"name": "*", "weight": 0}]}
+    assert plugins["preScore"] == {"disabled": [{"name": "*", "weight": 0}]}
+
+
+@pytest.mark.parametrize("version", DOCS_MINORS)
+@pytest.mark.parametrize("body, field", [
+    # config.md: "When declaring more than one profile, a unique scheduler name for each of them is required."
+    ("profiles:\n- schedulerName: a\n- schedulerName: a\n", "profiles[1].schedulerName"),
+    ("profiles:\n- schedulerName: a\n- {}\n", "profiles[1].schedulerName"),
+    # config.md: "All profiles must use the same plugin in the queueSort extension point".
+    ("profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n"
+     "      disabled: [{name: '*'}]\n      enabled: [{name: PrioritySort}]\n", "profiles[1].plugins.queueSort"),
+    # resource-bin-packing.md: weights and shape scores are bounded (weight (0,100], score [0,10]).
+    ("profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+     "        type: RequestedToCapacityRatio\n        resources: [{name: intel.com/foo, weight: 3}]\n"
+     "        requestedToCapacityRatio:\n          shape: [{utilization: 0, score: 11}]\n",
+     "profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0].score"),
+], ids=["duplicate-name", "missing-name", "queue-sort-differs", "shape-score"])
+def test_docs_mistakes_are_rejected_with_the_field(run, version, body, field):
+    result = run(body, version=version)
+    assert result.errors and result.errors[0]["field"] == field
+
+
+@pytest.mark.parametrize("version, field", [
+    # content/en/docs/concepts/scheduling-eviction/dynamic-resource-allocation.md (device binding conditions):
+    # bindingTimeout only exists from 1.35 and is Forbidden unless DRADeviceBindingConditions (beta, on from
+    # 1.36) and DRAResourceClaimDeviceStatus are on (validation_pluginargs.go ValidateDynamicResourcesArgs).
+    ("1.34", "profiles[0].pluginConfig[0].args.bindingTimeout"),
+    ("1.35", "profiles[0].pluginConfig[0].args.bindingTimeout"),
+    ("1.36", None),
+])
+def test_docs_dra_binding_timeout(run, version, field):
+    result = run("""
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: DynamicResources
+            args:
+              apiVersion: kubescheduler.config.k8s.io/v1
+              kind: DynamicResourcesArgs
+              bindingTimeout: 60s
+        """, version=version)
+    assert [error["field"] for error in result.errors][:1] == ([field] if field else [])
