@@ -28,7 +28,7 @@ if [ -n "${KUBE_SCHEDULER_BIN:-}" ]; then
 else
   arch="$(uname -m)"; arch="${arch/x86_64/amd64}"; arch="${arch/aarch64/arm64}"
   url="https://dl.k8s.io/release/v$version/bin/linux/$arch/kube-scheduler"
-  if curl -fsSL --max-time 5 -o /dev/null "$url.sha256" 2>/dev/null; then
+  if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$url.sha256" 2>/dev/null; then
     echo "kube-scheduler binary: official release v$version from $url (dl.k8s.io answered), checked against its .sha256"
   else
     standin="$(KUBE_SCHEDULER_STANDIN_BUNDLE="$version" KUBE_SCHEDULER_STANDIN_BUNDLE_TO="$state/kube-scheduler-standin-$version" \
