@@ -22,7 +22,7 @@ export NO_COLOR := 1
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps image collection sanity lint unit molecule demo e2e bench clean
+.PHONY: test deps host-deps image collection sanity lint unit molecule demo demo-clean e2e bench clean
 
 ## test: everything CI runs: sanity, lint, unit tests and every Molecule scenario
 test: deps host-deps sanity lint unit molecule
@@ -72,6 +72,9 @@ molecule: deps image
 
 demo: deps image
 	tests/demo/run.sh
+
+demo-clean:
+	tests/demo/clean.sh
 
 e2e: deps
 	$(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e
