@@ -28,7 +28,7 @@ options:
     default: [/var/lib/kubelet/kubeadm-flags.env, /etc/default/kubelet, /etc/sysconfig/kubelet]
 version_added: 0.1.0
 author:
-  - kubesched maintainers
+  - kubesched maintainers (@kubesched)
 """
 
 EXAMPLES = r"""

@@ -41,7 +41,7 @@ options:
     default: 5
 version_added: 0.1.0
 author:
-  - kubesched maintainers
+  - kubesched maintainers (@kubesched)
 """
 
 EXAMPLES = r"""
