@@ -113,6 +113,14 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         "extra_plugins": fields["extra_plugins"],
         "image": fields["image"] or _default_image(kubernetes_version),
     }
+    instance["health_path"] = "/livez" if minor_number(kubernetes_version) >= 31 else "/healthz"
+    instance["health_url"] = "https://%s:%d%s" % (
+        _probe_host(instance["bind_address"]), instance["secure_port"], instance["health_path"])
+    if instance["state"] == "absent":
+        # Removing an instance must not depend on its config or flags still being valid.
+        instance.update(config_rendered=None, config_checksum=None, scheduler_names=[], leader_elect=False,
+                        lease=None, flags=[])
+        return instance, []
     result = _validated_config(fields, path, kubernetes_version)
     leader = result.effective.get("leaderElection", {})
     leader_elect = bool(leader.get("leaderElect"))
@@ -123,10 +131,7 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         "leader_elect": leader_elect,
         "lease": ({"namespace": leader.get("resourceNamespace"), "name": leader.get("resourceName")}
                   if leader_elect else None),
-        "health_path": "/livez" if minor_number(kubernetes_version) >= 31 else "/healthz",
     })
-    instance["health_url"] = "https://%s:%d%s" % (
-        _probe_host(instance["bind_address"]), instance["secure_port"], instance["health_path"])
     instance["flags"] = _argv(instance, fields["extra_flags"], path, kubernetes_version)
     if instance["lease"] and _lease_key(instance) == DEFAULT_LEASE and not instance["default_scheduler"]:
         raise InstanceError(

@@ -130,6 +130,16 @@ def test_absent_instances_free_their_port():
     assert resolved[1]["state"] == "absent"
 
 
+def test_removing_an_instance_needs_no_valid_config():
+    # Its config would take the default lease and has a bad value: irrelevant for a removal.
+    gone = {"name": "old-scheduler", "state": "absent", "secure_port": 10261,
+            "config": {"percentageOfNodesToScore": 150}, "extra_flags": {"address": "0.0.0.0"}}
+    [_default, resolved] = resolve_ok([DEFAULT, gone])
+    assert resolved["config_path"] == "/etc/kubernetes/schedulers/old-scheduler.yaml"
+    assert resolved["health_url"] == "https://127.0.0.1:10261/livez"
+    assert resolved["lease"] is None and resolved["scheduler_names"] == []
+
+
 @pytest.mark.parametrize("instance, expected", [
     ({"name": "Kube_Scheduler"}, "kube_scheduler_instances[0].name: Invalid value"),
     ({"default_scheduler": True}, "kube_scheduler_instances[0].name: Required value"),
