@@ -366,7 +366,13 @@ def main():
     if os.path.isdir(b_dest):
         module.fail_json(msg='dest %s is a directory' % dest)
     if not os.path.isdir(os.path.dirname(b_dest)):
-        module.fail_json(msg='the directory of dest %s does not exist' % dest)
+        if not module.check_mode:
+            module.fail_json(msg='the directory of dest %s does not exist' % dest)
+        # In check mode an earlier task of the same run would have created it: report the file as new.
+        result = dict(dest=dest, changed=True)
+        if module._diff:
+            result['diff'] = [dict(before='', after=rendered, before_header='%s (absent)' % dest, after_header=dest)]
+        module.exit_json(**result)
 
     b_rendered = to_bytes(rendered, errors='surrogate_or_strict')
     b_before = _read(b_dest)

@@ -20,8 +20,8 @@ description:
     another instance on another host of the play, a non-default scheduler on the default lease
     C(kube-system/kube-scheduler), and extra flags that the kube-scheduler version does not accept, that the model
     sets itself, or that kube-scheduler ignores when C(--config) is set.
-  - An instance with C(state=absent) is only resolved far enough to be removed (name, paths, port, health URL):
-    its config and flags are not checked, and its config fields, lease and flags come back empty.
+  - An instance with C(state=absent) is only resolved far enough to be removed (its name, paths, port and health
+    URL). Its config and flags are not checked, and its config fields, lease and flags come back empty.
   - Runs on the controller only; no managed host is contacted.
 author:
   - kubesched maintainers (@kubesched)

@@ -137,7 +137,7 @@ class Processes:
                 process.wait()
 
     def stop_all(self) -> None:
-        for _, process in reversed(self.started):
+        for _name, process in reversed(self.started):
             self.stop(process)
 
 

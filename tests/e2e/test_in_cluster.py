@@ -191,7 +191,7 @@ def test_verify_role_proves_every_scheduler(cluster, default_instance, in_cluste
 
 
 def test_verify_role_fails_naming_a_scheduler_that_does_not_schedule(cluster, default_instance):
-    instances, _ = default_instance
+    instances, _unused = default_instance
     run = cluster.playbook("playbooks/verify.yml", verify_vars(
         cluster, instances, kube_scheduler_verify_schedulers=["default-scheduler", "nobody-scheduler"],
         kube_scheduler_verify_timeout=6), check=False)

@@ -95,8 +95,8 @@ TARGETS = [{"name": "default-scheduler", "lease": "kube-system/kube-scheduler", 
            {"name": "bin-packing", "lease": "kube-system/bin-packing", "source": "deployment kube-system/bin-packing"}]
 LEASES = {"results": [lease_result("kube-system/kube-scheduler", "master-1_1234", 3),
                       lease_result("kube-system/bin-packing", "bin-packing-7d9f_5678", 1)]}
-HEALTHY = [{"host": "localhost", "instance": "kube-scheduler", "url": "https://127.0.0.1:10259/livez", "ok": True,
-            "detail": "HTTP 200 ok"}]
+HEALTHY = ({"host": "localhost", "instance": "kube-scheduler", "url": "https://127.0.0.1:10259/livez", "ok": True,
+            "detail": "HTTP 200 ok"},)
 
 
 def case(pods, events, health=HEALTHY):
@@ -121,7 +121,7 @@ CASES = {
         [scheduled("u0", "default-scheduler"), scheduled("old-uid", "bin-packing")]),
     "unhealthy": case([pod("p0", "default-scheduler", "u0", "node-1"), pod("p1", "bin-packing", "u1", "node-2")],
                       [scheduled("u0", "default-scheduler"), scheduled("u1", "bin-packing")],
-                      HEALTHY + [{"host": "localhost", "instance": "second", "url": "https://127.0.0.1:10260/livez",
+                      list(HEALTHY) + [{"host": "localhost", "instance": "second", "url": "https://127.0.0.1:10260/livez",
                                   "ok": False, "detail": "Status code was -1: Connection refused"}]),
 }
 

@@ -49,7 +49,7 @@ COSCHEDULING = {"profiles": [{
 }]}
 COSCHEDULING_PLUGIN = [{"name": "Coscheduling", "args_kind": "CoschedulingArgs",
                         "extension_points": ["queueSort", "preFilter", "postFilter", "reserve", "permit"]}]
-# The in-tree volume-limit plugins are registered in 1.30 and removed from later registries.
+# The in-tree volume-limit plugins are registered up to 1.31 and invalid from 1.32 on.
 VOLUME_LIMITS = {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "AzureDiskLimits"}]}}}]}
 ONE_PROFILE = {"percentageOfNodesToScore": 50, "profiles": [{"schedulerName": "default-scheduler"}]}
 BAD = {
@@ -96,6 +96,13 @@ PLAYBOOK = """
       diff: true
     - {name: stat_backup, ansible.builtin.stat: {path: "{{ dest }}", checksum_algorithm: sha256}}
     - {name: find_backup, ansible.builtin.find: {paths: "{{ out }}", hidden: true, file_type: any}}
+    - name: check_missing_dir
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ work }}/later/scheduler.yaml"}
+      check_mode: true
+      diff: true
+    - name: missing_dir
+      kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", dest: "{{ work }}/later/scheduler.yaml"}
+      ignore_errors: true
     - name: validate_only
       kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", kubernetes_version: v1.30.12}
     - name: weight_zero
@@ -179,7 +186,17 @@ def run(tmp_path_factory, collections_path):
 def test_playbook_has_no_unexpected_failures(run):
     failed = sorted(name for name, result in run["results"].items() if result.get("failed"))
     assert failed == ["bad_version", "both_inputs", "config_as_yaml_text", "content_as_mapping", "invalid",
-                      "offline_invalid", "offline_write", "out_of_tree_undeclared", "volume_limits_newest"]
+                      "missing_dir", "offline_invalid", "offline_write", "out_of_tree_undeclared",
+                      "volume_limits_newest"]
+
+
+def test_a_directory_an_earlier_task_would_create_is_a_change_in_check_mode_only(run):
+    check = run["results"]["check_missing_dir"]
+    assert check["changed"] is True and not check.get("failed")
+    assert check["diff"][0]["after"] == check["rendered"]
+    real = run["results"]["missing_dir"]
+    assert "does not exist" in real["msg"]
+    assert not (run["work"] / "later").exists()
 
 
 def test_check_mode_reports_change_with_diff_and_writes_nothing(run):
