@@ -121,8 +121,9 @@ CASES = {
         [scheduled("u0", "default-scheduler"), scheduled("old-uid", "bin-packing")]),
     "unhealthy": case([pod("p0", "default-scheduler", "u0", "node-1"), pod("p1", "bin-packing", "u1", "node-2")],
                       [scheduled("u0", "default-scheduler"), scheduled("u1", "bin-packing")],
-                      list(HEALTHY) + [{"host": "localhost", "instance": "second", "url": "https://127.0.0.1:10260/livez",
-                                  "ok": False, "detail": "Status code was -1: Connection refused"}]),
+                      list(HEALTHY) + [{"host": "localhost", "instance": "second",
+                                        "url": "https://127.0.0.1:10260/livez", "ok": False,
+                                        "detail": "Status code was -1: Connection refused"}]),
 }
 
 
