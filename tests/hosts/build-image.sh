@@ -20,6 +20,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 echo "building $image (mmdebstrap bookworm minbase, about 30 s)"
 # Empty machine-id: systemd then generates a distinct one in each container at boot.
+# The hooks are single-quoted on purpose: mmdebstrap passes the root directory to them as $1.
+# shellcheck disable=SC2016
 mmdebstrap --quiet --variant=minbase --include="$packages" \
   --customize-hook='truncate -s 0 "$1/etc/machine-id"; rm -f "$1/var/lib/dbus/machine-id"' \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the test hosts need on this machine (Debian): podman with runc, mmdebstrap to build the host image,
-# openssl and rsync for the test tooling. Skips the install when everything is already there.
+# openssl, rsync and shellcheck (ansible-test sanity) for the test tooling. Skips the install when everything is already there.
 set -euo pipefail
 need=()
-for cmd in podman:podman runc:runc mmdebstrap:mmdebstrap openssl:openssl rsync:rsync; do
+for cmd in podman:podman runc:runc mmdebstrap:mmdebstrap openssl:openssl rsync:rsync shellcheck:shellcheck; do
   command -v "${cmd%%:*}" >/dev/null 2>&1 || need+=("${cmd##*:}")
 done
 [ ${#need[@]} -eq 0 ] && exit 0
