@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import kubernetes_validate
 import pytest
@@ -16,7 +13,6 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
 
-PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 CASE_PLAY = """
 - name: {case}
   hosts: localhost
@@ -90,15 +86,13 @@ CASES.update({
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
+def rendered(tmp_path_factory, ansible_playbook):
     """Every case in one ansible-playbook run (one play per case): {case: objects list or error text}."""
     out = tmp_path_factory.mktemp("rendered")
     plays = "".join(CASE_PLAY.format(case=case, vars=json.dumps(values), out=out) for case, values in CASES.items())
     (out / "playbook.yml").write_text("---" + plays)
-    run = subprocess.run(
-        [str(PLAYBOOK), "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-         str(out / "playbook.yml")],
-        capture_output=True, text=True, env=dict(os.environ, ANSIBLE_NOCOLOR="1"), check=False)
+    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                            out / "playbook.yml"])
     assert run.returncode == 0, run.stdout + run.stderr
     results = {}
     for case in CASES:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,7 +12,6 @@ import kubernetes_validate
 import pytest
 import yaml
 
-PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 ROLE = Path(__file__).resolve().parents[3] / "roles" / "verify"
 CASE_PLAY = """
 - name: {case}
@@ -128,7 +125,7 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory):
+def judged(tmp_path_factory, ansible_playbook):
     out = tmp_path_factory.mktemp("judged")
     plays = "".join(CASE_PLAY.format(case=name, vars=json.dumps(values), out=out) for name, values in CASES.items())
     plays += POD_PLAY.format(out=out, role=ROLE, vars=json.dumps({
@@ -136,10 +133,8 @@ def judged(tmp_path_factory):
         "kube_scheduler_verify_tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
                                                "effect": "NoSchedule"}]}))
     (out / "playbook.yml").write_text("---" + plays)
-    run = subprocess.run(
-        [str(PLAYBOOK), "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-         str(out / "playbook.yml")],
-        capture_output=True, text=True, env=dict(os.environ, ANSIBLE_NOCOLOR="1"), check=False)
+    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                            out / "playbook.yml"])
     assert run.returncode == 0, run.stdout + run.stderr
     results = {name: json.loads((out / (name + ".json")).read_text()) for name in CASES}
     results["stdout"] = run.stdout

@@ -7,8 +7,6 @@ and that the play fails on every master before any task after it runs.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 
@@ -35,7 +33,7 @@ PLAYBOOK = textwrap.dedent("""\
     """)
 
 
-def run_play(tmp_path, host_vars):
+def run_play(ansible_playbook, tmp_path, host_vars):
     """Run the playbook over master-1..n with the given per-host variables; return (rc, output, results)."""
     inventory = {"masters": {"hosts": {}, "vars": {
         "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
@@ -44,10 +42,7 @@ def run_play(tmp_path, host_vars):
         inventory["masters"]["hosts"][host] = variables
     (tmp_path / "inventory.json").write_text(json.dumps({"all": {"children": inventory}}))
     (tmp_path / "play.yml").write_text(PLAYBOOK)
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
-    proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.json"),
-         str(tmp_path / "play.yml")], capture_output=True, text=True, env=env, timeout=300, check=False)
+    proc = ansible_playbook(["-i", tmp_path / "inventory.json", tmp_path / "play.yml"])
     results = {path.stem: json.loads(path.read_text()) for path in tmp_path.glob("master-*.json")}
     return proc.returncode, proc.stdout + proc.stderr, results
 
@@ -58,12 +53,12 @@ DEFAULT = {"name": "kube-scheduler", "default_scheduler": True}
 
 
 @pytest.fixture(scope="module")
-def consistent_run(tmp_path_factory):
+def consistent_run(tmp_path_factory, ansible_playbook):
     tmp_path = tmp_path_factory.mktemp("consistent")
     # master-3 has no variable of its own: like a role default, it is taken to match this host's.
-    return run_play(tmp_path, {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
-                               "master-2": {"kube_scheduler_instances": [DEFAULT, BATCH]},
-                               "master-3": {}})
+    return run_play(ansible_playbook, tmp_path, {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+                                                 "master-2": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+                                                 "master-3": {}})
 
 
 def test_consistent_masters_resolve(consistent_run):
@@ -74,10 +69,11 @@ def test_consistent_masters_resolve(consistent_run):
     assert [i["name"] for i in results["master-3"]] == ["kube-scheduler"]
 
 
-def test_conflict_on_one_master_stops_every_master_before_any_change(tmp_path):
+def test_conflict_on_one_master_stops_every_master_before_any_change(ansible_playbook, tmp_path):
     rogue = dict(BATCH, name="rogue", secure_port=10270)
-    rc, output, results = run_play(tmp_path, {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
-                                              "master-2": {"kube_scheduler_instances": [DEFAULT, rogue]}})
+    rc, output, results = run_play(ansible_playbook, tmp_path, {
+        "master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+        "master-2": {"kube_scheduler_instances": [DEFAULT, rogue]}})
     assert rc != 0
     assert results == {}, "no master may get past the check"
     assert "lease kube-system/batch-scheduler of instance batch-scheduler is also used by instance rogue " \
@@ -85,8 +81,8 @@ def test_conflict_on_one_master_stops_every_master_before_any_change(tmp_path):
     assert "nothing was changed" in output
 
 
-def test_config_errors_reach_the_operator_with_field_paths(tmp_path):
+def test_config_errors_reach_the_operator_with_field_paths(ansible_playbook, tmp_path):
     bad = dict(DEFAULT, config={"profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}]})
-    rc, output, _results = run_play(tmp_path, {"master-1": {"kube_scheduler_instances": [bad]}})
+    rc, output, _results = run_play(ansible_playbook, tmp_path, {"master-1": {"kube_scheduler_instances": [bad]}})
     assert rc != 0
     assert "kube_scheduler_instances[0].config.profiles[1].schedulerName: Duplicate value" in output

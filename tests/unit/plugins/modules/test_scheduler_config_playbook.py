@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
@@ -146,7 +145,7 @@ PLAYBOOK = """
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, collections_path):
+def run(tmp_path_factory, collections_path, ansible_playbook):
     work = tmp_path_factory.mktemp("playbook")
     (work / "playbook.yml").write_text(PLAYBOOK)
     (work / "inventory.ini").write_text(textwrap.dedent(f"""\
@@ -158,18 +157,11 @@ def run(tmp_path_factory, collections_path):
         one_profile=ONE_PROFILE, bad=BAD, weight_zero=WEIGHT_ZERO, coscheduling=COSCHEDULING,
         coscheduling_plugin=COSCHEDULING_PLUGIN, volume_limits=VOLUME_LIMITS)))
     env = dict(
-        os.environ,
-        ANSIBLE_COLLECTIONS_PATH=collections_path,
         ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
         ANSIBLE_LOCAL_TEMP=str(work / "local-tmp"),
         ANSIBLE_REMOTE_TEMP=str(work / "remote-tmp"),
-        ANSIBLE_NOCOLOR="1",
     )
-    proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "inventory.ini",
-         "-e", "@vars.json", "playbook.yml"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )
+    proc = ansible_playbook(["-i", "inventory.ini", "-e", "@vars.json", "playbook.yml"], cwd=work, env=env)
     try:
         report = json.loads(proc.stdout)
     except ValueError:

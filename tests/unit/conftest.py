@@ -1,0 +1,29 @@
+"""What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
+
+
+@pytest.fixture(scope="session")
+def collections_path() -> str:
+    """Where this checkout resolves as kubesched.schedulers: set by the Makefile, else its default location."""
+    return os.environ.get("ANSIBLE_COLLECTIONS_PATH", str(REPO / ".build" / "collections"))
+
+
+@pytest.fixture(scope="session")
+def ansible_playbook(collections_path):
+    """Run ansible-playbook with ``args`` (extra environment in ``env``); returns the CompletedProcess."""
+    def run(args, cwd=None, env=None, timeout=600):
+        environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
+                           ANSIBLE_RETRY_FILES_ENABLED="0", **(env or {}))
+        return subprocess.run([str(ANSIBLE_PLAYBOOK)] + [str(arg) for arg in args], cwd=cwd, env=environment,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+    return run
