@@ -22,18 +22,11 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults impo
     default_plugin_args, format_duration, merge_plugin_set, parse_duration, set_defaults)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
 
+from upstream_vectors import MULTIPOINT_1_31_TO_1_33
+
 API = "kubescheduler.config.k8s.io/v1"
 EMPTY_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                 "reserve", "permit", "preBind", "bind", "postBind")
-
-# defaults_test.go getDefaultPlugins() as expected in 1.31-1.33 ("two profiles", custom-scheduler).
-MULTIPOINT_1_31 = [
-    ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
-    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
-    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
-]
 
 
 def _args(kind, **fields):
@@ -59,7 +52,7 @@ PLUGIN_CONFIGS = [
 
 
 def _plugins(multipoint=None, **points):
-    multipoint = MULTIPOINT_1_31 if multipoint is None else multipoint
+    multipoint = MULTIPOINT_1_31_TO_1_33 if multipoint is None else multipoint
     plugins = dict((point, {}) for point in EMPTY_POINTS)
     plugins["multiPoint"] = {"enabled": [{"name": name, "weight": weight} for name, weight in multipoint]}
     plugins.update(points)
@@ -302,7 +295,7 @@ def test_multipoint_override_in_place_and_disable():
         "disabled": [{"name": "NodePorts"}]}}}]}
     enabled = set_defaults(config, "1.31", extra_plugins=["MyPlugin"])["profiles"][0]["plugins"]["multiPoint"]
     names = [(entry["name"], entry["weight"]) for entry in enabled["enabled"]]
-    expected = [entry for entry in MULTIPOINT_1_31 if entry[0] != "NodePorts"]
+    expected = [entry for entry in MULTIPOINT_1_31_TO_1_33 if entry[0] != "NodePorts"]
     expected[expected.index(("ImageLocality", 1))] = ("ImageLocality", 5)
     assert names == expected + [("MyPlugin", 0)]
     assert enabled["disabled"] == [{"name": "NodePorts", "weight": 0}]

@@ -15,6 +15,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_regist
     Plugin, args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
 
+from upstream_vectors import MULTIPOINT_1_31_TO_1_33
+
 VOLUME_LIMIT_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 
 # 1.30 pkg/scheduler/apis/config/v1/default_plugins.go, getDefaultPlugins() (DynamicResourceAllocation off).
@@ -25,14 +27,6 @@ UPSTREAM_1_30 = [
     ("AzureDiskLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0), ("PodTopologySpread", 2),
     ("InterPodAffinity", 2), ("DefaultPreemption", 0), ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1), ("DefaultBinder", 0),
-]
-# defaults_test.go TestSchedulerDefaults "two profiles" (1.31-1.33): the custom-scheduler multiPoint list.
-UPSTREAM_1_31_TO_1_33 = [
-    ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
-    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
-    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
 ]
 
 
@@ -46,7 +40,7 @@ def test_default_multipoint_1_30_matches_upstream_get_default_plugins():
 
 @pytest.mark.parametrize("version", ["1.31", "1.32", "1.33"])
 def test_default_multipoint_1_31_to_1_33_matches_upstream_defaults_test(version):
-    assert default_multipoint(version) == UPSTREAM_1_31_TO_1_33
+    assert default_multipoint(version) == list(MULTIPOINT_1_31_TO_1_33)
 
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
