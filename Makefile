@@ -19,10 +19,17 @@ export ANSIBLE_NOCOLOR := 1
 export PY_COLORS := 0
 export NO_COLOR := 1
 
+# Real Kubernetes binaries for tests, demo and benchmarks (never for the product): ../shared/k8s beside the clone is
+# unpacked once and its variables (KUBE_SCHEDULER_BIN, KUBE_SCHEDULER_BIN_1_<minor>, KUBE_APISERVER_BIN, ETCD_BIN)
+# are written to $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
+K8S_SHARED ?= $(CURDIR)/../shared/k8s
+K8S_ENV := $(BUILD)/k8s.env
+WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
+
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps image collection sanity lint unit molecule demo demo-clean e2e bench clean
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench clean
 
 ## test: everything CI runs: sanity, lint, unit tests and every Molecule scenario
 test: deps host-deps sanity lint unit molecule
@@ -39,6 +46,10 @@ collection:
 
 host-deps:
 	tests/hosts/install-host-deps.sh
+
+binaries: host-deps
+	tests/k8s-binaries.sh "$(K8S_SHARED)" > $(K8S_ENV).tmp && mv $(K8S_ENV).tmp $(K8S_ENV)
+	@grep -E '^export KUBE_(SCHEDULER|APISERVER)_BIN=' $(K8S_ENV) | sed 's/^export /binaries: /'
 
 image: host-deps
 	tests/hosts/build-image.sh
