@@ -11,8 +11,10 @@ elif [ -z "${KUBE_SCHEDULER_BIN:-}" ] || [ -z "${KUBE_APISERVER_BIN:-}" ]; then
   echo "k8s-binaries: $shared/install not found and KUBE_SCHEDULER_BIN/KUBE_APISERVER_BIN not set: the tests run real binaries" >&2
   exit 1
 fi
+# The test-only RBAC and CRDs that let schedulers newer than the 1.24 API server sync (see its README).
+[ -f "$shared/apiserver-1.24-compat.yaml" ] && echo "export KUBE_APISERVER_COMPAT_MANIFEST='$(cd "$shared" && pwd)/apiserver-1.24-compat.yaml'"
 # Values from the calling environment override what install found.
-for name in KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN ETCD_BIN $(compgen -v | grep -E '^KUBE_SCHEDULER_BIN_1_[0-9]+$' || true); do
+for name in KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN ETCD_BIN KUBE_APISERVER_COMPAT_MANIFEST $(compgen -v | grep -E '^KUBE_SCHEDULER_BIN_1_[0-9]+$' || true); do
   [ -n "${!name:-}" ] && printf "export %s='%s'\n" "$name" "${!name}"
 done
 exit 0

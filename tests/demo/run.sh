@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# make demo: three local masters (podman containers booting systemd), playbooks/systemd.yml with two schedulers on
-# each (tests/demo/group_vars), then what runs where. The hosts stay up; tests/demo/clean.sh removes them.
-# Binary: KUBE_SCHEDULER_BIN when set, else the official release when dl.k8s.io answers, else the test stand-in.
-# Run through `make demo` (it builds the venv and the host image and exports the variables set below).
+# make demo: three local masters and a control-plane host (podman containers booting systemd), the real etcd and
+# kube-apiserver on that host, playbooks/systemd.yml with two schedulers on each master (tests/demo/group_vars),
+# then what runs where: each master's instances and health, who holds each lease, and which scheduler bound a
+# test pod for each schedulerName (playbooks/verify.yml). The hosts stay up; tests/demo/clean.sh removes them.
+# Binaries: real ones only, named by KUBE_SCHEDULER_BIN, KUBE_APISERVER_BIN and ETCD_BIN (`make demo` takes them from
+# ../shared/k8s through `make binaries`; nothing can be downloaded from the Kubernetes release site here).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 demo="$repo/tests/demo"
@@ -14,32 +16,24 @@ export PATH="$repo/.venv/bin:$PATH"
 export ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_LOCAL_TEMP="$state/ansible-tmp"
 image="localhost/kubesched-test-host:bookworm"
 network="ks-demo"
-hosts=(ks-demo-m1 ks-demo-m2 ks-demo-m3)
-version="${KUBE_SCHEDULER_VERSION:-1.34.2}"
+hosts=(ks-demo-m1 ks-demo-m2 ks-demo-m3 ks-demo-api)
 mkdir -p "$state"
 
-# --- the binary, said in one line ---
-binary_vars=()
-if [ -n "${KUBE_SCHEDULER_BIN:-}" ]; then
-  version="$("$KUBE_SCHEDULER_BIN" --version | sed -n 's/^Kubernetes v//p')"
-  binary_vars=(-e "kube_scheduler_binary_local_path=$KUBE_SCHEDULER_BIN"
-               -e "kube_scheduler_binary_checksum=sha256:$(sha256sum "$KUBE_SCHEDULER_BIN" | cut -d' ' -f1)")
-  echo "kube-scheduler binary: $KUBE_SCHEDULER_BIN (KUBE_SCHEDULER_BIN), version $version"
-else
-  arch="$(uname -m)"; arch="${arch/x86_64/amd64}"; arch="${arch/aarch64/arm64}"
-  url="https://dl.k8s.io/release/v$version/bin/linux/$arch/kube-scheduler"
-  if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$url.sha256" 2>/dev/null; then
-    echo "kube-scheduler binary: official release v$version from $url (dl.k8s.io answered), checked against its .sha256"
-  else
-    standin="$(KUBE_SCHEDULER_STANDIN_BUNDLE="$version" KUBE_SCHEDULER_STANDIN_BUNDLE_TO="$state/kube-scheduler-standin-$version" \
-      python3 "$repo/tests/standin/kube-scheduler-standin")"
-    binary_vars=(-e "kube_scheduler_binary_local_path=$standin"
-                 -e "kube_scheduler_binary_checksum=sha256:$(sha256sum "$standin" | cut -d' ' -f1)")
-    echo "kube-scheduler binary: TEST STAND-IN pretending v$version (dl.k8s.io did not answer within 5 s; set KUBE_SCHEDULER_BIN to use a real one)"
+# --- the binaries, said in one line each ---
+for name in KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN ETCD_BIN; do
+  if [ ! -x "${!name:-}" ]; then
+    echo "make demo needs real binaries: $name is not set (make binaries names them from ../shared/k8s)" >&2
+    exit 1
   fi
-fi
+done
+version="$("$KUBE_SCHEDULER_BIN" --version | sed -n 's/^Kubernetes v//p')"
+minor="${version%.*}"
+# The shared prepare step (extensions/molecule/resources) reads the same variables a Molecule scenario has.
+export "KUBE_SCHEDULER_BIN_${minor/./_}=$KUBE_SCHEDULER_BIN" MOLECULE_KUBE_MINOR="$minor" MOLECULE_SCENARIO_NAME=demo \
+  MOLECULE_PROJECT_DIRECTORY="$repo" MOLECULE_EPHEMERAL_DIRECTORY="$state"
+echo "kube-scheduler: $KUBE_SCHEDULER_BIN (v$version); kube-apiserver: $KUBE_APISERVER_BIN ($("$KUBE_APISERVER_BIN" --version)); etcd: $ETCD_BIN"
 
-# --- three masters; existing ones are reused ---
+# --- three masters and the control-plane host; existing ones are reused ---
 podman network exists "$network" || podman network create "$network" >/dev/null
 for host in "${hosts[@]}"; do
   if ! podman container exists "$host"; then
@@ -49,30 +43,35 @@ for host in "${hosts[@]}"; do
     podman start "$host" >/dev/null
   fi
 done
-echo "masters: ${hosts[*]} (podman, network $network)"
-
-# --- converge with the collection's playbook, as an operator would ---
+echo "hosts: ${hosts[*]} (podman, network $network)"
 ansible-playbook -i "$demo/inventory.yml" "$repo/extensions/molecule/resources/prepare.yml" >"$state/prepare.log" \
   || { cat "$state/prepare.log"; exit 1; }
+echo "control plane: etcd + kube-apiserver on ks-demo-api, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["server"])' "$state/control-plane/facts.json")"
+
+# --- converge with the collection's playbook, as an operator would ---
 echo "running playbooks/systemd.yml (one master at a time; full log: $state/converge.log)"
 start=$(date +%s)
 set +e
-ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/systemd.yml" -e "kube_scheduler_version=$version" \
-  "${binary_vars[@]}" 2>&1 | tee "$state/converge.log" | grep --line-buffered -E '^(fatal|PLAY RECAP|ks-demo-m[0-9] +:)'
+ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/systemd.yml" 2>&1 | tee "$state/converge.log" \
+  | grep --line-buffered -E '^(fatal|PLAY RECAP|ks-demo-m[0-9] +:)'
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" -eq 0 ] || { echo "playbooks/systemd.yml failed (exit $rc); full log: $state/converge.log"; exit 1; }
 echo "playbooks/systemd.yml converged 3 masters in $(( $(date +%s) - start )) s (log: $state/converge.log)"
 
-# --- what runs where ---
+# --- what runs where, and proof that each scheduler schedules ---
 rm -rf "$state/report" && mkdir -p "$state/report"
-ansible-playbook -i "$demo/inventory.yml" "$demo/report.yml" -e "kube_scheduler_version=$version" \
-  -e "demo_report_dir=$state/report" >"$state/report.log" || { cat "$state/report.log"; exit 1; }
+ansible-playbook -i "$demo/inventory.yml" "$demo/report.yml" -e "demo_report_dir=$state/report" >"$state/report.log" \
+  || { cat "$state/report.log"; exit 1; }
 echo
-for host in "${hosts[@]}"; do cat "$state/report/$host.txt"; done
-cat <<EOF
+for host in "${hosts[@]:0:3}"; do cat "$state/report/$host.txt"; done
+echo
+ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/verify.yml" >"$state/verify.log" 2>&1 \
+  || { tail -40 "$state/verify.log"; echo "playbooks/verify.yml failed; full log: $state/verify.log"; exit 1; }
+sed -n '/Summary/,/^$/p' "$state/verify.log" | sed 's/^ *//; s/\\n/\n/g; s/^"//; s/"$//' | grep -v '^$' || true
+cat <<EOT
 
-The masters keep running. Look around:  podman exec -it ks-demo-m1 bash   (systemctl status kube-scheduler)
-Run again (idempotent):                  make demo
-Remove them:                             make demo-clean   (or tests/demo/clean.sh)
-EOF
+The hosts keep running. Look around:  podman exec -it ks-demo-m1 bash   (systemctl status kube-scheduler)
+Run again (idempotent):                make demo
+Remove them:                           make demo-clean   (or tests/demo/clean.sh)
+EOT

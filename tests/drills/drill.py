@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Drills against a scenario's real control plane and real kube-schedulers on podman masters; each asserts its
+outcome and prints its timings as one JSON line (prefixed "drill:"), exit 1 with the reason when it fails.
+
+  drill.py failover KUBECONFIG --lease NS/NAME --unit UNIT
+      SIGKILL the process holding the lease (the holder identity starts with its master's host name) and measure
+      until another process holds the lease.
+  drill.py rolling KUBECONFIG --scheduler-name NAME -- COMMAND...
+      Create a pod for NAME every --interval seconds while COMMAND (a rolling change of the masters) runs, and
+      measure how long each pod stayed unscheduled; every pod must be bound, none later than --max-gap seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+
+from kubernetes import client, config, watch
+
+NOT_READY = client.V1Toleration(key="node.kubernetes.io/not-ready", operator="Exists", effect="NoSchedule")
+
+
+def holder(coordination, namespace, name):
+    spec = coordination.read_namespaced_lease(name, namespace).spec
+    return spec.holder_identity or ""
+
+
+def failover(api, args) -> dict:
+    namespace, name = args.lease.split("/")
+    coordination = client.CoordinationV1Api(api)
+    before = holder(coordination, namespace, name)
+    assert before, "nobody holds %s before the drill" % args.lease
+    host = before.split("_")[0]
+    started = time.monotonic()
+    subprocess.run(["podman", "exec", host, "systemctl", "kill", "--signal=SIGKILL", args.unit + ".service"],
+                   check=True)
+    while time.monotonic() - started < args.timeout:
+        current = holder(coordination, namespace, name)
+        if current and current != before:
+            return {"drill": "failover", "lease": args.lease, "killed": before, "new_holder": current,
+                    "failover_seconds": round(time.monotonic() - started, 2)}
+        time.sleep(0.1)
+    raise AssertionError("no other process took %s within %ss of SIGKILL to %s" % (args.lease, args.timeout, before))
+
+
+class PodStream:
+    """Creates one pod every ``interval`` seconds and notes when each was created and when it was bound."""
+
+    def __init__(self, api, namespace, scheduler_name, interval):
+        self.core, self.namespace, self.scheduler_name, self.interval = client.CoreV1Api(api), namespace, scheduler_name, interval
+        self.created, self.bound, self.stop = {}, {}, threading.Event()
+
+    def setup(self):
+        self.core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
+        # Pods need their ServiceAccount to exist; no controller makes "default" here, so name our own.
+        self.core.create_namespaced_service_account(self.namespace, client.V1ServiceAccount(
+            metadata=client.V1ObjectMeta(name="drill")))
+
+    def create_loop(self):
+        index = 0
+        next_at = time.monotonic()
+        while not self.stop.is_set():
+            name = "p%05d" % index
+            self.core.create_namespaced_pod(self.namespace, client.V1Pod(
+                metadata=client.V1ObjectMeta(name=name),
+                spec=client.V1PodSpec(scheduler_name=self.scheduler_name, service_account_name="drill",
+                                      automount_service_account_token=False, tolerations=[NOT_READY],
+                                      termination_grace_period_seconds=0,
+                                      containers=[client.V1Container(name="pause", image="registry.k8s.io/pause:3.10")])))
+            self.created[name] = time.monotonic()
+            index += 1
+            next_at += self.interval
+            time.sleep(max(0.0, next_at - time.monotonic()))
+
+    def watch_loop(self):
+        stream = watch.Watch()
+        while not (self.stop.is_set() and len(self.bound) >= len(self.created)):
+            for event in stream.stream(self.core.list_namespaced_pod, self.namespace, timeout_seconds=5):
+                pod = event["object"]
+                if pod.spec.node_name and pod.metadata.name not in self.bound:
+                    self.bound[pod.metadata.name] = time.monotonic()
+                if self.stop.is_set() and len(self.bound) >= len(self.created):
+                    stream.stop()
+
+    def teardown(self):
+        self.core.delete_namespace(self.namespace)
+
+
+def rolling(api, args) -> dict:
+    pods = PodStream(api, args.namespace, args.scheduler_name, args.interval)
+    pods.setup()
+    try:
+        creator = threading.Thread(target=pods.create_loop, daemon=True)
+        watcher = threading.Thread(target=pods.watch_loop, daemon=True)
+        watcher.start()
+        creator.start()
+        started = time.monotonic()
+        change = subprocess.run(args.command, capture_output=True, text=True, check=False)
+        change_seconds = time.monotonic() - started
+        pods.stop.set()
+        creator.join()
+        watcher.join(timeout=args.max_gap + 30)
+        if change.returncode != 0:
+            raise AssertionError("the rolling change failed (rc %s):\n%s\n%s"
+                                 % (change.returncode, change.stdout[-3000:], change.stderr[-2000:]))
+        now = time.monotonic()
+        waits = {name: pods.bound.get(name, now) - created for name, created in pods.created.items()}
+        unbound = sorted(set(pods.created) - set(pods.bound))
+        worst = max(waits, key=waits.get)
+        ordered = sorted(waits.values())
+        result = {"drill": "rolling", "scheduler_name": args.scheduler_name, "pods": len(waits),
+                  "interval_seconds": args.interval, "change_seconds": round(change_seconds, 1),
+                  "longest_unscheduled_seconds": round(waits[worst], 2), "worst_pod": worst,
+                  "median_seconds": round(ordered[len(ordered) // 2], 3),
+                  "p99_seconds": round(ordered[int(len(ordered) * 0.99)], 3)}
+        if unbound:
+            raise AssertionError("%d pods never bound (first %s): %s" % (len(unbound), unbound[0], json.dumps(result)))
+        if waits[worst] > args.max_gap:
+            raise AssertionError("a pod waited %.1fs, more than %ss: %s" % (waits[worst], args.max_gap, json.dumps(result)))
+        return result
+    finally:
+        pods.stop.set()
+        pods.teardown()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="drill", required=True)
+    one = sub.add_parser("failover")
+    one.add_argument("kubeconfig")
+    one.add_argument("--lease", required=True)
+    one.add_argument("--unit", required=True)
+    one.add_argument("--timeout", type=float, default=60)
+    two = sub.add_parser("rolling")
+    two.add_argument("kubeconfig")
+    two.add_argument("--scheduler-name", required=True)
+    two.add_argument("--namespace", default="drill-rolling")
+    two.add_argument("--interval", type=float, default=0.1)
+    two.add_argument("--max-gap", type=float, default=15.0,
+                     help="the default lease duration: a stop that did not release the lease would wait it out")
+    two.add_argument("command", nargs="+")
+    args = parser.parse_args()
+    api = config.new_client_from_config(config_file=args.kubeconfig)
+    try:
+        result = {"failover": failover, "rolling": rolling}[args.drill](api, args)
+    except AssertionError as exc:
+        print("drill %s FAILED: %s" % (args.drill, exc))
+        return 1
+    print("drill: " + json.dumps(result, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
