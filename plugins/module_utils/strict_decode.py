@@ -22,6 +22,7 @@ import json
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.module_utils import schema as S
+from ansible_collections.kubesched.schedulers.plugins.module_utils import yaml_limits
 
 SCHEME = "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme/scheme.go:30"
 STRICT = "strict decoding error: "
@@ -178,6 +179,10 @@ def _json_key(key) -> str:
 
 def parse_text(text: str):
     """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream."""
+    # Size, nesting and alias expansion are checked on the events alone, before anything is composed.
+    too_costly = yaml_limits.scan_text(text)
+    if too_costly:
+        return None, [], too_costly
     if text.lstrip().startswith("{"):
         return _parse_json(text)
     import yaml

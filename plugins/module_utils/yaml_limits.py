@@ -1,0 +1,165 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Cost limits for configuration input, checked before anything is composed or expanded.
+
+kube-scheduler's decoder (sigs.k8s.io/yaml on go-yaml v2) refuses a document whose aliases expand too much
+("document contains excessive aliasing") and nesting deeper than 10000 levels. Pure-Python YAML and the recursive
+walks of this library are far slower and shallower than Go, so the limits here are:
+
+- the text is at most MAX_TEXT_BYTES (1 MiB, the size limit of the ConfigMap a scheduler config usually lives in);
+- go-yaml v2's own alias rule, counted exactly as its decoder counts (every node decoded, every node decoded inside
+  an alias), from the event stream, without expanding anything;
+- at most MAX_NODES nodes with the aliases expanded, and at most MAX_DEPTH levels of nesting (no
+  KubeSchedulerConfiguration needs more than a dozen).
+
+``scan_text`` reads only the parser's events of the first document (libyaml's parser when PyYAML has it), so the
+check costs a fraction of the real parse and stops at the first excess. ``check_structure`` does the same for data
+that is already parsed (a mapping from a playbook), iteratively, so no input can reach a RecursionError.
+Pure Python; PyYAML is imported only when text is scanned.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TEXT_BYTES = 1 << 20
+MAX_DEPTH = 100
+MAX_NODES = 100000
+
+# go-yaml v2 decode.go: allowedAliasRatio
+_ALIAS_RATIO_RANGE_LOW = 400000
+_ALIAS_RATIO_RANGE_HIGH = 4000000
+_PREFIX = "error converting YAML to JSON: yaml: "
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRUCTURE = re.compile(r"[\[\]{},]")
+
+
+def allowed_alias_ratio(decode_count: int) -> float:
+    if decode_count <= _ALIAS_RATIO_RANGE_LOW:
+        return 0.99
+    if decode_count >= _ALIAS_RATIO_RANGE_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (float(decode_count - _ALIAS_RATIO_RANGE_LOW)
+                          / (_ALIAS_RATIO_RANGE_HIGH - _ALIAS_RATIO_RANGE_LOW))
+
+
+def excessive_aliasing(decode_count: int, alias_count: int) -> bool:
+    """go-yaml v2's test, made on every node it decodes."""
+    return (alias_count > 100 and decode_count > 1000
+            and float(alias_count) / decode_count > allowed_alias_ratio(decode_count))
+
+
+def _too_deep(where: str) -> str:
+    return ("%snesting deeper than %d levels%s: refused before parsing (no KubeSchedulerConfiguration needs more than "
+            "a dozen levels; kube-scheduler itself stops at 10000)" % (_PREFIX, MAX_DEPTH, where))
+
+
+def _too_many(where: str) -> str:
+    return ("%smore than %d values with the aliases expanded%s: refused before expanding them (a hostile or "
+            "generated document; a real KubeSchedulerConfiguration has a few hundred)" % (_PREFIX, MAX_NODES, where))
+
+
+def _size_error(size: int) -> str:
+    return ("the configuration text is %d bytes, more than the %d bytes (1 MiB) this collection reads; a "
+            "KubeSchedulerConfiguration is usually a few KiB and a ConfigMap holds at most 1 MiB" % (size, MAX_TEXT_BYTES))
+
+
+def scan_text(text: str):
+    """The first limit the text exceeds, as a one-line message in kube-scheduler's decode-error style; or None."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_TEXT_BYTES:
+        return _size_error(size)
+    if text.lstrip().startswith("{"):
+        return _scan_json(text)
+    return _scan_yaml(text)
+
+
+def _scan_json(text: str):
+    """JSON has no aliases: nesting and the number of values follow from the brackets and commas outside strings."""
+    depth = deepest = values = 0
+    for char in _JSON_STRUCTURE.findall(_JSON_STRING.sub('""', text)):
+        if char in "[{":
+            depth += 1
+            values += 1
+            deepest = max(deepest, depth)
+        elif char == ",":
+            values += 1
+        else:
+            depth -= 1
+    if deepest > MAX_DEPTH:
+        return _too_deep("")
+    if values > MAX_NODES:
+        return _too_many("")
+    return None
+
+
+def _scan_yaml(text: str):
+    import yaml
+    loader_class = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    loader = loader_class(text)
+    # go-yaml counts the document node too; then one per node, and each node of an alias's expansion again.
+    decodes, aliased = 1, 0
+    open_nodes = []  # (anchor, decodes before the node)
+    sizes = {}  # anchor -> nodes its value decodes to, aliases inside it expanded
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.DocumentEndEvent, yaml.StreamEndEvent)):
+                break  # sigs.k8s.io/yaml reads the first document only
+            if isinstance(event, yaml.AliasEvent):
+                size = sizes.get(event.anchor)
+                if size is None:
+                    if any(anchor == event.anchor for anchor, _unused in open_nodes):
+                        return "%sanchor '%s' value contains itself" % (_PREFIX, event.anchor)
+                    continue  # unknown anchor: the parser proper reports it
+                decodes += 1 + size
+                aliased += size
+            elif isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):
+                decodes += 1
+                if isinstance(event, yaml.CollectionStartEvent):
+                    open_nodes.append((event.anchor, decodes - 1))
+                    if len(open_nodes) > MAX_DEPTH:
+                        return _too_deep(" (line %d)" % (event.start_mark.line + 1))
+                elif event.anchor is not None:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.CollectionEndEvent) and open_nodes:
+                anchor, before = open_nodes.pop()
+                if anchor is not None:
+                    sizes[anchor] = decodes - before
+                continue
+            else:
+                continue
+            if excessive_aliasing(decodes, aliased):
+                return _PREFIX + "document contains excessive aliasing"
+            if decodes > MAX_NODES:
+                return _too_many(" (line %d)" % (event.start_mark.line + 1))
+    except yaml.YAMLError:
+        return None  # a syntax error: the parser proper reports it with kube-scheduler's words
+    finally:
+        loader.dispose()
+    return None
+
+
+def check_structure(value, field="config"):
+    """The same depth and size limits for data already parsed; shared references count once per reference, as an
+    alias expansion would. Returns a one-line message naming ``field``, or None."""
+    budget = MAX_NODES
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            return ("%s: more than %d values in all: refused before copying them (a real KubeSchedulerConfiguration "
+                    "has a few hundred)" % (field, MAX_NODES))
+        if isinstance(item, dict):
+            children = list(item.values()) + list(item.keys())
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return "%s: nested deeper than %d levels: refused (no KubeSchedulerConfiguration needs more than a dozen)" % (
+                field, MAX_DEPTH)
+        stack.extend((child, depth + 1) for child in children)
+    return None
