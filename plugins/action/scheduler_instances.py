@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 
+from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import UnsupportedVersion, minor_of
+from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
 
 ARGUMENT_SPEC = {
     "instances": {"type": "list", "elements": "raw", "required": True},
@@ -33,6 +35,9 @@ class ActionModule(ActionBase):
             minor_of(args["kubernetes_version"])
         except UnsupportedVersion as exc:
             return dict(result, failed=True, msg=str(exc))
+        too_costly = check_structure(args["instances"], "instances")
+        if too_costly:
+            return dict(result, failed=True, msg=too_costly)
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
             _plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)
@@ -56,7 +61,11 @@ class ActionModule(ActionBase):
                 continue
             host_vars = hostvars.get(host, {})
             value = host_vars[peers_var] if peers_var in host_vars else own_instances
-            peers[host] = _plain(self._templar.template(value))
+            value = self._templar.template(value)
+            too_costly = check_structure(value, "%s on host %s" % (peers_var, host))
+            if too_costly:
+                raise AnsibleActionFail(too_costly)
+            peers[host] = _plain(value)
         return peers
 
 

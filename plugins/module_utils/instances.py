@@ -13,11 +13,14 @@ Pure Python: no Ansible imports.
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.module_utils.kube_scheduler_flags import (
     BOOL, IGNORED_WITH_CONFIG, REMOVED, flags_for)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import (
     UnsupportedVersion, full_version, minor_number)
 
@@ -39,7 +42,7 @@ FIELDS = {
     "config_content": ("str", None),
     "extra_plugins": ("list", []),
     "extra_flags": ("dict", {}),
-    "image": ("str", None),
+    "image": ("image", None),
 }
 
 # Flags the model sets from instance fields or the config; a second value for them would contradict it.
@@ -54,7 +57,16 @@ MANAGED_FLAGS = {
     "version": "nothing: it makes kube-scheduler print its version and exit",
 }
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# fullmatch, so a trailing newline is not a match (``$`` would allow one).
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators: none of them belongs in a
+# value that reaches a unit file, a command line, a path or a manifest.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+_PLUGIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,127}")
+_ARGS_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,127}")
+_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,511}")
+EXTRA_PLUGIN_KEYS = ("name", "extension_points", "args_kind")
 
 
 class InstanceError(Exception):
@@ -67,6 +79,10 @@ def resolve(instances, kubernetes_version, config_dir, peers=None):
     Returns (resolved, errors, warnings): resolved is a list of dicts in input order (see the action plugin's
     RETURN docs); errors and warnings are lists of one-line strings. Nothing is resolved when errors is not empty.
     """
+    try:
+        check_path(config_dir, "config_dir")
+    except ValueError as exc:
+        return [], [str(exc)], []
     resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir)
     if errors:
         return [], errors, warnings
@@ -123,6 +139,7 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         return instance, []
     result = _validated_config(fields, path, kubernetes_version)
     leader = result.effective.get("leaderElection", {})
+    _check_printable(result.profiles, leader, path)
     leader_elect = bool(leader.get("leaderElect"))
     instance.update({
         "config_rendered": result.rendered,
@@ -142,11 +159,79 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
     return instance, ["%s.config: %s" % (path, warning) for warning in result.warnings]
 
 
+def _check_printable(scheduler_names, leader, path):
+    """kube-scheduler only wants these non-empty and unique; they are printed in logs, events and by the roles,
+    where a newline would forge lines, so control characters are refused here."""
+    problems = []
+    for index, name in enumerate(scheduler_names):
+        if _CONTROL.search(name):
+            problems.append("%s.config.profiles[%d].schedulerName: Invalid value: %s: must not contain control "
+                            "characters such as newlines" % (path, index, _shown(name)))
+    for key in ("resourceName", "resourceNamespace", "resourceLock"):
+        value = leader.get(key)
+        if isinstance(value, str) and _CONTROL.search(value):
+            problems.append("%s.config.leaderElection.%s: Invalid value: %s: must not contain control characters "
+                            "such as newlines" % (path, key, _shown(value)))
+    if problems:
+        raise InstanceError("\n".join(problems))
+
+
+def _key(key):
+    """A key as part of a field path: as it is when it is printable, else quoted with escapes."""
+    return key if isinstance(key, str) and key and not _CONTROL.search(key) and len(key) <= 80 else _shown(key)
+
+
+def _shown(value, limit=80):
+    """A value for an error message: repr, so control characters show as escapes, and cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...(%d characters)" % len(value)
+
+
+def check_extra_plugins(value, field="extra_plugins"):
+    """The shape of extra_plugins, before the config library sees it: a list of plugin names, or of dicts with
+    name, extension_points (a list of names) and args_kind. Returns a list of one-line problems."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return ["%s: must be a list of plugin names or dicts, got %s" % (field, _type_name(value))]
+    problems = []
+    seen = set()
+    for index, entry in enumerate(value):
+        where = "%s[%d]" % (field, index)
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, dict):
+            problems.append("%s: must be a plugin name or a dict with name, extension_points and args_kind, got %s"
+                            % (where, _type_name(entry)))
+            continue
+        unknown = sorted(str(key) for key in entry if key not in EXTRA_PLUGIN_KEYS)
+        if unknown:
+            problems.append("%s: unknown keys %s; known keys are %s" % (where, ", ".join(_shown(k) for k in unknown),
+                                                                      ", ".join(EXTRA_PLUGIN_KEYS)))
+        name = entry.get("name")
+        if not isinstance(name, str) or not _PLUGIN_NAME.fullmatch(name):
+            problems.append("%s.name: Invalid value: %s: a plugin name starts with a letter and has only letters, "
+                            "digits, '_', '.' and '-' ('*' means every plugin in a profile and cannot be one)"
+                            % (where, _shown(name)))
+        elif name in seen:
+            problems.append("%s.name: Duplicate value: %s" % (where, _shown(name)))
+        seen.add(name)
+        points = entry.get("extension_points")
+        if points is not None and (not isinstance(points, list) or not all(isinstance(p, str) for p in points)):
+            problems.append("%s.extension_points: must be a list of extension point names such as [queueSort, "
+                            "score], got %s" % (where, _type_name(points)))
+        kind = entry.get("args_kind")
+        if kind is not None and (not isinstance(kind, str) or not _ARGS_KIND.fullmatch(kind)):
+            problems.append("%s.args_kind: Invalid value: %s: must be the kind of the plugin's args, such as "
+                            "CoschedulingArgs (letters and digits)" % (where, _shown(kind)))
+    return problems
+
+
 def _normalise_fields(raw, path):
     if not isinstance(raw, dict):
         raise InstanceError("%s: must be a dict with at least a name, got %s" % (path, _type_name(raw)))
-    problems = ["%s.%s: unknown field; known fields are %s" % (path, key, ", ".join(sorted(FIELDS)))
-                for key in sorted(set(raw) - set(FIELDS))]
+    problems = ["%s.%s: unknown field; known fields are %s" % (path, _key(key), ", ".join(sorted(FIELDS)))
+                for key in sorted(set(raw) - set(FIELDS), key=str)]
     fields = {}
     for key, (kind, default) in FIELDS.items():
         value = raw.get(key)
@@ -161,6 +246,8 @@ def _normalise_fields(raw, path):
             problems.append("%s.%s: %s" % (path, key, exc))
     if raw.get("config") is not None and raw.get("config_content") is not None:
         problems.append("%s: config and config_content are mutually exclusive: give one of them" % path)
+    if "extra_plugins" in fields:
+        problems.extend(check_extra_plugins(fields["extra_plugins"], path + ".extra_plugins"))
     if problems:
         raise InstanceError("\n".join(problems))
     return fields
@@ -169,28 +256,52 @@ def _normalise_fields(raw, path):
 def _validated_config(fields, path, kubernetes_version):
     """Validate the config like kube-scheduler, with clientConnection.kubeconfig set to the instance's kubeconfig."""
     if fields["config_content"] is not None:
-        # Strict decoding (duplicate keys, unknown fields) must see the text itself, before it becomes a dict.
-        first = process(content=fields["config_content"], kubernetes_version=kubernetes_version,
-                        extra_plugins=fields["extra_plugins"])
-        _raise_config_errors(first, path + ".config_content")
-        config = _load_yaml(fields["config_content"])
         config_field = path + ".config_content"
+        config = _parsed_content(fields, config_field, kubernetes_version)
     else:
         config = _copy(fields["config"] or {})
         config_field = path + ".config"
-    connection = config.setdefault("clientConnection", {})
-    given = connection.get("kubeconfig")
-    if given and given != fields["kubeconfig"]:
-        raise InstanceError(
-            "%s.clientConnection.kubeconfig: %r differs from the instance's kubeconfig %r: kube-scheduler reads "
-            "only the config's value when --config is set; remove it from the config or make them equal"
-            % (config_field, given, fields["kubeconfig"]))
-    connection["kubeconfig"] = fields["kubeconfig"]
+    if config.get("clientConnection") is None:
+        config["clientConnection"] = {}
+    connection = config["clientConnection"]
+    if isinstance(connection, dict):  # anything else is a type error the pipeline reports in upstream words
+        given = connection.get("kubeconfig")
+        if given and given != fields["kubeconfig"]:
+            raise InstanceError(
+                "%s.clientConnection.kubeconfig: %s differs from the instance's kubeconfig %s: kube-scheduler reads "
+                "only the config's value when --config is set; remove it from the config or make them equal"
+                % (config_field, _shown(given), _shown(fields["kubeconfig"])))
+        connection["kubeconfig"] = fields["kubeconfig"]
     config.setdefault("apiVersion", CONFIG_API_VERSION)
     config.setdefault("kind", "KubeSchedulerConfiguration")
-    result = process(config=config, kubernetes_version=kubernetes_version, extra_plugins=fields["extra_plugins"])
+    result = _process(config_field, config=config, kubernetes_version=kubernetes_version,
+                      extra_plugins=fields["extra_plugins"])
     _raise_config_errors(result, config_field)
     return result
+
+
+def _parsed_content(fields, config_field, kubernetes_version):
+    """The text parsed once (within the cost limits of yaml_limits). Strict decoding (duplicate keys, unknown
+    fields) must see the text itself, so a text with any problem, and JSON text (whose numbers decode differently
+    from YAML's), go through the whole pipeline as text for kube-scheduler's own words."""
+    text = fields["config_content"]
+    is_json = text.lstrip().startswith("{")
+    data, strict, error = (None, [], None) if is_json else parse_text(text)
+    if is_json or error or strict or not isinstance(data, dict):
+        first = _process(config_field, content=text, kubernetes_version=kubernetes_version,
+                         extra_plugins=fields["extra_plugins"])
+        _raise_config_errors(first, config_field)
+        data = json.loads(text) if is_json else data
+    if not isinstance(data, dict):
+        raise InstanceError("%s: must be the YAML or JSON text of a KubeSchedulerConfiguration" % config_field)
+    return data
+
+
+def _process(config_field, **kwargs):
+    try:
+        return process(**kwargs)
+    except ValueError as exc:
+        raise InstanceError("%s: %s" % (config_field, exc))
 
 
 def _raise_config_errors(result, field_prefix):
@@ -218,11 +329,20 @@ def _argv(instance, extra_flags, path, kubernetes_version):
         "--secure-port=%d" % instance["secure_port"],
     ]
     problems = []
-    for flag in sorted(extra_flags):
+    for flag in sorted(extra_flags, key=str):
         value = extra_flags[flag]
-        where = "%s.extra_flags.%s" % (path, flag)
-        name = flag.lstrip("-")
-        if name in MANAGED_FLAGS:
+        where = "%s.extra_flags.%s" % (path, _key(flag))
+        name = flag.lstrip("-") if isinstance(flag, str) else None
+        if name is None or not _FLAG_NAME.fullmatch(name):
+            problems.append("%s: Invalid flag name %s: a kube-scheduler flag has only lower-case letters, digits "
+                            "and '-'" % (where, _shown(flag)))
+        elif value is None:
+            problems.append("%s: has no value (null): give a value, or remove the flag to get kube-scheduler's "
+                            "default" % where)
+        elif isinstance(value, str) and _CONTROL.search(value):
+            problems.append("%s: Invalid value: %s: must not contain control characters such as newlines, carriage "
+                            "returns or NUL (it is written into the unit's command line)" % (where, _shown(value)))
+        elif name in MANAGED_FLAGS:
             problems.append("%s: set by this collection from %s; do not pass it" % (where, MANAGED_FLAGS[name]))
         elif name.startswith("leader-elect"):
             problems.append("%s: leader-election flags override the config file; set leaderElection in the "
@@ -236,9 +356,11 @@ def _argv(instance, extra_flags, path, kubernetes_version):
             problems.append("%s: unknown flag for kube-scheduler %s (it would exit with \"unknown flag: --%s\")"
                             % (where, kubernetes_version, name))
         elif known[name] == BOOL and not isinstance(value, bool):
-            problems.append("%s: takes true or false, got %r" % (where, value))
+            problems.append("%s: takes true or false, got %s" % (where, _shown(value)))
         elif isinstance(value, (dict, list)):
             problems.append("%s: takes a single value; join lists with commas as kube-scheduler expects" % where)
+        elif not isinstance(value, (str, int, float)):
+            problems.append("%s: takes a string, a number or a boolean, got %s" % (where, _type_name(value)))
         else:
             argv.append("--%s=%s" % (name, str(value).lower() if isinstance(value, bool) else value))
     if problems:
@@ -322,17 +444,21 @@ def _default_image(kubernetes_version):
         return None  # a minor alone names no image; roles that need one require a full version
 
 
-def _load_yaml(text):
-    import yaml  # the controller always has PyYAML (ansible-core depends on it)
-    return yaml.safe_load(text) or {}
-
-
 def _copy(value):
+    """A deep copy; keys become strings as sigs.k8s.io/yaml makes them (true, null, 1)."""
     if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
+        return {_json_key(key): _copy(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_copy(item) for item in value]
     return value
+
+
+def _json_key(key):
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return key if isinstance(key, str) else str(key)
 
 
 def _type_name(value):
@@ -341,7 +467,7 @@ def _type_name(value):
 
 
 def _check_name(value):
-    if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.match(value):
+    if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
         raise ValueError("Invalid value: %r: must be a DNS-1123 label (lower-case letters, digits and '-', at "
                          "most 63 characters): it names the unit, the manifest and the config file" % (value,))
     return value
@@ -383,7 +509,25 @@ def _check_ip(value):
 
 def _check_abspath(value):
     if not isinstance(value, str) or not value.startswith("/"):
-        raise ValueError("must be an absolute path, got %r" % (value,))
+        raise ValueError("must be an absolute path, got %s" % (_shown(value),))
+    if _CONTROL.search(value):
+        raise ValueError("Invalid value: %s: a path must not contain control characters such as newlines (it is "
+                         "passed on the command line of the unit or the manifest)" % (_shown(value),))
+    return value
+
+
+def check_path(value, field):
+    """An absolute path with no control characters (for config_dir), or ValueError naming ``field``."""
+    try:
+        return _check_abspath(value)
+    except ValueError as exc:
+        raise ValueError("%s: %s" % (field, exc))
+
+
+def _check_image(value):
+    if not isinstance(value, str) or not _IMAGE.fullmatch(value):
+        raise ValueError("Invalid value: %s: must be an image reference such as registry.k8s.io/kube-scheduler:"
+                         "v1.33.2 (letters, digits and . _ / : @ -, no spaces)" % (_shown(value),))
     return value
 
 
@@ -391,6 +535,9 @@ def _check_type(expected, name):
     def check(value):
         if not isinstance(value, expected):
             raise ValueError("must be %s, got %s" % (name, _type_name(value)))
+        too_costly = check_structure(value, None)
+        if too_costly:
+            raise ValueError(too_costly)
         return _copy(value)
     return check
 
@@ -402,6 +549,7 @@ _CHECKS = {
     "port": _check_port,
     "ip": _check_ip,
     "abspath": _check_abspath,
+    "image": _check_image,
     "str": _check_type(str, "a string"),
     "dict": _check_type(dict, "a dict"),
     "list": _check_type(list, "a list"),
