@@ -9,13 +9,17 @@ leader-election rule of the run time. Each step runs only when the previous one 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
+import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.module_utils import framework_checks
 from ansible_collections.kubesched.schedulers.plugins.module_utils import strict_decode
 from ansible_collections.kubesched.schedulers.plugins.module_utils import validation
-from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults import default_plugin_args, set_defaults
+from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults import (
+    default_plugin_args, extender_ignored_resources, set_defaults)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.render import checksum, render_yaml
@@ -32,6 +36,8 @@ class Result(object):
         self.rendered = None
         self.checksum = None
         self.profiles = []
+        # scheduler name -> extension point -> [{"name", "weight" (score only)}], in the order the framework runs them
+        self.plugins = None
 
     @property
     def ok(self) -> bool:
@@ -88,7 +94,7 @@ def _decode(content, config, version: str):
             raise ValueError("content must be a string with the YAML or JSON of a KubeSchedulerConfiguration")
         data, strict, error = strict_decode.parse_text(content)
         if error:
-            return strict_decode.DecodeResult(errors=[E.ConfigError("", E.DECODE, error)])
+            return strict_decode.DecodeResult(errors=[E.ConfigError(getattr(error, "field", ""), E.DECODE, str(error))])
         return strict_decode.decode(data, version, points, strict, content, content.lstrip().startswith("{"), kinds)
     if not isinstance(config, dict):
         raise ValueError("config must be a dict in the upstream field names of KubeSchedulerConfiguration")
@@ -155,6 +161,76 @@ def _warnings(user_profiles: list, profiles: list, registry: framework_checks.Re
     return warnings
 
 
+_PEM_BLOCK = re.compile(r"-----BEGIN ([^-\n]*)-----\r?\n(.*?)-----END \1-----", re.S)
+
+
+def _pem_blocks(data: bytes) -> list:
+    """encoding/pem blocks of ``data``: [(type, has_headers, der bytes or None)]."""
+    blocks = []
+    for match in _PEM_BLOCK.finditer(data.decode("latin-1")):
+        body = match.group(2)
+        headers = ":" in body.split("\n\n")[0] and "\n\n" in body
+        try:
+            der = base64.b64decode("".join(body.split("\n\n")[-1].split()), validate=True)
+        except (binascii.Error, ValueError):
+            der = None
+        blocks.append((match.group(1), headers, der))
+    return blocks
+
+
+def _tls_error(tls: dict, enable_https: bool):
+    """client-go transport.TLSConfigFor as NewHTTPExtender's makeTransport calls it: the error text or None.
+
+    Files (certFile, keyFile, caFile) are read by kube-scheduler on its host; they are not checked here.
+    A certificate's DER is only checked to be an ASN.1 sequence (x509.ParseCertificate is not reproduced).
+    """
+    ca = base64.b64decode(tls.get("caData") or "")
+    has_ca = bool(ca) or bool(tls.get("caFile"))
+    insecure = bool(tls.get("insecure")) or (enable_https and not has_ca)
+    if has_ca and insecure:
+        return "caData", "specifying a root certificates file with the insecure flag is not allowed"
+    if ca:
+        blocks = _pem_blocks(ca)
+        if not blocks:
+            return "caData", "unable to load root certificates: unable to parse bytes as PEM block"
+        if not any(kind == "CERTIFICATE" and not headers and der and der[:1] == b"\x30"
+                   for kind, headers, der in blocks):
+            return "caData", "unable to load root certificates: no valid certificate authority data seen"
+    cert = base64.b64decode(tls.get("certData") or "")
+    key = base64.b64decode(tls.get("keyData") or "")
+    if (cert or tls.get("certFile")) and (key or tls.get("keyFile")):
+        if cert and not _pem_blocks(cert):
+            return "certData", "tls: failed to find any PEM data in certificate input"
+        if key and not _pem_blocks(key):
+            return "keyData", "tls: failed to find any PEM data in key input"
+    return None
+
+
+def _build_extenders(config: dict, plugin_configs: list) -> list:
+    """scheduler.New's buildExtenders, before the profiles are built: each extender's HTTP transport, then the
+    resources extenders mark ignoredByScheduler replace NodeResourcesFit's ignoredResources in every profile
+    (the args the plugin is constructed with). ``plugin_configs`` is updated in place."""
+    for i, extender in enumerate(config.get("extenders") or []):
+        extender = extender or {}
+        if extender.get("tlsConfig") is None and not extender.get("enableHTTPS"):
+            continue
+        problem = _tls_error(extender.get("tlsConfig") or {}, bool(extender.get("enableHTTPS")))
+        if problem is not None:
+            return [E.ConfigError("extenders[%d].tlsConfig.%s" % (i, problem[0]), E.FRAMEWORK,
+                                  "couldn't build extenders: " + problem[1])]
+    ignored = extender_ignored_resources(config)
+    if not ignored:
+        return []
+    for i, by_name in enumerate(plugin_configs):
+        if "NodeResourcesFit" not in by_name:
+            return [E.ConfigError("profiles[%d].pluginConfig" % i, E.FRAMEWORK,
+                                  "couldn't build extenders: can't find NodeResourcesFitArgs in plugin config")]
+        index, args = by_name["NodeResourcesFit"]
+        if isinstance(args, dict):
+            by_name["NodeResourcesFit"] = (index, dict(args, ignoredResources=list(ignored)))
+    return []
+
+
 def process(content=None, config=None, kubernetes_version=None, extra_plugins=None) -> Result:
     """Decode, default, validate and render a KubeSchedulerConfiguration like kube-scheduler of that version."""
     if (content is None) == (config is None):
@@ -174,9 +250,12 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     internal["profiles"] = profiles
     typed = set(args_kind_plugins(version).values())
     errors = E.dedupe(validation.validate_configuration(internal, version, _features(version), typed))
+    views = {}
+    if not errors:
+        errors = _build_extenders(user, plugin_configs)
     if not errors:
         errors = framework_checks.build_profiles(effective["profiles"], user_profiles, plugin_configs, registry,
-                                                 tuple(extension_points(version)))
+                                                 tuple(extension_points(version)), views)
     if not errors:
         errors = framework_checks.check_leader_election(effective["leaderElection"])
     if errors:
@@ -187,4 +266,5 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     result.rendered = render_yaml(user)
     result.checksum = checksum(result.rendered)
     result.profiles = [profile.get("schedulerName", "") for profile in effective["profiles"]]
+    result.plugins = views
     return result

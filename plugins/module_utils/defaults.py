@@ -19,6 +19,7 @@ from fractions import Fraction
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
     args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import float32
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -92,8 +93,15 @@ def _duration(value, default=None):
 
 
 def _number(value):
-    """float32 QPS as encoding/json writes it: integral values without a fraction."""
-    return int(value) if float(value).is_integer() else value
+    """float32 QPS as encoding/json writes it: the float32 value in its shortest form, integral ones without a
+    fraction (16777217 is written 16777216, 0.1 stays 0.1)."""
+    rounded = float32(value)
+    for digits in range(1, 10):
+        text = "%.*g" % (digits, rounded)
+        if float32(float(text)) == rounded:
+            break
+    shortest = float(text)
+    return int(shortest) if shortest.is_integer() and abs(shortest) < 1e21 else shortest
 
 
 # How a Go struct field is written by encoding/json.
@@ -214,7 +222,8 @@ def _spread_args(args, _minor):
 def _volume_binding_args(args, _minor):
     # The default shape depends on VolumeCapacityPriority/StorageCapacityScoring, alpha and off in 1.30-1.36.
     out = {"bindTimeoutSeconds": _default(args, "bindTimeoutSeconds", 600)}
-    if args.get("shape"):
+    if args.get("shape") is not None:
+        # An empty list is a set field: with the capacity-scoring gate off it is refused like any shape.
         out["shape"] = [_shape_point(point) for point in args["shape"]]
     return out
 
@@ -356,8 +365,15 @@ def _extender(item):
         "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS")] + [
         ("tlsConfig", OMITNIL, _tls_config, None), ("nodeCacheCapable", OMITEMPTY, None, None),
         ("managedResources", OMITEMPTY, _list_of(_managed_resource), None), ("ignorable", OMITEMPTY, None, None)])
-    out["httpTimeout"] = _duration(item.get("httpTimeout"))
+    # NewHTTPExtender (pkg/scheduler/extender.go) sets a zero timeout to DefaultExtenderTimeout, 5s, in place.
+    out["httpTimeout"] = _duration(item.get("httpTimeout"), "5s")
     return out
+
+
+def extender_ignored_resources(config):
+    """buildExtenders: the managed resources extenders mark ignoredByScheduler, in order."""
+    return [resource.get("name", "") for extender in (config or {}).get("extenders") or [] if extender
+            for resource in extender.get("managedResources") or [] if resource.get("ignoredByScheduler")]
 
 
 def _extra_plugin_names(extra_plugins):
@@ -397,7 +413,8 @@ def set_defaults(config, version, extra_plugins=None):
             "kubeconfig": client.get("kubeconfig") or "",
             "acceptContentTypes": client.get("acceptContentTypes") or "",
             "contentType": client.get("contentType") or "application/vnd.kubernetes.protobuf",
-            "qps": _number(client.get("qps") or 50),
+            # float32 first: a qps that rounds to 0 (1e-46) is defaulted like an unset one.
+            "qps": _number(client.get("qps") or 0) or 50,
             "burst": client.get("burst") or 100,
         },
         "enableProfiling": enable_profiling,
@@ -414,7 +431,14 @@ def set_defaults(config, version, extra_plugins=None):
                               "default-scheduler" if len(profiles) == 1 else "") for profile in profiles],
     }
     if config.get("extenders"):
-        out["extenders"] = [_extender(extender) for extender in config["extenders"]]
+        out["extenders"] = [_extender(extender or {}) for extender in config["extenders"]]
+    ignored = extender_ignored_resources(config)
+    if ignored:
+        # buildExtenders replaces (not extends) NodeResourcesFit's ignoredResources in every profile.
+        for profile in out["profiles"]:
+            for entry in profile.get("pluginConfig") or []:
+                if entry["name"] == "NodeResourcesFit" and isinstance(entry.get("args"), dict):
+                    entry["args"]["ignoredResources"] = list(ignored)
     if config.get("delayCacheUntilActive"):
         out["delayCacheUntilActive"] = True
     return out

@@ -14,9 +14,11 @@ Profiles are built in order and the first failing one stops start-up, so at most
 from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import extension_points as extension_points_of
+from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import in_tree_plugins
 from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.module_utils.validation_pluginargs import (
-    validate_node_resources_fit_args)
+    fit_args_panic, validate_node_resources_fit_args)
 
 # frameworkImpl.getExtensionPoints order, with the Go interface names errors quote.
 _FRAMEWORK_POINTS = (
@@ -71,6 +73,7 @@ class _Framework(object):
         self.registry = registry
         self.points = points
         self.lists = dict((point, []) for point, _t in points)
+        self.weights = {}
 
     def enabled_path(self, point: str, name: str, effective_index: int) -> str:
         """Point at the user's own entry when there is one, else at the merged list."""
@@ -108,6 +111,9 @@ class _Framework(object):
         if "NodeResourcesFit" in plugins_map and "NodeResourcesFit" in self.plugin_config:
             config_index, args = self.plugin_config["NodeResourcesFit"]
             errs = validate_node_resources_fit_args("", args or {})
+            if not errs:
+                panic = fit_args_panic("", args or {})
+                errs = [panic] if panic is not None else []
             if errs:
                 base = "profiles[%d].pluginConfig[%d].args" % (self.index, config_index) if config_index is not None \
                     else "profiles[%d].pluginConfig" % self.index
@@ -166,12 +172,49 @@ class _Framework(object):
                 continue
             weight = plugin.get("weight", 0) or 1
             weights[name] = weight
+            self.weights[name] = weight
             path = self.enabled_path(point, name, i) + ".weight"
             if weight < 0 and blame is None:
                 blame = path
             if weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
                 raise _ProfileError(blame or path, "total score of Score plugins could overflow")
             total = _int64(total + weight * MAX_NODE_SCORE)
+
+
+def _view(framework: _Framework, extension_points: tuple) -> dict:
+    """Extension point -> the enabled plugins in the order the framework runs them (score plugins with weight)."""
+    view = {}
+    for point in extension_points:
+        names = framework.lists.get(point) or []
+        if names:
+            view[point] = [{"name": name, "weight": framework.weights[name]} if point == "score" else {"name": name}
+                           for name in names]
+    return view
+
+
+def _points(extension_points: tuple) -> tuple:
+    return _FRAMEWORK_POINTS + tuple(p for p in _PLACEMENT_POINTS if p[0] in extension_points)
+
+
+def plugins_view(effective: dict, version: str, registry=None) -> dict:
+    """Scheduler name -> extension point -> ordered enabled plugins, after the multiPoint/enabled/disabled merge.
+
+    ``effective`` is an effective config (ours or the one ``kube-scheduler --write-config-to`` writes); the
+    merge is NewFramework's (updatePluginList, expandMultiPointPlugins, getScoreWeights). ``registry`` defaults
+    to the in-tree plugins of ``version``. Raises ValueError when a profile could not be built.
+    """
+    points = tuple(extension_points_of(version))
+    if registry is None:
+        registry = Registry(in_tree_plugins(version))
+    view = {}
+    for i, profile in enumerate(effective.get("profiles") or []):
+        framework = _Framework(i, profile, {}, {}, registry, _points(points))
+        try:
+            framework.build()
+        except _ProfileError as exc:
+            raise ValueError(exc.message)
+        view[profile.get("schedulerName", "")] = _view(framework, points)
+    return view
 
 
 def _queue_sort_args(profile: dict, name: str):
@@ -182,12 +225,13 @@ def _queue_sort_args(profile: dict, name: str):
 
 
 def build_profiles(profiles: list, user_profiles: list, plugin_configs: list, registry: Registry,
-                   extension_points: tuple) -> list:
+                   extension_points: tuple, views=None) -> list:
     """profile.NewMap: build every profile in order; [] or the one error kube-scheduler stops with.
 
     ``plugin_configs[i]``: plugin name -> (index in the user's pluginConfig or None, defaulted args).
+    ``views``: a dict that receives each built profile's plugins view (see plugins_view).
     """
-    points = _FRAMEWORK_POINTS + tuple(p for p in _PLACEMENT_POINTS if p[0] in extension_points)
+    points = _points(extension_points)
     first_queue_sort = None
     first_args = None
     for i, profile in enumerate(profiles):
@@ -196,6 +240,8 @@ def build_profiles(profiles: list, user_profiles: list, plugin_configs: list, re
         framework = _Framework(i, profile, user_profile, plugin_configs[i], registry, points)
         try:
             queue_sort = framework.build()[0]
+            if views is not None:
+                views[name] = _view(framework, extension_points)
             args = (plugin_configs[i].get(queue_sort) or (None, None))[1]
             if first_queue_sort is None:
                 first_queue_sort, first_args = queue_sort, args

@@ -97,12 +97,13 @@ _PLUGIN_CHANGES = {
         # from the default set ("Those plugins will be removed in the release 1.32"); 1.32 unregisters them.
         "AzureDiskLimits": None, "CinderLimits": None, "EBSLimits": None, "GCEPDLimits": None,
         "DynamicResources": _BASE_PLUGINS["DynamicResources"],
+        # defaultpreemption.go implements fwk.PreEnqueuePlugin (async preemption): v1.32.5 and v1.33.3 accept
+        # DefaultPreemption in preEnqueue.enabled, v1.31.8 refuses it.
+        "DefaultPreemption": (("preEnqueue", "postFilter"), "DefaultPreemptionArgs"),
     },
     34: {
-        # types_pluginargs.go gains DynamicResourcesArgs (filterTimeout, DRASchedulerFilterTimeout beta);
-        # defaultpreemption.go implements fwk.PreEnqueuePlugin (async preemption).
+        # types_pluginargs.go gains DynamicResourcesArgs (filterTimeout, DRASchedulerFilterTimeout beta).
         "DynamicResources": (_BASE_PLUGINS["DynamicResources"][0], "DynamicResourcesArgs"),
-        "DefaultPreemption": (("preEnqueue", "postFilter"), "DefaultPreemptionArgs"),
     },
     35: {
         # dynamicresources.go implements fwk.ScorePlugin; new alpha plugins are registered

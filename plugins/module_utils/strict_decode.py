@@ -19,6 +19,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
+import re
+import struct
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.module_utils import schema as S
@@ -38,6 +41,15 @@ class DecodeResult(object):
     def __init__(self, config=None, errors=None):
         self.config = config
         self.errors = errors or []
+
+
+class DecodeMessage(str):
+    """An error message of parse_text that knows the field it is about."""
+
+    def __new__(cls, message: str, field: str = ""):
+        obj = str.__new__(cls, message)
+        obj.field = field
+        return obj
 
 
 class _TypeError(Exception):
@@ -132,32 +144,109 @@ def parse_duration(text: str) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 # Text -> JSON-like data, with the duplicate keys YAMLToJSONStrict / UnmarshalStrict would report.
 
+# go-yaml v2 (sigs.k8s.io/yaml) resolve.go: how a plain scalar is typed. Unlike PyYAML's YAML 1.1 rules,
+# "1e3" and "1.5e1" are floats, "0o10" and "0x1F" ints (strconv.ParseInt base 0, underscores dropped),
+# "y"/"n" booleans, and a float out of float64 range ("1e400") stays a string.
+_GO_BOOL = dict([(w, True) for w in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")]
+                + [(w, False) for w in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")])
+_GO_NULL = ("", "~", "null", "Null", "NULL")
+_GO_SPECIAL_FLOAT = dict([(w, float("nan")) for w in (".nan", ".NaN", ".NAN")]
+                         + [(s + w, float("inf")) for s in ("", "+") for w in (".inf", ".Inf", ".INF")]
+                         + [("-" + w, float("-inf")) for w in (".inf", ".Inf", ".INF")])
+_GO_INT_RE = re.compile(r"^[-+]?(?:0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$")
+_GO_FLOAT_RE = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_GO_INT_TAG = "tag:kubesched.schedulers,go-yaml:int"
+_GO_FLOAT_TAG = "tag:kubesched.schedulers,go-yaml:float"
+
+
+def go_yaml_scalar(text: str):
+    """The value go-yaml v2 gives a plain scalar: bool, None, int, float or the string itself."""
+    if text in _GO_BOOL:
+        return _GO_BOOL[text]
+    if text in _GO_NULL:
+        return None
+    if text in _GO_SPECIAL_FLOAT:
+        return _GO_SPECIAL_FLOAT[text]
+    if text[:1] == ".":
+        return _go_float(text, text)
+    if text[:1] not in "+-0123456789" or text == "":
+        return text
+    plain = text.replace("_", "")
+    if _GO_INT_RE.match(plain):
+        sign = -1 if plain[0] == "-" else 1
+        digits = plain.lstrip("+-")
+        base = {"b": 2, "o": 8, "x": 16}.get(digits[1:2].lower(), 8 if len(digits) > 1 and digits[0] == "0" else 10)
+        value = sign * int(digits[2:] if base in (2, 16) or digits[1:2] in ("o", "O") else digits, base)
+        # ParseInt (int64), else ParseUint (no sign, uint64)
+        if -2 ** 63 <= value < 2 ** 63 or (plain[0] not in "+-" and 0 <= value < 2 ** 64):
+            return value
+    if _GO_FLOAT_RE.match(plain):
+        return _go_float(plain, text)
+    return text
+
+
+def _go_float(plain: str, text: str):
+    try:
+        value = float(plain)
+    except ValueError:
+        return text
+    if value in (float("inf"), float("-inf")):
+        return text  # strconv.ParseFloat: value out of range, so not a float
+    return value
+
+
 def _yaml_loader():
     import yaml
 
     class Loader(yaml.SafeLoader):
-        """go-yaml v2 as sigs.k8s.io/yaml uses it: YAML 1.1 booleans, but timestamps stay strings."""
+        """go-yaml v2 as sigs.k8s.io/yaml uses it: its own plain-scalar typing, timestamps stay strings."""
 
-    Loader.yaml_implicit_resolvers = dict(
-        (first, [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"])
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items())
+        def resolve(self, kind, value, implicit):
+            if kind is yaml.ScalarNode and implicit[0] and value != "<<":
+                typed = go_yaml_scalar(value)
+                if typed is None:
+                    return "tag:yaml.org,2002:null"
+                if isinstance(typed, bool):
+                    return "tag:yaml.org,2002:bool"
+                if isinstance(typed, int):
+                    return _GO_INT_TAG
+                if isinstance(typed, float):
+                    return _GO_FLOAT_TAG
+                return "tag:yaml.org,2002:str"
+            return yaml.SafeLoader.resolve(self, kind, value, implicit)
+
+        def construct_yaml_bool(self, node):
+            if node.value in _GO_BOOL:
+                return _GO_BOOL[node.value]
+            return yaml.SafeLoader.construct_yaml_bool(self, node)
+
+        def construct_go_scalar(self, node):
+            return go_yaml_scalar(node.value)
+
+    Loader.add_constructor("tag:yaml.org,2002:bool", Loader.construct_yaml_bool)
+    Loader.add_constructor(_GO_INT_TAG, Loader.construct_go_scalar)
+    Loader.add_constructor(_GO_FLOAT_TAG, Loader.construct_go_scalar)
     return Loader
 
 
-def _yaml_duplicates(node, out: list) -> None:
+def _yaml_duplicates(node, out: list, path: str = "") -> None:
+    """go-yaml's "key already set in map" messages, each a DecodeMessage naming the duplicated field."""
     import yaml
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for key, value in node.value:
+            child = path
             if isinstance(key, yaml.ScalarNode):
+                child = "%s.%s" % (path, key.value) if path else key.value
                 if key.value in seen:
                     # go-yaml v2: fmt.Sprintf("line %d: key %#v already set in map", line+1, key)
-                    out.append("line %d: key %s already set in map" % (key.start_mark.line + 1, E.go_quote(key.value)))
+                    out.append(DecodeMessage("line %d: key %s already set in map" % (
+                        key.start_mark.line + 1, E.go_quote(key.value)), child))
                 seen.add(key.value)
-            _yaml_duplicates(value, out)
+            _yaml_duplicates(value, out, child)
     elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _yaml_duplicates(item, out)
+        for index, item in enumerate(node.value):
+            _yaml_duplicates(item, out, "%s[%d]" % (path, index))
 
 
 def _jsonable(value):
@@ -177,8 +266,34 @@ def _json_key(key) -> str:
     return str(key)
 
 
+def _non_finite(value, path=""):
+    """The path of the first NaN or infinity: json.Marshal refuses them when sigs.k8s.io/yaml converts to JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = (("[%d]" % i, v) for i, v in enumerate(value))
+    else:
+        return None
+    for key, item in items:
+        child = path + key if key.startswith("[") else (path + "." + key if path else key)
+        found = _non_finite(item, child)
+        if found is not None:
+            return found
+    return None
+
+
+def _go_float_name(value: float) -> str:
+    return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+
+
 def parse_text(text: str):
-    """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream."""
+    """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream.
+
+    Like sigs.k8s.io/yaml (go-yaml v2 Unmarshal), only the first YAML document is read: what follows the
+    next ``---`` is never parsed.
+    """
     # Size, nesting and alias expansion are checked on the events alone, before anything is composed.
     too_costly = yaml_limits.scan_text(text)
     if too_costly:
@@ -186,10 +301,10 @@ def parse_text(text: str):
     if text.lstrip().startswith("{"):
         return _parse_json(text)
     import yaml
-    loader = _yaml_loader()
+    loader = _yaml_loader()(text)
     try:
-        nodes = list(yaml.compose_all(text, Loader=loader))
-        data = yaml.load(text, Loader=loader) if nodes else None
+        node = loader.get_node() if loader.check_node() else None
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = " line %d:" % (mark.line + 1) if mark is not None else ""
@@ -197,13 +312,25 @@ def parse_text(text: str):
         return None, [], "error converting YAML to JSON: yaml:%s %s" % (line, problem)
     except ValueError as exc:
         return None, [], "error converting YAML to JSON: yaml: %s" % exc
+    finally:
+        loader.dispose()
     duplicates = []
-    if nodes:
-        _yaml_duplicates(nodes[0], duplicates)
+    if node is not None:
+        _yaml_duplicates(node, duplicates)
     strict = []
     if duplicates:
-        strict.append("yaml: unmarshal errors:\n  " + "\n  ".join(duplicates))
-    return _jsonable(data), strict, None
+        strict.append(DecodeMessage("yaml: unmarshal errors:\n  " + "\n  ".join(duplicates), duplicates[0].field))
+    data = _jsonable(data)
+    bad = _non_finite(data)
+    if bad is not None:
+        return None, [], DecodeMessage("json: unsupported value: %s" % _go_float_name(_lookup(data, bad)), bad)
+    return data, strict, None
+
+
+def _lookup(data, path: str):
+    for part in re.findall(r"\[(\d+)\]|([^.\[\]]+)", path):
+        data = data[int(part[0])] if part[0] else data[part[1]]
+    return data
 
 
 def _parse_json(text: str):
@@ -221,7 +348,7 @@ def _parse_json(text: str):
         data = json.loads(text, object_pairs_hook=pairs)
     except ValueError as exc:
         return None, [], "couldn't get version/kind; json parse error: %s" % exc
-    return data, ['duplicate field "%s"' % key for key in duplicates], None
+    return data, [DecodeMessage('duplicate field "%s"' % key, key) for key in duplicates], None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -314,6 +441,9 @@ class _Walker(object):
         elif kind == "float32":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 mismatch = _json_kind(value)
+            elif float32(value) is None:
+                # strconv.ParseFloat(s, 32) fails with ErrRange when the number rounds to a float32 infinity.
+                mismatch = "number %s" % (_go_number(value),)
         elif kind == "duration":
             # metav1.Duration.UnmarshalJSON: json.Unmarshal into a string, then time.ParseDuration.
             if not isinstance(value, str):
@@ -335,6 +465,23 @@ class _Walker(object):
             detail = self.type_error(mismatch, struct, stack, node.go_type)
             raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, detail))
         return value
+
+
+_FLOAT32_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+_FLOAT32_INF_FROM = 2.0 ** 128 - 2.0 ** 103  # round-to-nearest-even sends this and above to +Inf
+
+
+def float32(value):
+    """The float32 nearest to ``value`` (as a Python float), or None when it rounds to a float32 infinity."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    if abs(number) >= _FLOAT32_INF_FROM:
+        return None
+    if abs(number) > _FLOAT32_MAX:
+        return math.copysign(_FLOAT32_MAX, number)
+    return struct.unpack("<f", struct.pack("<f", number))[0]
 
 
 def _go_number(value) -> str:
@@ -372,7 +519,7 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
 
     ``args_kinds``: the args kinds registered in that version (kind -> plugin); None means every kind of the schema.
     """
-    strict = [E.ConfigError("", E.DUPLICATE_KEY, STRICT + msg) for msg in (strict_messages or [])]
+    strict = [E.ConfigError(getattr(msg, "field", ""), E.DUPLICATE_KEY, STRICT + msg) for msg in (strict_messages or [])]
     if not isinstance(data, dict):
         return DecodeResult(errors=[E.ConfigError("", E.DECODE, (
             "couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type "
@@ -406,7 +553,8 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
         registered = dict((k, v) for k, v in registered.items() if k in args_kinds)
     for i, profile in enumerate(config.get("profiles", [])):
         for j, plugin_config in enumerate(profile.get("pluginConfig", [])):
-            result = _decode_args(plugin_config, registered, from_json, "profiles[%d].pluginConfig[%d]" % (i, j))
+            result = _decode_args(plugin_config, registered, from_json, "profiles[%d].pluginConfig[%d]" % (i, j),
+                                  version)
             if isinstance(result, E.ConfigError):
                 return DecodeResult(errors=[result])
             strict.extend(result)
@@ -415,7 +563,13 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
     return DecodeResult(config=config)
 
 
-def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: str):
+def _args_scheme(version: str) -> str:
+    """Where the nested args decoder's scheme was created, as kube-scheduler names it (seen in v1.30.12-v1.35.4)."""
+    minor = int(version.split(".")[1])
+    return "pkg/runtime/scheme.go:%d" % (100 if minor <= 32 else 110 if minor <= 34 else 111)
+
+
+def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: str, version=None):
     """PluginConfig.decodeNestedObjects: a list of strict errors, or the one fatal error."""
     name = plugin_config.get("name", "")
     node = registered.get(name + "Args")
@@ -427,6 +581,15 @@ def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: 
     prefix = "decoding .%s: " % where
     inner = "decoding args for plugin %s: " % name
     walker = _Walker(from_json)
+    if isinstance(args, dict) and version is not None:
+        # The args' own apiVersion/kind (defaulted from <Plugin>Args of v1 when empty) must be registered in
+        # the scheme the nested decoder uses.
+        api_version, kind = args.get("apiVersion") or S.API_VERSION, args.get("kind") or name + "Args"
+        if api_version != S.API_VERSION or kind not in set(S.plugin_args_types(version)) | {S.KIND}:
+            field = ".args.apiVersion" if api_version != S.API_VERSION else ".args.kind"
+            return E.ConfigError(where + field, E.NOT_REGISTERED, "%s%sno kind %s is registered for version %s in "
+                                 "scheme %s" % (prefix, inner, E.go_quote(kind), E.go_quote(api_version),
+                                                E.go_quote(_args_scheme(version))))
     if isinstance(args, dict) and args.get("kind") not in (None, "", name + "Args"):
         return E.ConfigError(where + ".args.kind", E.DECODE, "%sargs for plugin %s were not of type %s, got %s" % (
             prefix, name, name + "Args." + S.GROUP, "%s.%s" % (args["kind"], S.GROUP)))

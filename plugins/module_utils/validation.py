@@ -17,9 +17,10 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.schema import
 from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
 
-# invalidPluginsByVersion: empty for v1 up to 1.31 (the plugins were only deprecated there, CHANGELOG-1.31
-# #124500); the in-tree volume-limit plugins are listed for v1 once 1.32 removed them.
-_REMOVED_IN_132 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+# invalidPluginsByVersion: empty for v1 in 1.30; the in-tree volume-limit plugins are listed for v1 from 1.31 on.
+# kube-scheduler v1.31.8 refuses them ("was invalid in version") in enabled lists and pluginConfig, although its
+# registry still has them (a multiPoint entry, which validation does not look at, is accepted).
+_REMOVED_FROM_131 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 # validatePluginConfig's stagesToPluginSet (no multiPoint, no placement points).
 _STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit",
            "preBind", "bind", "postBind")
@@ -37,7 +38,7 @@ class Features(object):
 
 
 def removed_plugins(version: str) -> tuple:
-    return _REMOVED_IN_132 if minor_number(version) >= 32 else ()
+    return _REMOVED_FROM_131 if minor_number(version) >= 31 else ()
 
 
 def _removed_detail() -> str:

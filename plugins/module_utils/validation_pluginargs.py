@@ -239,25 +239,31 @@ def validate_node_resources_fit_args(path: str, args: dict) -> list:
         errs.extend(validate_label_name(group, p))
     strategy_path = child(path, "scoringStrategy")
     strategy = args.get("scoringStrategy")
-    if strategy is None:
-        errs.append(E.required(strategy_path, "ScoringStrategy field is required"))
-        return E.dedupe(errs)
-    strategy_type = strategy.get("type", "")
-    if strategy_type not in SCORING_STRATEGY_TYPES:
-        errs.append(E.not_supported(child(strategy_path, "type"), strategy_type, sorted(SCORING_STRATEGY_TYPES)))
-    errs.extend(_validate_resources(strategy.get("resources"), child(strategy_path, "resources")))
-    ratio = strategy.get("requestedToCapacityRatio")
-    if strategy_type == "RequestedToCapacityRatio":
-        if ratio is None:
-            errs.append(E.required(child(strategy_path, "requestedToCapacityRatio"),
-                                   "must be specified when type is RequestedToCapacityRatio"))
-        else:
-            errs.extend(_validate_function_shape(ratio.get("shape"),
-                                                 child(strategy_path, "requestedToCapacityRatio", "shape")))
-    elif ratio is not None:
-        errs.append(E.forbidden(child(strategy_path, "requestedToCapacityRatio"),
-                                "must be nil when type is not RequestedToCapacityRatio"))
+    if strategy is not None:
+        # Upstream checks the type, the resources and, whenever requestedToCapacityRatio is set (whatever the
+        # type), its shape under the path scoringStrategy.shape; ours names requestedToCapacityRatio.shape.
+        strategy_type = strategy.get("type", "")
+        if strategy_type not in SCORING_STRATEGY_TYPES:
+            errs.append(E.not_supported(child(strategy_path, "type"), strategy_type, sorted(SCORING_STRATEGY_TYPES)))
+        errs.extend(_validate_resources(strategy.get("resources"), child(strategy_path, "resources")))
+        ratio = strategy.get("requestedToCapacityRatio")
+        if ratio is not None:
+            upstream = child(strategy_path, "shape")
+            ours = child(strategy_path, "requestedToCapacityRatio", "shape")
+            for err in _validate_function_shape(ratio.get("shape"), upstream):
+                errs.append(E.ConfigError(ours + err.field[len(upstream):], err.type, err.message))
     return E.dedupe(errs)
+
+
+def fit_args_panic(path: str, args: dict):
+    """The args that pass validation but make NewFit dereference a nil pointer (kube-scheduler 1.30-1.35 panic):
+    type RequestedToCapacityRatio without requestedToCapacityRatio. An error instead of the panic, or None."""
+    strategy = args.get("scoringStrategy") or {}
+    if strategy.get("type") == "RequestedToCapacityRatio" and strategy.get("requestedToCapacityRatio") is None:
+        return E.required(child(path, "scoringStrategy", "requestedToCapacityRatio"),
+                          "must be specified when type is RequestedToCapacityRatio (kube-scheduler panics "
+                          "without it)")
+    return None
 
 
 # -- VolumeBinding ----------------------------------------------------------------------------------------------

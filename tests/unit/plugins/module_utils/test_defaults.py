@@ -360,8 +360,9 @@ def test_client_connection_and_extenders():
     assert out["clientConnection"] == {"kubeconfig": "/etc/kubernetes/scheduler.conf", "acceptContentTypes": "",
                                        "contentType": "application/vnd.kubernetes.protobuf", "qps": 20.5,
                                        "burst": 100}
+    # NewHTTPExtender sets a zero httpTimeout to 5s; v1.30.12-v1.35.4 --write-config-to writes "5s".
     assert out["extenders"] == [{"urlPrefix": "http://127.0.0.1:8888", "filterVerb": "filter",
-                                 "httpTimeout": "0s", "managedResources": [{"name": "example.com/foo"}]}]
+                                 "httpTimeout": "5s", "managedResources": [{"name": "example.com/foo"}]}]
     assert "delayCacheUntilActive" not in out
 
 

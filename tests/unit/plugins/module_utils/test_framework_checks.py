@@ -170,11 +170,28 @@ def test_node_resources_fit_args_of_a_disabled_plugin_are_not_checked(run):
     assert result.ok, result.errors
 
 
-@pytest.mark.parametrize("version, ok", [("1.30", True), ("1.31", True)] + [(v, False) for v in SUPPORTED_MINORS[2:]])
+@pytest.mark.parametrize("version, ok", [("1.30", True)] + [(v, False) for v in SUPPORTED_MINORS[1:]])
 def test_ebs_limits_per_version(run, version, ok):
-    # Deprecated but still registered in 1.31, removed in 1.32 (CHANGELOG-1.31, #124500).
+    # v1.31.8 already refuses it in an enabled list (validation), v1.30.12 accepts it.
     result = run("profiles:\n- schedulerName: a\n  plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n",
                  version=version)
+    assert result.ok is ok
+
+
+@pytest.mark.parametrize("version, ok", [("1.30", True), ("1.31", True)] + [(v, False) for v in SUPPORTED_MINORS[2:]])
+def test_ebs_limits_in_multipoint_per_version(run, version, ok):
+    # Validation does not look at multiPoint: v1.31.8 still registers the plugin and accepts it there,
+    # v1.32.5 and later no longer know it.
+    result = run("profiles:\n- schedulerName: a\n  plugins:\n    multiPoint:\n      enabled: [{name: EBSLimits}]\n",
+                 version=version)
+    assert result.ok is ok
+
+
+@pytest.mark.parametrize("version, ok", [("1.30", False), ("1.31", False)] + [(v, True) for v in SUPPORTED_MINORS[2:]])
+def test_default_preemption_at_pre_enqueue_per_version(run, version, ok):
+    # v1.32.5 and v1.33.3 accept DefaultPreemption in preEnqueue.enabled, v1.30.12 and v1.31.8 refuse it.
+    result = run("profiles:\n- schedulerName: a\n  plugins:\n    preEnqueue:\n"
+                 "      enabled: [{name: DefaultPreemption}]\n", version=version)
     assert result.ok is ok
 
 

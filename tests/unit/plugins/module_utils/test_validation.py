@@ -165,12 +165,12 @@ REMOVED = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
 @pytest.mark.parametrize("plugin", REMOVED)
 def test_removed_volume_limit_plugins_per_version(version, plugin):
-    # invalidPluginsByVersion: empty for v1 while the plugins exist (1.31 only deprecated them, CHANGELOG-1.31
-    # #124500), the four in-tree volume-limit plugins once 1.32 removed them.
+    # invalidPluginsByVersion: empty for v1 in 1.30; kube-scheduler v1.31.8 already refuses the four in-tree
+    # volume-limit plugins (although CHANGELOG-1.31 #124500 says they were only deprecated there).
     changes = [(("profiles", 0, "plugins", "filter"), {"enabled": [{"name": plugin}]}),
                (("profiles", 0, "pluginConfig"), [{"name": plugin}])]
     detail = 'was invalid in version "%s" (KubeSchedulerConfiguration is version "%s")' % (V1, V1)
-    expected = [] if version in ("1.30", "1.31") else [
+    expected = [] if version == "1.30" else [
         'profiles[0].plugins.filter.enabled[0]: Invalid value: "%s": %s' % (plugin, detail),
         'profiles[0].pluginConfig[0]: Invalid value: "%s": %s' % (plugin, detail)]
     assert _validate(changes, version) == expected

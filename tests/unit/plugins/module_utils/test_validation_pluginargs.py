@@ -217,9 +217,9 @@ def test_fit_args(name, args, expect):
         assert any(expect in e.message for e in errors)
 
 
-def test_fit_args_scoring_strategy_required():
-    assert [e.message for e in A.validate_node_resources_fit_args("", {})] == [
-        "scoringStrategy: Required value: ScoringStrategy field is required"]
+def test_fit_args_without_scoring_strategy_are_not_checked_further():
+    # ValidateNodeResourcesFitArgs checks scoringStrategy only when it is set (defaulting always sets it).
+    assert A.validate_node_resources_fit_args("", {}) == []
 
 
 @pytest.mark.parametrize("strategy", ["LeastAllocated", "MostAllocated"])
@@ -238,7 +238,7 @@ def test_least_and_most_allocated_scoring_strategy(strategy, name, resources, wa
     assert _pairs(A.validate_node_resources_fit_args("", args)) == want
 
 
-SHAPE = "scoringStrategy.requestedToCapacityRatio.shape"
+SHAPE = "scoringStrategy.requestedToCapacityRatio.shape"  # our field; upstream's message says scoringStrategy.shape
 
 
 @pytest.mark.parametrize("name, resources, shape, want", [
@@ -263,15 +263,27 @@ def test_requested_to_capacity_ratio_scoring_strategy(name, resources, shape, wa
     assert _pairs(A.validate_node_resources_fit_args("", args)) == want
 
 
-def test_requested_to_capacity_ratio_param_rules():
-    missing = A.validate_node_resources_fit_args("", {"scoringStrategy": {"type": "RequestedToCapacityRatio"}})
-    assert [e.message for e in missing] == [
-        "scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is "
-        "RequestedToCapacityRatio"]
-    extra = A.validate_node_resources_fit_args("", {"scoringStrategy": {
+def test_requested_to_capacity_ratio_shape_is_checked_whatever_the_type():
+    # v1.30.12-v1.35.4: a shape under a MostAllocated strategy is checked (and accepted when valid); upstream's
+    # message says scoringStrategy.shape, our field names requestedToCapacityRatio.shape.
+    errors = A.validate_node_resources_fit_args("", {"scoringStrategy": {
         "type": "MostAllocated", "requestedToCapacityRatio": {"shape": []}}})
-    assert [e.message for e in extra] == [
-        "scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not RequestedToCapacityRatio"]
+    assert [e.message for e in errors] == [
+        "scoringStrategy.shape: Required value: at least one point must be specified"]
+    assert [e.field for e in errors] == ["scoringStrategy.requestedToCapacityRatio.shape"]
+    assert A.validate_node_resources_fit_args("", {"scoringStrategy": {
+        "type": "LeastAllocated", "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}]}}}) == []
+
+
+def test_requested_to_capacity_ratio_without_param_would_panic():
+    # Validation passes, then NewFit dereferences the nil RequestedToCapacityRatio: every binary 1.30-1.35 panics
+    # (noderesources/fit.go). The library refuses with the field instead.
+    args = {"scoringStrategy": {"type": "RequestedToCapacityRatio"}}
+    assert A.validate_node_resources_fit_args("", args) == []
+    panic = A.fit_args_panic("", args)
+    assert panic.field == "scoringStrategy.requestedToCapacityRatio"
+    assert "panics" in panic.message
+    assert A.fit_args_panic("", {"scoringStrategy": {"type": "MostAllocated"}}) is None
 
 
 @pytest.mark.parametrize("args, filter_gate, binding_gates, want", [

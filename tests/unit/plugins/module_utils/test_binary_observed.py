@@ -1,0 +1,229 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Behaviour the real kube-scheduler binaries v1.30.12-v1.35.4 showed in the differential harness
+(tests/differential), pinned here so the library keeps it without the binaries. Each expectation is what
+``kube-scheduler --config F --write-config-to OUT`` printed or wrote for that input, on every minor unless said.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import go_yaml_scalar
+
+BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
+
+
+# -- YAML: only the first document, go-yaml v2 scalars ------------------------------------------------------------
+
+@pytest.mark.parametrize("version", BINARY_MINORS)
+def test_only_the_first_yaml_document_is_read(run, version):
+    # "---" then anything, even text that is not YAML, is never parsed; the first document's values win.
+    result = run("parallelism: 3\n---\nparallelism: -4\nfoo: 1\n---\n: : :\n", version=version)
+    assert result.ok and result.effective["parallelism"] == 3
+
+
+def test_an_invalid_first_document_is_reported_with_its_field(run, messages, fields):
+    result = run("parallelism: 0\n---\nparallelism: 4\n")
+    assert messages(result) == ["parallelism: Invalid value: 0: should be an integer value greater than zero"]
+    assert fields(result) == ["parallelism"]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("1e1", 10.0), ("1E1", 10.0), ("1.0e1", 10.0), ("1e+1", 10.0), ("1.5e1", 15.0), ("1e-3", 0.001),
+    ("0o10", 8), ("010", 8), ("0x10", 16), ("0b11", 3), ("1_0", 10), ("+10", 10), ("09", 9.0),
+    ("y", True), ("n", False), ("~", None), (".5", 0.5), ("1e400", "1e400"), ("1:30", "1:30"),
+    ("2001-12-14", "2001-12-14"), ("9223372036854775808", 9223372036854775808),
+])
+def test_plain_scalars_are_typed_like_go_yaml_v2(text, value):
+    assert go_yaml_scalar(text) == value and type(go_yaml_scalar(text)) is type(value)
+
+
+@pytest.mark.parametrize("body, path, value", [
+    ("parallelism: 1e1\n", ("parallelism",), 10),
+    ("parallelism: 2.147483647e9\n", ("parallelism",), 2147483647),
+    ("parallelism: 0o10\n", ("parallelism",), 8),
+    ("podMaxBackoffSeconds: 2e9\n", ("podMaxBackoffSeconds",), 2000000000),
+    ("clientConnection:\n  qps: 5e1\n", ("clientConnection", "qps"), 50),
+    ("clientConnection:\n  qps: 1e-3\n", ("clientConnection", "qps"), 0.001),
+])
+def test_exponent_notation_numbers_are_accepted(run, body, path, value):
+    result = run(body)
+    assert result.ok
+    node = result.effective
+    for key in path:
+        node = node[key]
+    assert node == value
+
+
+def test_exponent_number_with_a_fraction_is_refused_for_an_int(run, messages):
+    assert messages(run("parallelism: 1.05e1\n")) == [
+        "json: cannot unmarshal number 10.5 into Go struct field KubeSchedulerConfiguration.parallelism of type int32"]
+
+
+@pytest.mark.parametrize("text, word", [(".inf", "+Inf"), ("-.inf", "-Inf"), (".nan", "NaN"), (".Inf", "+Inf")])
+def test_non_finite_numbers_are_refused_anywhere(run, messages, fields, text, word):
+    # sigs.k8s.io/yaml converts YAML to JSON with json.Marshal, which refuses NaN and infinities.
+    result = run("clientConnection:\n  qps: %s\n" % text)
+    assert messages(result) == ["json: unsupported value: %s" % word]
+    assert fields(result) == ["clientConnection.qps"]
+    # even in a field that is otherwise unknown
+    assert messages(run("foo: [1, %s]\n" % text)) == ["json: unsupported value: %s" % word]
+
+
+# -- float32 qps ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, number", [("3.5e38", "3.5e+38"), ("1e39", "1e+39"), ("3.4028236e38", "3.4028236e+38")])
+def test_qps_beyond_float32_is_refused(run, messages, text, number):
+    assert messages(run("clientConnection:\n  qps: %s\n" % text)) == [
+        "json: cannot unmarshal number %s into Go struct field ClientConnectionConfiguration.clientConnection.qps of "
+        "type float32" % number]
+
+
+@pytest.mark.parametrize("text, written", [("3.4028235e38", 3.4028235e38), ("16777217", 16777216), ("0.1", 0.1),
+                                           ("1e-46", 50), ("0", 50)])
+def test_qps_is_written_as_its_float32(run, text, written):
+    # 1e-46 rounds to a float32 zero, which defaulting replaces with 50.
+    result = run("clientConnection:\n  qps: %s\n" % text)
+    assert result.ok and result.effective["clientConnection"]["qps"] == written
+
+
+# -- duplicate keys name their field --------------------------------------------------------------------------
+
+def test_duplicate_keys_name_the_field(run, messages, fields):
+    result = run("leaderElection:\n  leaderElect: true\n  leaderElect: false\n")
+    assert messages(result) == ['strict decoding error: yaml: unmarshal errors:\n  line 5: key "leaderElect" '
+                                'already set in map']
+    assert fields(result) == ["leaderElection.leaderElect"]
+    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+                             ' "parallelism": 4, "parallelism": 5}')
+    assert [e["field"] for e in result.errors] == ["parallelism"]
+
+
+# -- plugin args: their own apiVersion/kind, gated fields -----------------------------------------------------
+
+@pytest.mark.parametrize("version, line", [("1.30", 100), ("1.31", 100), ("1.32", 100), ("1.33", 110), ("1.34", 110),
+                                           ("1.35", 111)])
+@pytest.mark.parametrize("args, kind, api_version, field", [
+    ("{apiVersion: v1, kind: DefaultPreemptionArgs}", "DefaultPreemptionArgs", "v1", "apiVersion"),
+    ("{apiVersion: v1}", "DefaultPreemptionArgs", "v1", "apiVersion"),
+    ("{kind: Foo}", "Foo", "kubescheduler.config.k8s.io/v1", "kind"),
+])
+def test_args_of_an_unregistered_kind(run, messages, fields, version, line, args, kind, api_version, field):
+    result = run("profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args: %s\n" % args, version=version)
+    assert messages(result) == [
+        'decoding .profiles[0].pluginConfig[0]: decoding args for plugin DefaultPreemption: no kind "%s" is '
+        'registered for version "%s" in scheme "pkg/runtime/scheme.go:%d"' % (kind, api_version, line)]
+    assert fields(result) == ["profiles[0].pluginConfig[0].args." + field]
+
+
+def test_args_of_another_registered_kind(run, messages):
+    result = run("profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n"
+                 "    args: {apiVersion: kubescheduler.config.k8s.io/v1, kind: KubeSchedulerConfiguration}\n")
+    assert messages(result) == [
+        "decoding .profiles[0].pluginConfig[0]: args for plugin DefaultPreemption were not of type "
+        "DefaultPreemptionArgs.kubescheduler.config.k8s.io, got KubeSchedulerConfiguration.kubescheduler.config.k8s.io"]
+    assert run("profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n"
+               "    args: {apiVersion: '', kind: DefaultPreemptionArgs}\n").ok
+
+
+@pytest.mark.parametrize("version, gate", [("1.30", "VolumeCapacityPriority"), ("1.32", "VolumeCapacityPriority"),
+                                           ("1.33", "StorageCapacityScoring"), ("1.35", "StorageCapacityScoring")])
+def test_an_empty_shape_is_a_set_field(run, fields, messages, version, gate):
+    result = run("profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape: []\n", version=version)
+    assert fields(result) == ["profiles[0].pluginConfig[0].args.shape"]
+    assert messages(result)[0].endswith("unexpected field `shape`, remove it or turn on the feature gate " + gate)
+    assert run("profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape: null\n",
+               version=version).ok
+
+
+# -- NodeResourcesFit args ------------------------------------------------------------------------------------
+
+FIT = "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n%s"
+
+
+@pytest.mark.parametrize("version", BINARY_MINORS)
+def test_fit_shape_with_another_type_is_accepted_and_written(run, version):
+    result = run(FIT % "        type: MostAllocated\n        requestedToCapacityRatio:\n"
+                       "          shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n", version=version)
+    assert result.ok
+    fit = [c for c in result.effective["profiles"][0]["pluginConfig"] if c["name"] == "NodeResourcesFit"][0]
+    assert fit["args"]["scoringStrategy"]["requestedToCapacityRatio"] == {
+        "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}
+
+
+def test_fit_shape_errors_name_upstreams_path_in_the_message(run, messages, fields):
+    result = run(FIT % "        type: LeastAllocated\n        requestedToCapacityRatio:\n"
+                       "          shape: [{utilization: 101, score: 5}]\n")
+    assert messages(result) == [
+        'initializing profiles: creating profile for scheduler name default-scheduler: initializing plugin '
+        '"NodeResourcesFit": scoringStrategy.shape[0].utilization: Invalid value: 101: not in valid range [0, 100]']
+    assert fields(result) == [
+        "profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0].utilization"]
+
+
+@pytest.mark.parametrize("version", BINARY_MINORS)
+def test_fit_ratio_type_without_param_is_refused_not_a_panic(run, fields, version):
+    result = run(FIT % "        type: RequestedToCapacityRatio\n", version=version)
+    assert fields(result) == ["profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio"]
+
+
+# -- extenders ------------------------------------------------------------------------------------------------
+
+EXT = "extenders:\n- urlPrefix: http://127.0.0.1:1/ext\n"
+
+
+@pytest.mark.parametrize("timeout, written", [(None, "5s"), ("0s", "5s"), ("30s", "30s"), ("-5s", "-5s")])
+def test_extender_http_timeout_default(run, timeout, written):
+    result = run(EXT + ("  httpTimeout: %s\n" % timeout if timeout else ""))
+    assert result.ok and result.effective["extenders"][0]["httpTimeout"] == written
+
+
+def _fit_args(result, profile=0):
+    return [c for c in result.effective["profiles"][profile]["pluginConfig"] if c["name"] == "NodeResourcesFit"][0]
+
+
+def test_ignored_by_scheduler_replaces_fit_ignored_resources(run):
+    result = run(EXT + "  managedResources:\n  - {name: example.com/foo, ignoredByScheduler: true}\n"
+                 "  - {name: example.com/bar}\nprofiles:\n- schedulerName: a\n  pluginConfig:\n"
+                 "  - name: NodeResourcesFit\n    args:\n      ignoredResources: [example.com/baz]\n- schedulerName: b\n")
+    assert result.ok
+    assert _fit_args(result, 0)["args"]["ignoredResources"] == ["example.com/foo"]
+    assert _fit_args(result, 1)["args"]["ignoredResources"] == ["example.com/foo"]
+
+
+def test_ignored_by_scheduler_needs_fit_args_in_every_profile(run, messages, fields):
+    result = run(EXT + "  managedResources:\n  - {name: example.com/foo, ignoredByScheduler: true}\n"
+                 "profiles:\n- plugins:\n    multiPoint:\n      disabled: [{name: NodeResourcesFit}]\n")
+    assert messages(result) == ["couldn't build extenders: can't find NodeResourcesFitArgs in plugin config"]
+    assert fields(result) == ["profiles[0].pluginConfig"]
+
+
+def test_extender_ca_data_must_be_pem(run, messages, fields):
+    result = run(EXT + "  tlsConfig:\n    serverName: x\n    caData: YWJj\n")
+    assert messages(result) == [
+        "couldn't build extenders: unable to load root certificates: unable to parse bytes as PEM block"]
+    assert fields(result) == ["extenders[0].tlsConfig.caData"]
+
+
+# -- the plugins view -----------------------------------------------------------------------------------------
+
+def test_plugins_view_orders_and_weighs_after_the_merge(run):
+    result = run("profiles:\n- schedulerName: a\n  plugins:\n    multiPoint:\n      disabled: [{name: ImageLocality}]\n"
+                 "    score:\n      enabled: [{name: TaintToleration, weight: 9}]\n    filter:\n"
+                 "      disabled: [{name: '*'}]\n      enabled: [{name: NodeName}]\n", version="1.33")
+    view = result.plugins["a"]
+    assert view["queueSort"] == [{"name": "PrioritySort"}]
+    assert view["filter"] == [{"name": "NodeName"}]
+    assert view["bind"] == [{"name": "DefaultBinder"}]
+    scores = dict((p["name"], p["weight"]) for p in view["score"])
+    assert scores["TaintToleration"] == 9 and "ImageLocality" not in scores and scores["NodeResourcesFit"] == 1
+    # a plugin listed at an extension point runs before the multiPoint ones there
+    assert view["score"][0] == {"name": "TaintToleration", "weight": 9}
+    assert "postBind" not in view
+
+
+def test_plugins_view_only_for_valid_configs(run):
+    assert run("parallelism: 0\n").plugins is None
