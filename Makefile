@@ -97,5 +97,11 @@ e2e: deps
 bench: deps
 	$(BIN)/python benchmarks/scheduler_config_bench.py
 
+# The differential corpus through the config library and the real kube-scheduler of every minor (1.30-1.35):
+# a table per minor and family, every disagreement, and the throughput. DIFF_MINORS="1.30 1.35" limits the minors.
+.PHONY: differential
+differential: deps binaries
+	$(WITH_K8S) $(BIN)/python tests/differential/run.py
+
 clean:
 	rm -rf $(BUILD) tests/output
