@@ -1,0 +1,612 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The differential corpus: files under corpus/ plus deterministic mutations of valid configs.
+
+Every case is (family, name, text). The same checkout always gives the same cases in the same order (the only
+randomness is a random.Random with a fixed seed), so binary results stay cached between runs.
+
+Families:
+  upstream_tables  configs the unit tests run through process() (their cases are ported from upstream's
+                   validation_test.go, defaults_test.go, framework tests...), captured by capture_unit_configs.py
+  docs             Kubernetes documentation examples (corpus/docs/)
+  types            a wrong JSON type for each field
+  ranges           boundary values of each number
+  unknown_fields   unknown keys at every level, plugin args included
+  plugins          every plugin name at every extension point, enabled and disabled
+  multipoint       multiPoint / enabled / disabled combinations, weights, queue sort across profiles
+  extenders        extender fields, defaults, managed resources and their interplay with NodeResourcesFit
+  syntax           YAML/JSON corners: multi-document files, exponent numbers, .inf/.nan, quoting, anchors
+  plugin_args      feature-gated plugin-args fields (empty list vs absent), every args kind
+  fit_args         NodeResourcesFit argument combinations
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import random
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+SEED = 20261123
+
+FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
+            "syntax", "plugin_args", "fit_args")
+
+PLUGINS = ("PrioritySort", "SchedulingGates", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+           "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+           "PodTopologySpread", "InterPodAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
+           "ImageLocality", "DefaultBinder", "DynamicResources", "AzureDiskLimits", "CinderLimits", "EBSLimits",
+           "GCEPDLimits", "GangScheduling", "NodeDeclaredFeatures", "NoSuchPlugin")
+POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit",
+          "preBind", "bind", "postBind")
+ARGS_PLUGINS = ("DefaultPreemption", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
+                "NodeResourcesFit", "PodTopologySpread", "VolumeBinding", "DynamicResources")
+
+
+def dump(config: dict) -> str:
+    body = dict(config)
+    body.setdefault("apiVersion", "kubescheduler.config.k8s.io/v1")
+    body.setdefault("kind", "KubeSchedulerConfiguration")
+    return yaml.safe_dump(body, default_flow_style=False, sort_keys=False)
+
+
+def _profile(plugins=None, plugin_config=None, name=None) -> dict:
+    profile = {}
+    if name is not None:
+        profile["schedulerName"] = name
+    if plugins is not None:
+        profile["plugins"] = plugins
+    if plugin_config is not None:
+        profile["pluginConfig"] = plugin_config
+    return profile
+
+
+def _args(plugin: str, args) -> dict:
+    return {"profiles": [_profile(plugin_config=[{"name": plugin, "args": args}])]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+def _files(family: str):
+    for path in sorted(glob.glob(os.path.join(HERE, "corpus", family, "*"))):
+        with open(path, encoding="utf-8") as handle:
+            yield family, os.path.basename(path), handle.read()
+
+
+def _upstream_tables():
+    path = os.path.join(HERE, "corpus", "upstream_tables.json")
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as handle:
+        for entry in json.load(handle):
+            yield "upstream_tables", entry["name"], entry["text"]
+
+
+# Every scalar field of the top level and its sub-structs, with a valid value of its type.
+SCALARS = (
+    (("parallelism",), 8), (("percentageOfNodesToScore",), 50), (("podInitialBackoffSeconds",), 2),
+    (("podMaxBackoffSeconds",), 20), (("enableProfiling",), False), (("enableContentionProfiling",), False),
+    (("delayCacheUntilActive",), True),
+    (("leaderElection", "leaderElect"), False), (("leaderElection", "leaseDuration"), "20s"),
+    (("leaderElection", "renewDeadline"), "12s"), (("leaderElection", "retryPeriod"), "3s"),
+    (("leaderElection", "resourceLock"), "leases"), (("leaderElection", "resourceName"), "sched"),
+    (("leaderElection", "resourceNamespace"), "ns"),
+    (("clientConnection", "acceptContentTypes"), "application/json"),
+    (("clientConnection", "contentType"), "application/json"), (("clientConnection", "qps"), 20),
+    (("clientConnection", "burst"), 30),
+)
+WRONG = {"string": [1, True, [], {}], "int": ["1", True, 1.5, [], {}], "bool": ["true", 1, []],
+         "float": ["1", True, {}]}
+
+
+def _kind(value) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    return "string"
+
+
+def _nest(path, value) -> dict:
+    out = value
+    for key in reversed(path):
+        out = {key: out}
+    return out
+
+
+def _types():
+    for path, good in SCALARS:
+        kind = "float" if path[-1] == "qps" else _kind(good)
+        yield "types", "%s=valid" % ".".join(path), dump(_nest(path, good))
+        for bad in WRONG[kind]:
+            yield "types", "%s=%s" % (".".join(path), json.dumps(bad)), dump(_nest(path, bad))
+    for field, bad in (("profiles", {}), ("profiles", "x"), ("extenders", {}), ("leaderElection", []),
+                       ("clientConnection", "x")):
+        yield "types", "%s=%s" % (field, json.dumps(bad)), dump({field: bad})
+    for field, bad in (("schedulerName", 1), ("percentageOfNodesToScore", "5"), ("plugins", []),
+                       ("pluginConfig", {}), ("plugins", {"score": []}),
+                       ("plugins", {"score": {"enabled": {}}}), ("plugins", {"score": {"enabled": [{"name": 1}]}}),
+                       ("plugins", {"score": {"enabled": [{"name": "ImageLocality", "weight": "1"}]}}),
+                       ("pluginConfig", [{"name": 1}]), ("pluginConfig", ["x"])):
+        yield "types", "profile.%s=%s" % (field, json.dumps(bad)), dump({"profiles": [{field: bad}]})
+    for plugin, args in (("DefaultPreemption", {"minCandidateNodesPercentage": "10"}),
+                         ("InterPodAffinity", {"hardPodAffinityWeight": 1.5}),
+                         ("InterPodAffinity", {"ignorePreferredTermsOfExistingPods": "yes"}),
+                         ("NodeResourcesFit", {"ignoredResources": "a"}),
+                         ("NodeResourcesFit", {"scoringStrategy": {"type": 1}}),
+                         ("NodeResourcesFit", {"scoringStrategy": {"resources": [{"name": "cpu", "weight": "2"}]}}),
+                         ("VolumeBinding", {"bindTimeoutSeconds": "600"}),
+                         ("PodTopologySpread", {"defaultConstraints": {}}),
+                         ("NodeAffinity", {"addedAffinity": []}),
+                         ("NodeResourcesBalancedAllocation", {"resources": [{"name": 5}]}),
+                         ("DynamicResources", {"filterTimeout": 10}),
+                         ("DynamicResources", {"filterTimeout": "ten"}),
+                         ("DefaultPreemption", "not-an-object"), ("DefaultPreemption", []),
+                         ("DefaultPreemption", {"kind": "InterPodAffinityArgs"}),
+                         ("DefaultPreemption", {"apiVersion": "v1", "kind": "DefaultPreemptionArgs"})):
+        yield "types", "args.%s=%s" % (plugin, json.dumps(args)), dump(_args(plugin, args))
+
+
+def _ranges():
+    for field, values in (("parallelism", (-1, 0, 1, 2 ** 31 - 1, 2 ** 31)),
+                          ("percentageOfNodesToScore", (-1, 0, 100, 101)),
+                          ("podInitialBackoffSeconds", (-1, 0, 1, 10, 11, 2 ** 63 - 1)),
+                          ("podMaxBackoffSeconds", (0, 1, 9, 10, 2 ** 63))):
+        for value in values:
+            yield "ranges", "%s=%s" % (field, value), dump({field: value})
+    for value in (-1, 0, 1, 2 ** 31 - 1, 2 ** 31):
+        yield "ranges", "burst=%s" % value, dump({"clientConnection": {"burst": value}})
+    for value in (-1, 0, 0.5, 1e3, 3.4e38, 3.5e38, 1e39):
+        yield "ranges", "qps=%r" % value, dump({"clientConnection": {"qps": value}})
+    for lease, renew, retry in (("15s", "10s", "2s"), ("10s", "10s", "2s"), ("15s", "10s", "9s"),
+                                ("15s", "12s", "10s"), ("0s", "10s", "2s"), ("15s", "-1s", "2s"),
+                                ("1h", "59m", "1s"), ("15s", "0s", "0s"), ("1.5s", "1s", "500ms"),
+                                ("15s", "10s", "8333333333ns"), ("15s", "10s", "8333333334ns")):
+        le = {"leaseDuration": lease, "renewDeadline": renew, "retryPeriod": retry}
+        yield "ranges", "leader %s/%s/%s" % (lease, renew, retry), dump({"leaderElection": le})
+        le2 = dict(le, leaderElect=False)
+        yield "ranges", "leader off %s/%s/%s" % (lease, renew, retry), dump({"leaderElection": le2})
+    for value in (-1, 0, 1, 100, 101):
+        yield "ranges", "profile percentage=%s" % value, dump({"profiles": [{"percentageOfNodesToScore": value}]})
+    for pct, absolute in ((0, 0), (-1, 100), (101, 100), (100, 0), (0, 1), (50, -1), (10, 2 ** 31 - 1)):
+        yield "ranges", "preemption %s/%s" % (pct, absolute), dump(_args("DefaultPreemption", {
+            "minCandidateNodesPercentage": pct, "minCandidateNodesAbsolute": absolute}))
+    for weight in (-1, 0, 1, 100, 101):
+        yield "ranges", "hardPodAffinityWeight=%s" % weight, dump(_args("InterPodAffinity", {
+            "hardPodAffinityWeight": weight}))
+    for seconds in (-1, 0, 1, 2 ** 63 - 1):
+        yield "ranges", "bindTimeoutSeconds=%s" % seconds, dump(_args("VolumeBinding", {
+            "bindTimeoutSeconds": seconds}))
+    for weight in (-1, 0, 1, 2, 100, 2 ** 31 - 1, 2 ** 31):
+        yield "ranges", "score weight=%s" % weight, dump({"profiles": [_profile(plugins={
+            "score": {"enabled": [{"name": "ImageLocality", "weight": weight}]}})]})
+        yield "ranges", "multiPoint weight=%s" % weight, dump({"profiles": [_profile(plugins={
+            "multiPoint": {"enabled": [{"name": "TaintToleration", "weight": weight}]}})]})
+    big = 2 ** 31 - 1
+    yield "ranges", "score weights overflow", dump({"profiles": [_profile(plugins={"score": {"enabled": [
+        {"name": name, "weight": big} for name in ("ImageLocality", "TaintToleration", "NodeAffinity")]}})]})
+    for weight in (-1, 0, 1, 2 ** 63 - 1):
+        yield "ranges", "extender weight=%s" % weight, dump({"extenders": [{
+            "urlPrefix": "http://127.0.0.1:1", "prioritizeVerb": "prioritize", "weight": weight}]})
+
+
+def _unknown_fields():
+    spots = (
+        {"foo": 1}, {"leaderElection": {"foo": 1}}, {"clientConnection": {"foo": 1}},
+        {"profiles": [{"foo": 1}]}, {"profiles": [{"plugins": {"foo": {}}}]},
+        {"profiles": [{"plugins": {"score": {"foo": []}}}]},
+        {"profiles": [{"plugins": {"score": {"enabled": [{"name": "ImageLocality", "foo": 1}]}}}]},
+        {"profiles": [{"pluginConfig": [{"name": "ImageLocality", "foo": 1}]}]},
+        {"extenders": [{"urlPrefix": "http://x", "foo": 1}]},
+        {"extenders": [{"urlPrefix": "http://x", "tlsConfig": {"foo": 1}}]},
+        {"extenders": [{"urlPrefix": "http://x", "managedResources": [{"name": "example.com/foo", "foo": 1}]}]},
+        {"Parallelism": 3}, {"parallelism": 3, "PARALLELISM": 4}, {"debugging": {"enableProfiling": True}},
+        {"profiles": [{"plugins": {"placementScore": {}}}]}, {"percentageOfPlacementsToScore": 5},
+        {"foo": 1, "bar": 2, "profiles": [{"baz": 3}]},
+        {"profiles": [{"plugins": {"MultiPoint": {}}}]},
+    )
+    for i, config in enumerate(spots):
+        yield "unknown_fields", "spot%02d %s" % (i, json.dumps(config, sort_keys=True)[:60]), dump(config)
+    for plugin in ARGS_PLUGINS:
+        yield "unknown_fields", "args.%s.foo" % plugin, dump(_args(plugin, {"foo": 1}))
+    for plugin, args in (("NodeResourcesFit", {"scoringStrategy": {"foo": 1}}),
+                         ("NodeResourcesFit", {"scoringStrategy": {"resources": [{"name": "cpu", "foo": 1}]}}),
+                         ("PodTopologySpread", {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                                                                        "whenUnsatisfiable": "DoNotSchedule",
+                                                                        "foo": 1}], "defaultingType": "List"}),
+                         ("NodeAffinity", {"addedAffinity": {"foo": 1}}),
+                         ("ImageLocality", {"foo": 1}), ("NoSuchPlugin", {"foo": 1}),
+                         ("DefaultPreemption", {"foo": 1, "bar": 2})):
+        yield "unknown_fields", "args.%s %s" % (plugin, json.dumps(args, sort_keys=True)[:50]), dump(
+            _args(plugin, args))
+
+
+def _plugins():
+    for plugin in PLUGINS:
+        for point in POINTS:
+            yield "plugins", "%s enabled at %s" % (plugin, point), dump({"profiles": [_profile(plugins={
+                point: {"enabled": [{"name": plugin}]}})]})
+        yield "plugins", "%s disabled at filter" % plugin, dump({"profiles": [_profile(plugins={
+            "filter": {"disabled": [{"name": plugin}]}})]})
+        yield "plugins", "%s enabled at multiPoint" % plugin, dump({"profiles": [_profile(plugins={
+            "multiPoint": {"enabled": [{"name": plugin}]}})]})
+        yield "plugins", "%s disabled at multiPoint" % plugin, dump({"profiles": [_profile(plugins={
+            "multiPoint": {"disabled": [{"name": plugin}]}})]})
+        yield "plugins", "%s pluginConfig without args" % plugin, dump({"profiles": [_profile(plugin_config=[
+            {"name": plugin}])]})
+        yield "plugins", "%s pluginConfig empty args" % plugin, dump({"profiles": [_profile(plugin_config=[
+            {"name": plugin, "args": {}}])]})
+
+
+def _multipoint():
+    cases = [
+        ("disable all multiPoint", {"multiPoint": {"disabled": [{"name": "*"}]}}),
+        ("disable all, keep sort and bind", {"multiPoint": {"disabled": [{"name": "*"}], "enabled": [
+            {"name": "PrioritySort"}, {"name": "DefaultBinder"}]}}),
+        ("disable all scores", {"score": {"disabled": [{"name": "*"}]}}),
+        ("disable all scores enable one", {"score": {"disabled": [{"name": "*"}], "enabled": [
+            {"name": "ImageLocality", "weight": 3}]}}),
+        ("multiPoint reorder", {"multiPoint": {"enabled": [{"name": "ImageLocality", "weight": 7},
+                                                           {"name": "TaintToleration"}]}}),
+        ("multiPoint relisted twice", {"multiPoint": {"enabled": [{"name": "ImageLocality", "weight": 2},
+                                                                  {"name": "ImageLocality", "weight": 3}]}}),
+        ("score relisted twice", {"score": {"enabled": [{"name": "ImageLocality"}, {"name": "ImageLocality"}]}}),
+        ("filter enabled duplicates default", {"filter": {"enabled": [{"name": "NodeName"}]}}),
+        ("score overrides multiPoint weight", {"score": {"enabled": [{"name": "TaintToleration", "weight": 9}]}}),
+        ("disable filter keep score", {"filter": {"disabled": [{"name": "NodeAffinity"}]}}),
+        ("disable at multiPoint re-enable at filter", {"multiPoint": {"disabled": [{"name": "NodeAffinity"}]},
+                                                      "filter": {"enabled": [{"name": "NodeAffinity"}]}}),
+        ("disable everything", {"multiPoint": {"disabled": [{"name": "*"}]}, "queueSort": {"disabled": [
+            {"name": "*"}]}}),
+        ("no bind", {"multiPoint": {"disabled": [{"name": "DefaultBinder"}]}}),
+        ("two queue sorts", {"queueSort": {"enabled": [{"name": "PrioritySort"}]}}),
+        ("queue sort disabled", {"queueSort": {"disabled": [{"name": "*"}]}}),
+        ("queue sort disabled and re-enabled", {"queueSort": {"disabled": [{"name": "*"}], "enabled": [
+            {"name": "PrioritySort"}]}}),
+        ("bind disabled via multiPoint but enabled at bind", {"multiPoint": {"disabled": [{"name": "DefaultBinder"}]},
+                                                              "bind": {"enabled": [{"name": "DefaultBinder"}]}}),
+        ("empty enabled lists", {"multiPoint": {"enabled": []}, "score": {"enabled": [], "disabled": []}}),
+        ("null plugin sets", {"multiPoint": None, "score": None}),
+        ("disabled name empty", {"score": {"disabled": [{"name": ""}]}}),
+        ("enabled name empty", {"score": {"enabled": [{"name": ""}]}}),
+        ("weight on filter", {"filter": {"enabled": [{"name": "NodeName", "weight": 5}]}}),
+        ("multiPoint star disabled, preScore enabled", {"multiPoint": {"disabled": [{"name": "*"}]},
+                                                        "preScore": {"enabled": [{"name": "TaintToleration"}]}}),
+        ("volume binding everywhere", {"multiPoint": {"enabled": [{"name": "VolumeBinding"}]},
+                                       "reserve": {"enabled": [{"name": "VolumeBinding"}]}}),
+    ]
+    for name, plugins in cases:
+        yield "multipoint", name, dump({"profiles": [_profile(plugins=plugins)]})
+    yield "multipoint", "two profiles, same name", dump({"profiles": [_profile(name="a"), _profile(name="a")]})
+    yield "multipoint", "two profiles, no names", dump({"profiles": [{}, {}]})
+    yield "multipoint", "two profiles", dump({"profiles": [_profile(name="a"), _profile(name="b", plugins={
+        "score": {"disabled": [{"name": "*"}]}})]})
+    yield "multipoint", "two profiles, different queue sort sets", dump({"profiles": [
+        _profile(name="a"), _profile(name="b", plugins={"queueSort": {"disabled": [{"name": "*"}], "enabled": [
+            {"name": "PrioritySort"}]}})]})
+    yield "multipoint", "two profiles, one without queue sort", dump({"profiles": [
+        _profile(name="a"), _profile(name="b", plugins={"queueSort": {"disabled": [{"name": "*"}]}})]})
+    yield "multipoint", "empty profiles list", dump({"profiles": []})
+    yield "multipoint", "profile empty name", dump({"profiles": [_profile(name="")]})
+    yield "multipoint", "duplicate pluginConfig", dump({"profiles": [_profile(plugin_config=[
+        {"name": "DefaultPreemption", "args": {}}, {"name": "DefaultPreemption", "args": {}}])]})
+    yield "multipoint", "pluginConfig for disabled plugin", dump({"profiles": [_profile(
+        plugins={"multiPoint": {"disabled": [{"name": "InterPodAffinity"}]}},
+        plugin_config=[{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 5}}])]})
+    rng = random.Random(SEED)
+    in_tree = [p for p in PLUGINS[:19]]
+    for n in range(40):
+        plugins = {}
+        for point in rng.sample(("multiPoint",) + POINTS, rng.randint(1, 3)):
+            plugin_set = {}
+            if rng.random() < 0.6:
+                plugin_set["enabled"] = [dict({"name": name}, **({"weight": rng.randint(0, 5)} if rng.random() < 0.4
+                                                                 else {}))
+                                         for name in rng.sample(in_tree, rng.randint(1, 3))]
+            if rng.random() < 0.5:
+                plugin_set["disabled"] = [{"name": name} for name in rng.sample(in_tree + ["*"], rng.randint(1, 2))]
+            plugins[point] = plugin_set
+        yield "multipoint", "random%02d" % n, dump({"profiles": [_profile(plugins=plugins)]})
+
+
+def _extenders():
+    url = "http://127.0.0.1:1/ext"
+    cases = [
+        ("minimal", [{"urlPrefix": url}]),
+        ("filter only", [{"urlPrefix": url, "filterVerb": "filter"}]),
+        ("prioritize without weight", [{"urlPrefix": url, "prioritizeVerb": "prioritize"}]),
+        ("prioritize weight", [{"urlPrefix": url, "prioritizeVerb": "prioritize", "weight": 5}]),
+        ("weight without prioritize", [{"urlPrefix": url, "weight": 5}]),
+        ("two binders", [{"urlPrefix": url, "bindVerb": "bind"}, {"urlPrefix": url, "bindVerb": "bind"}]),
+        ("one binder", [{"urlPrefix": url, "bindVerb": "bind", "preemptVerb": "preempt"}]),
+        ("https insecure", [{"urlPrefix": "https://127.0.0.1:1", "enableHTTPS": True, "tlsConfig": {
+            "insecure": True}}]),
+        ("https no tls", [{"urlPrefix": "https://127.0.0.1:1", "enableHTTPS": True}]),
+        ("tls data", [{"urlPrefix": url, "tlsConfig": {"serverName": "x", "caData": "YWJj"}}]),
+        ("tls bad base64", [{"urlPrefix": url, "tlsConfig": {"caData": "!!!"}}]),
+        ("http timeout", [{"urlPrefix": url, "httpTimeout": "30s"}]),
+        ("http timeout 0", [{"urlPrefix": url, "httpTimeout": "0s"}]),
+        ("http timeout negative", [{"urlPrefix": url, "httpTimeout": "-5s"}]),
+        ("http timeout 90m", [{"urlPrefix": url, "httpTimeout": "90m"}]),
+        ("node cache, ignorable", [{"urlPrefix": url, "nodeCacheCapable": True, "ignorable": True}]),
+        ("managed resource", [{"urlPrefix": url, "managedResources": [{"name": "example.com/foo"}]}]),
+        ("managed resource ignored", [{"urlPrefix": url, "managedResources": [{"name": "example.com/foo",
+                                                                               "ignoredByScheduler": True}]}]),
+        ("managed resource native", [{"urlPrefix": url, "managedResources": [{"name": "cpu"}]}]),
+        ("managed resource kubernetes.io", [{"urlPrefix": url, "managedResources": [
+            {"name": "kubernetes.io/foo"}]}]),
+        ("managed resource bad", [{"urlPrefix": url, "managedResources": [{"name": "example.com/-x"}]}]),
+        ("managed resource empty", [{"urlPrefix": url, "managedResources": [{"name": ""}]}]),
+        ("managed resource duplicate", [{"urlPrefix": url, "managedResources": [
+            {"name": "example.com/foo"}, {"name": "example.com/foo"}]}]),
+        ("managed resource duplicate across extenders", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/foo"}]},
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/foo"}]}]),
+        ("empty urlPrefix", [{"urlPrefix": ""}]),
+        ("no urlPrefix", [{"filterVerb": "filter"}]),
+        ("bad url", [{"urlPrefix": "::not a url"}]),
+        ("empty list", []),
+        ("null entry", [None]),
+    ]
+    for name, extenders in cases:
+        yield "extenders", name, dump({"extenders": extenders})
+    # Extender managed resources against NodeResourcesFit's ignoredResources / ignoredResourceGroups.
+    fit_cases = (
+        ("fit ignores managed resource", {"ignoredResources": ["example.com/foo"]}, "example.com/foo", False),
+        ("fit ignores managed resource ignoredByScheduler", {"ignoredResources": ["example.com/foo"]},
+         "example.com/foo", True),
+        ("fit ignores group of managed resource", {"ignoredResourceGroups": ["example.com"]}, "example.com/foo",
+         True),
+        ("fit ignores group, not ignored by scheduler", {"ignoredResourceGroups": ["example.com"]}, "example.com/foo",
+         False),
+        ("fit ignores other resource", {"ignoredResources": ["example.com/bar"]}, "example.com/foo", True),
+        ("fit scoring extended resource managed", {"scoringStrategy": {"type": "MostAllocated", "resources": [
+            {"name": "cpu", "weight": 1}, {"name": "example.com/foo", "weight": 2}]}}, "example.com/foo", True),
+    )
+    for name, args, resource, ignored in fit_cases:
+        managed = {"name": resource}
+        if ignored:
+            managed["ignoredByScheduler"] = True
+        config = _args("NodeResourcesFit", args)
+        config["extenders"] = [{"urlPrefix": url, "filterVerb": "filter", "managedResources": [managed]}]
+        yield "extenders", name, dump(config)
+
+
+def _syntax():
+    yield "syntax", "empty file", ""
+    yield "syntax", "only comments", "# nothing\n"
+    yield "syntax", "header only", HEADER
+    yield "syntax", "document start", "---\n" + HEADER
+    yield "syntax", "document end marker", HEADER + "...\n"
+    yield "syntax", "two documents, second differs", HEADER + "parallelism: 3\n---\n" + HEADER + "parallelism: 4\n"
+    yield "syntax", "two documents, second invalid", HEADER + "---\n" + HEADER + "parallelism: -4\n"
+    yield "syntax", "two documents, second unknown field", HEADER + "---\nfoo: 1\n"
+    yield "syntax", "two documents, second garbage", HEADER + "---\n: : :\n"
+    yield "syntax", "two documents, first empty", "---\n---\n" + HEADER
+    yield "syntax", "two documents, first invalid", HEADER + "parallelism: 0\n---\n" + HEADER
+    yield "syntax", "three documents", HEADER + "---\n" + HEADER + "---\n" + HEADER
+    yield "syntax", "document with other kind after", HEADER + "---\napiVersion: v1\nkind: ConfigMap\n"
+    yield "syntax", "two documents, second has duplicate key", HEADER + "---\na: 1\na: 2\n"
+    yield "syntax", "json", '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}'
+    yield "syntax", "json parallelism", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                         '"KubeSchedulerConfiguration", "parallelism": 4}')
+    yield "syntax", "json float parallelism", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                               '"KubeSchedulerConfiguration", "parallelism": 4.0}')
+    yield "syntax", "json exponent parallelism", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                                  '"KubeSchedulerConfiguration", "parallelism": 4e0}')
+    yield "syntax", "json duplicate key", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                           '"KubeSchedulerConfiguration", "parallelism": 4, "parallelism": 5}')
+    yield "syntax", "json trailing garbage", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                              '"KubeSchedulerConfiguration"} x')
+    yield "syntax", "json two objects", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                         '"KubeSchedulerConfiguration"}\n{"parallelism": 3}')
+    yield "syntax", "json leading whitespace", '\n  {"apiVersion": "kubescheduler.config.k8s.io/v1", ' \
+                                               '"kind": "KubeSchedulerConfiguration"}'
+    yield "syntax", "json qps exponent", ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": '
+                                          '"KubeSchedulerConfiguration", "clientConnection": {"qps": 1e2}}')
+    yield "syntax", "flow style yaml", "{apiVersion: kubescheduler.config.k8s.io/v1, kind: KubeSchedulerConfiguration}"
+    yield "syntax", "list at top", "- a\n- b\n"
+    yield "syntax", "scalar at top", "hello\n"
+    yield "syntax", "missing kind", "apiVersion: kubescheduler.config.k8s.io/v1\n"
+    yield "syntax", "missing apiVersion", "kind: KubeSchedulerConfiguration\n"
+    yield "syntax", "v1beta3", "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
+    yield "syntax", "wrong kind", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: Foo\n"
+    yield "syntax", "duplicate key", HEADER + "parallelism: 3\nparallelism: 4\n"
+    yield "syntax", "duplicate nested key", HEADER + "leaderElection:\n  leaderElect: true\n  leaderElect: false\n"
+    yield "syntax", "tab indentation", HEADER + "leaderElection:\n\tleaderElect: true\n"
+    yield "syntax", "anchor and alias", HEADER + "leaderElection: &le\n  leaderElect: false\n" \
+                                                 "profiles:\n- schedulerName: a\n"
+    yield "syntax", "merge key", HEADER + "x: &x {leaderElect: false}\nleaderElection:\n  <<: *x\n"
+    yield "syntax", "merge key no extra", HEADER + "leaderElection:\n  <<: {leaderElect: false}\n"
+    yield "syntax", "quoted number", HEADER + "parallelism: '4'\n"
+    yield "syntax", "yes as bool", HEADER + "enableProfiling: yes\n"
+    yield "syntax", "on as bool", HEADER + "enableProfiling: on\n"
+    yield "syntax", "True as bool", HEADER + "enableProfiling: True\n"
+    yield "syntax", "yes as string", HEADER + "profiles:\n- schedulerName: yes\n"
+    yield "syntax", "null scheduler name", HEADER + "profiles:\n- schedulerName: null\n"
+    yield "syntax", "tilde", HEADER + "parallelism: ~\n"
+    yield "syntax", "bool key", HEADER + "true: 1\n"
+    yield "syntax", "int key", HEADER + "1: 1\n"
+    yield "syntax", "timestamp string", HEADER + "profiles:\n- schedulerName: 2001-12-14\n"
+    yield "syntax", "binary tag", HEADER + "extenders:\n- urlPrefix: x\n  tlsConfig:\n    caData: !!binary YWJj\n"
+    yield "syntax", "bom", "\ufeff" + HEADER
+    yield "syntax", "crlf", HEADER.replace("\n", "\r\n") + "parallelism: 3\r\n"
+    for text in ("1e1", "1E1", "1.0e1", "1e+1", "10.0", "1e2", "0x10", "0o10", "010", "1_0", "+10", "1.5e1",
+                 "1e0", "2e9", "2.147483647e9", "2.147483648e9", "1e-1", "10.", ".5", "-0", "1e400"):
+        yield "syntax", "parallelism: %s" % text, HEADER + "parallelism: %s\n" % text
+    for text in ("5e1", "1e2", "1.0", "0.5", "1e-3", ".inf", "-.inf", ".nan", ".Inf", "3.4028235e38",
+                 "3.4028236e38", "1e39", "-1e39", "1e400", "0x10", "16777217", "0.1", "1e-46"):
+        yield "syntax", "qps: %s" % text, HEADER + "clientConnection:\n  qps: %s\n" % text
+    for text in ("6e2", "1e3", "1.5e1", ".inf", "9.223372036854775807e18", "9223372036854775807",
+                 "9223372036854775808", "1e19"):
+        yield "syntax", "bindTimeoutSeconds: %s" % text, dump({}) + (
+            "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      bindTimeoutSeconds: %s\n" % text)
+    for text in ("1e1", "1e2", ".inf", "2e9"):
+        yield "syntax", "podMaxBackoffSeconds: %s" % text, HEADER + "podMaxBackoffSeconds: %s\n" % text
+        yield "syntax", "extender weight: %s" % text, HEADER + (
+            "extenders:\n- urlPrefix: http://x\n  prioritizeVerb: p\n  weight: %s\n" % text)
+        yield "syntax", "score weight: %s" % text, HEADER + (
+            "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n        weight: %s\n"
+            % text)
+    for text in ("1h", "1.5h", "90m", "1h30m", "1000ms", "1000000us", "1\u00b5s", "15", "15S", "", "0", "+15s",
+                 "1e1s", ".5s", "5.s", "9223372036s", "2562047h", "2562048h"):
+        yield "syntax", "leaseDuration: %r" % text, HEADER + "leaderElection:\n  leaseDuration: %s\n" % json.dumps(text)
+
+
+def _plugin_args():
+    # Feature-gated fields: an empty list is not the same as an absent field.
+    for shape in (None, [], [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
+                  [{"utilization": 100, "score": 10}, {"utilization": 0, "score": 0}]):
+        args = {"bindTimeoutSeconds": 300}
+        if shape is not None:
+            args["shape"] = shape
+        yield "plugin_args", "VolumeBinding shape=%s" % json.dumps(shape), dump(_args("VolumeBinding", args))
+    yield "plugin_args", "VolumeBinding shape null", dump({}) + (
+        "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape: null\n")
+    for args in ({}, {"filterTimeout": "0s"}, {"filterTimeout": "5s"}, {"filterTimeout": "-1s"},
+                 {"filterTimeout": "1m"}, {"bindingTimeout": "10m"}, {"bindingTimeout": "500ms"},
+                 {"bindingTimeout": "0s"}, {"filterTimeout": "10s", "bindingTimeout": "1s"}):
+        yield "plugin_args", "DynamicResources %s" % json.dumps(args, sort_keys=True), dump(_args(
+            "DynamicResources", args))
+        cfg = _args("DynamicResources", args)
+        cfg["profiles"][0]["plugins"] = {"multiPoint": {"enabled": [{"name": "DynamicResources"}]}}
+        yield "plugin_args", "DynamicResources enabled %s" % json.dumps(args, sort_keys=True), dump(cfg)
+    for field, empty in (("ignoredResources", []), ("ignoredResourceGroups", []), ("ignoredResources", None)):
+        args = {field: empty}
+        yield "plugin_args", "NodeResourcesFit %s=%s" % (field, json.dumps(empty)), dump(_args(
+            "NodeResourcesFit", args))
+    for args in ({"defaultConstraints": []}, {"defaultConstraints": [], "defaultingType": "List"},
+                 {"defaultingType": "List"}, {"defaultingType": "System"}, {"defaultingType": "Foo"},
+                 {"defaultingType": ""},
+                 {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]},
+                 {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}],
+                  "defaultingType": "List"},
+                 {"defaultConstraints": [{"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": "Foo",
+                                          "labelSelector": {}}], "defaultingType": "List"},
+                 {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                                          "matchLabelKeys": []}], "defaultingType": "List"},
+                 {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                                          "minDomains": 2, "nodeAffinityPolicy": "Honor",
+                                          "nodeTaintsPolicy": "Ignore", "matchLabelKeys": ["app"]}],
+                  "defaultingType": "List"},
+                 {"defaultConstraints": [
+                     {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+                     {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}],
+                  "defaultingType": "List"}):
+        yield "plugin_args", "PodTopologySpread %s" % json.dumps(args, sort_keys=True)[:80], dump(_args(
+            "PodTopologySpread", args))
+    for args in ({"resources": []}, {"resources": [{"name": "cpu", "weight": 1}]},
+                 {"resources": [{"name": "cpu", "weight": 2}]}, {"resources": [{"name": "cpu"}]},
+                 {"resources": [{"name": "cpu", "weight": 1}, {"name": "cpu", "weight": 1}]},
+                 {"resources": [{"name": "example.com/gpu", "weight": 1}]}):
+        yield "plugin_args", "BalancedAllocation %s" % json.dumps(args, sort_keys=True), dump(_args(
+            "NodeResourcesBalancedAllocation", args))
+    req = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}
+    for affinity in ({}, {"requiredDuringSchedulingIgnoredDuringExecution": req},
+                     {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}},
+                     {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{}]}},
+                     {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                         {"key": "zone", "operator": "Bad"}]}]}},
+                     {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                         {"key": "zone", "operator": "Gt", "values": ["x"]}]}]}},
+                     {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [
+                         {"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}},
+                     {"preferredDuringSchedulingIgnoredDuringExecution": []},
+                     {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {
+                         "matchExpressions": [{"key": "zone", "operator": "In", "values": []}]}}]},
+                     {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "preference": {
+                         "matchExpressions": [{"key": "zone", "operator": "In", "values": []}]}}]}):
+        yield "plugin_args", "NodeAffinity %s" % json.dumps(affinity, sort_keys=True)[:80], dump(_args(
+            "NodeAffinity", {"addedAffinity": affinity}))
+    for args in ({"ignorePreferredTermsOfExistingPods": True}, {"hardPodAffinityWeight": 0}):
+        yield "plugin_args", "InterPodAffinity %s" % json.dumps(args, sort_keys=True), dump(_args(
+            "InterPodAffinity", args))
+    for plugin in ("ImageLocality", "PrioritySort", "TaintToleration"):
+        yield "plugin_args", "%s args empty" % plugin, dump(_args(plugin, {}))
+        yield "plugin_args", "%s args value" % plugin, dump(_args(plugin, {"x": 1}))
+    yield "plugin_args", "args null", dump(_args("DefaultPreemption", None))
+    yield "plugin_args", "args with own kind", dump(_args("DefaultPreemption", {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "DefaultPreemptionArgs",
+        "minCandidateNodesPercentage": 20}))
+    yield "plugin_args", "args other apiVersion", dump(_args("DefaultPreemption", {
+        "apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": "DefaultPreemptionArgs"}))
+
+
+def _fit_args():
+    types = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio", "Foo", "", None)
+    resources_options = (None, [], [{"name": "cpu", "weight": 1}], [{"name": "cpu", "weight": 0}],
+                         [{"name": "cpu", "weight": 101}], [{"name": "cpu"}, {"name": "memory", "weight": 3}],
+                         [{"name": "cpu", "weight": 1}, {"name": "cpu", "weight": 2}],
+                         [{"name": "example.com/gpu", "weight": 5}], [{"name": "", "weight": 1}])
+    ratio_options = (None, {}, {"shape": []}, {"shape": [{"utilization": 0, "score": 0},
+                                                         {"utilization": 100, "score": 10}]},
+                     {"shape": [{"utilization": 50, "score": 11}]}, {"shape": [{"utilization": 101, "score": 5}]},
+                     {"shape": [{"utilization": 50, "score": 5}, {"utilization": 40, "score": 5}]})
+    for strategy_type in types:
+        for resources in resources_options:
+            strategy = {}
+            if strategy_type is not None:
+                strategy["type"] = strategy_type
+            if resources is not None:
+                strategy["resources"] = resources
+            yield "fit_args", "type=%s resources=%s" % (strategy_type, json.dumps(resources)), dump(_args(
+                "NodeResourcesFit", {"scoringStrategy": strategy}))
+        for ratio in ratio_options:
+            strategy = {"requestedToCapacityRatio": ratio} if ratio is not None else {}
+            if strategy_type is not None:
+                strategy["type"] = strategy_type
+            yield "fit_args", "type=%s ratio=%s" % (strategy_type, json.dumps(ratio)), dump(_args(
+                "NodeResourcesFit", {"scoringStrategy": strategy}))
+    for args in ({}, {"scoringStrategy": None}, {"scoringStrategy": {}},
+                 {"ignoredResources": ["example.com/foo"], "ignoredResourceGroups": ["example.com"]},
+                 {"ignoredResources": ["-bad"]}, {"ignoredResourceGroups": ["a/b"]}, {"ignoredResourceGroups": [""]},
+                 {"ignoredResources": ["cpu"]}, {"ignoredResources": ["a" * 64]}):
+        yield "fit_args", "args %s" % json.dumps(args, sort_keys=True)[:80], dump(_args("NodeResourcesFit", args))
+    # The same bad args with the plugin disabled (only the constructor checks Fit args) and in multiPoint only.
+    bad = {"scoringStrategy": {"type": "Foo"}}
+    for name, plugins in (("disabled", {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}),
+                          ("filter disabled", {"filter": {"disabled": [{"name": "NodeResourcesFit"}]}}),
+                          ("all disabled, re-enabled at score", {"multiPoint": {"disabled": [{"name": "*"}], "enabled": [
+                              {"name": "PrioritySort"}, {"name": "DefaultBinder"}]},
+                              "score": {"enabled": [{"name": "NodeResourcesFit"}]}})):
+        cfg = _args("NodeResourcesFit", bad)
+        cfg["profiles"][0]["plugins"] = plugins
+        yield "fit_args", "bad type, plugin %s" % name, dump(cfg)
+    cfg = _args("NodeResourcesFit", {"scoringStrategy": {"type": "MostAllocated"}})
+    cfg["profiles"].append(_profile(name="b", plugin_config=[{"name": "NodeResourcesFit", "args": bad}]))
+    cfg["profiles"][0]["schedulerName"] = "a"
+    yield "fit_args", "second profile bad", dump(cfg)
+
+
+GENERATORS = {
+    "upstream_tables": _upstream_tables,
+    "docs": lambda: _files("docs"),
+    "types": _types,
+    "ranges": _ranges,
+    "unknown_fields": _unknown_fields,
+    "plugins": _plugins,
+    "multipoint": _multipoint,
+    "extenders": _extenders,
+    "syntax": _syntax,
+    "plugin_args": _plugin_args,
+    "fit_args": _fit_args,
+}
+
+
+def cases(families=None):
+    """Every (family, name, text) of the corpus, in a fixed order; duplicate texts within a family are dropped."""
+    from harness import materialise  # pylint: disable=import-outside-toplevel
+    for family in families or FAMILIES:
+        seen = set()
+        for fam, name, text in GENERATORS[family]():
+            if text in seen:
+                continue
+            seen.add(text)
+            yield fam, name, materialise(text)

@@ -1,0 +1,309 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Differential testing: one config through the library (configuration.process) and through the real
+kube-scheduler binary of the same minor, and the comparison of both outcomes.
+
+The binary runs as /work/shared/k8s/README.md describes ("Offline validation with the real binary"):
+``kube-scheduler --config CFG --write-config-to OUT --secure-port 0 --master https://127.0.0.1:1`` exits 0 after
+strict decoding, defaulting, validation and building every profile (OUT holds the effective config) or exits 1
+with the error on stderr. Binary outcomes are cached under .build/differential/cache, keyed by the sha256 of the
+binary and of the config text, so a rerun only runs the library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils import configuration
+from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.module_utils import framework_checks
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CACHE_DIR = os.path.join(ROOT, ".build", "differential", "cache")
+BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
+CACHE_FORMAT = 2
+
+
+def binary_path(minor: str):
+    """KUBE_SCHEDULER_BIN_1_<minor> from the environment (make binaries writes .build/k8s.env)."""
+    return os.environ.get("KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")) or None
+
+
+_SHA_CACHE = {}
+
+
+def file_sha256(path: str) -> str:
+    stat = os.stat(path)
+    key = (path, stat.st_size, stat.st_mtime)
+    if key not in _SHA_CACHE:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _SHA_CACHE[key] = digest.hexdigest()
+    return _SHA_CACHE[key]
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# klog's structured line: E... run.go:72] "command failed" err="<Go-quoted error>"
+_ERR_RE = re.compile(r'"command failed" err=("(?:[^"\\]|\\.)*")')
+
+
+def go_unquote(quoted: str) -> str:
+    """strconv.Unquote for what klog prints (JSON escapes plus \\x.., \\a, \\v, \\U........)."""
+    body = quoted[1:-1]
+    out, i = [], 0
+    simple = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "\\": "\\", '"': '"',
+              "'": "'"}
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            out.append(char)
+            i += 1
+            continue
+        esc = body[i + 1]
+        if esc in simple:
+            out.append(simple[esc])
+            i += 2
+        elif esc in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[esc]
+            out.append(chr(int(body[i + 2:i + 2 + width], 16)))
+            i += 2 + width
+        else:
+            out.append(esc)
+            i += 2
+    return "".join(out)
+
+
+# klog writes a multi-line value as err=<\n\tline\n\tline\n >
+_ERR_BLOCK_RE = re.compile(r'"command failed" err=<\n((?:\t.*\n)*) >')
+
+
+def binary_error(stderr: str) -> str:
+    match = _ERR_RE.search(stderr)
+    if match:
+        return go_unquote(match.group(1))
+    match = _ERR_BLOCK_RE.search(stderr)
+    if match:
+        return "\n".join(line[1:] for line in match.group(1).splitlines())
+    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("I")]
+    return "\n".join(lines[-5:]) or stderr[-2000:]
+
+
+def _error_of(outcome: dict) -> str:
+    if outcome["rc"] == 0:
+        return ""
+    if outcome["rc"] != 1:
+        return "exit %d: %s" % (outcome["rc"], outcome["stderr"][-3000:])
+    return binary_error(outcome["stderr"])
+
+
+KUBECONFIG = os.path.join(ROOT, ".build", "differential", "kubeconfig")
+_DUMMY_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: unreachable
+  cluster: {server: "https://127.0.0.1:1"}
+contexts:
+- name: unreachable
+  context: {cluster: unreachable, user: nobody}
+current-context: unreachable
+users:
+- name: nobody
+  user: {token: none}
+"""
+
+
+def materialise(text: str) -> str:
+    """Corpus texts name the kubeconfig @KUBECONFIG@ (kube-scheduler opens it at start-up): a dummy one here."""
+    if "@KUBECONFIG@" not in text:
+        return text
+    if not os.path.exists(KUBECONFIG):
+        os.makedirs(os.path.dirname(KUBECONFIG), exist_ok=True)
+        with open(KUBECONFIG, "w", encoding="utf-8") as handle:
+            handle.write(_DUMMY_KUBECONFIG)
+    return text.replace("@KUBECONFIG@", KUBECONFIG)
+
+
+def run_binary(minor: str, text: str, use_cache: bool = True) -> dict:
+    """{"ok": bool, "error": str, "effective": dict or None, "cached": bool} for that minor's binary."""
+    binary = binary_path(minor)
+    if binary is None:
+        raise RuntimeError("KUBE_SCHEDULER_BIN_%s is not set: run `make binaries` and source .build/k8s.env"
+                           % minor.replace(".", "_"))
+    key = "%s-%s" % (file_sha256(binary)[:24], text_sha256(text))
+    cache_file = os.path.join(CACHE_DIR, key[:2], key + ".json")
+    if use_cache and os.path.exists(cache_file):
+        with open(cache_file, encoding="utf-8") as handle:
+            cached = json.load(handle)
+        if cached.get("format") == CACHE_FORMAT:
+            cached["cached"] = True
+            cached["error"] = _error_of(cached)
+            return cached
+    with tempfile.TemporaryDirectory(prefix="kubesched-diff-") as work:
+        config = os.path.join(work, "config")
+        out = os.path.join(work, "effective.yaml")
+        with open(config, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        proc = subprocess.run([binary, "--config", config, "--write-config-to", out, "--secure-port", "0",
+                               "--master", "https://127.0.0.1:1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=60, check=False, cwd=work)
+        stderr = proc.stderr.decode("utf-8", "replace")
+        effective = None
+        if proc.returncode == 0 and os.path.exists(out):
+            with open(out, encoding="utf-8") as handle:
+                effective = yaml.safe_load(handle)
+    outcome = {"format": CACHE_FORMAT, "ok": proc.returncode == 0, "rc": proc.returncode,
+               "stderr": "" if proc.returncode == 0 else stderr[-20000:], "effective": effective}
+    outcome["error"] = _error_of(outcome)
+    os.makedirs(os.path.dirname(cache_file), exist_ok=True)
+    tmp = cache_file + ".tmp%d" % os.getpid()
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(outcome, handle, sort_keys=True)
+    os.replace(tmp, cache_file)
+    outcome["cached"] = False
+    return outcome
+
+
+def run_library(minor: str, text: str) -> dict:
+    try:
+        result = configuration.process(content=text, kubernetes_version=minor)
+    except Exception as exc:  # pylint: disable=broad-except
+        return {"ok": False, "crash": "%s: %s" % (type(exc).__name__, exc), "errors": [], "effective": None,
+                "plugins": None}
+    return {"ok": result.ok, "crash": None, "errors": result.errors, "effective": result.effective,
+            "plugins": getattr(result, "plugins", None)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Field names in upstream's error text.
+
+_FIELD_TYPES = "Invalid value|Required value|Duplicate value|Unsupported value|Forbidden|Too long|Too many"
+_FIELD_RES = (
+    re.compile(r"(?:^|\[|, |: )([A-Za-z][\w.\[\]/-]*): (?:%s)" % _FIELD_TYPES),
+    re.compile(r'unknown field "([^"]+)"'),
+    re.compile(r'duplicate field "([^"]+)"'),
+    re.compile(r"Go struct field [\w]+\.([\w.]+) of type"),
+    re.compile(r'key "([^"]+)" already set in map'),
+)
+
+
+def normalise_path(path: str) -> str:
+    """Drop indices and map keys: profiles[0].pluginConfig[1].args.x -> profiles.pluginConfig.args.x."""
+    return re.sub(r"\[[^\]]*\]", "", path or "").strip(".")
+
+
+def leaf(path: str) -> str:
+    parts = [p for p in normalise_path(path).split(".") if p]
+    return parts[-1] if parts else ""
+
+
+def upstream_fields(message: str) -> list:
+    found = []
+    for pattern in _FIELD_RES:
+        found.extend(pattern.findall(message))
+    return [normalise_path(f) for f in found]
+
+
+def field_agrees(library_errors: list, message: str) -> bool:
+    """The library's first error names a field upstream names (by path without indices, or by its last name).
+
+    When upstream's message names no field (framework and leader-election errors), only the verdict counts.
+    """
+    named = upstream_fields(message)
+    if not named:
+        return True
+    if not library_errors:
+        return False
+    ours = normalise_path(library_errors[0].get("field", ""))
+    if not ours:
+        return False
+    leaves = set(leaf(f) for f in named)
+    return any(ours == f or ours.endswith("." + f) or f.endswith("." + ours) for f in named) or leaf(ours) in leaves
+
+
+def _plugin_views(effective: dict, minor: str) -> dict:
+    """The effective plugins view computed from an effective config (the binary's or ours)."""
+    return framework_checks.plugins_view(effective, minor)
+
+
+def compare(minor: str, lib: dict, binary: dict) -> dict:
+    """Verdict, field and effective-config agreement of one case; ``problems`` lists what differs."""
+    problems = []
+    if lib.get("crash"):
+        problems.append("library raised " + lib["crash"])
+    runtime = (not lib["ok"] and binary["ok"] and bool(lib["errors"])
+               and all(e["type"] == E.LEADER_ELECTION for e in lib["errors"]))
+    if runtime:
+        # client-go's NewLeaderElector rule (renewDeadline > 1.2 x retryPeriod ...) is checked only once
+        # kube-scheduler runs with leader election, which the offline --write-config-to run never reaches
+        # (shared/k8s/README.md). The library refuses such a config because the real scheduler exits on it.
+        return {"verdict": True, "field": True, "effective": True, "plugins": True, "exact": None, "agree": True,
+                "runtime": True, "problems": []}
+    verdict = lib["ok"] == binary["ok"] and not lib.get("crash")
+    if not verdict:
+        problems.append("verdict: library %s, binary %s (%s)" % (
+            "accepts" if lib["ok"] else "refuses: " + "; ".join(e["message"] for e in lib["errors"][:2]),
+            "accepts" if binary["ok"] else "refuses", binary.get("error", "")[:400]))
+    field = True
+    exact = None
+    if verdict and not binary["ok"]:
+        field = field_agrees(lib["errors"], binary["error"])
+        if not field:
+            problems.append("field: library %r, binary %r" % (
+                lib["errors"][0]["field"] if lib["errors"] else None, binary["error"][:400]))
+        messages = [e["message"] for e in lib["errors"]]
+        exact = binary["error"] in ("\n".join(messages), "[" + ", ".join(messages) + "]") or any(
+            binary["error"] == m for m in messages)
+    effective = True
+    plugins = True
+    if verdict and binary["ok"]:
+        effective = lib["effective"] == binary["effective"]
+        if not effective:
+            problems.append("effective config differs: " + diff_summary(lib["effective"], binary["effective"]))
+        try:
+            plugins = lib.get("plugins") == _plugin_views(binary["effective"], minor)
+        except Exception as exc:  # pylint: disable=broad-except
+            plugins = False
+            problems.append("plugins view from the binary's effective config failed: %s" % exc)
+        if not plugins:
+            problems.append("plugins view differs from the one the binary's effective config gives")
+    return {"verdict": verdict, "field": field, "effective": effective, "plugins": plugins, "exact": exact,
+            "agree": verdict and field and effective and plugins, "runtime": False,
+            "panic": binary.get("rc") == 2, "problems": problems}
+
+
+def diff_summary(ours, theirs, path="", out=None, limit=4) -> str:
+    out = [] if out is None else out
+    _diff(ours, theirs, path, out)
+    text = "; ".join(out[:limit])
+    if len(out) > limit:
+        text += "; ... %d more" % (len(out) - limit)
+    return text
+
+
+def _diff(ours, theirs, path, out):
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in sorted(set(ours) | set(theirs)):
+            if key not in theirs:
+                out.append("%s.%s only in library (%s)" % (path, key, json.dumps(ours[key])[:80]))
+            elif key not in ours:
+                out.append("%s.%s only in binary (%s)" % (path, key, json.dumps(theirs[key])[:80]))
+            else:
+                _diff(ours[key], theirs[key], "%s.%s" % (path, key), out)
+    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            _diff(a, b, "%s[%d]" % (path, i), out)
+    elif ours != theirs:
+        out.append("%s: library %s, binary %s" % (path, json.dumps(ours)[:120], json.dumps(theirs)[:120]))

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""make differential: the corpus through the library and the real kube-scheduler of every minor.
+
+Prints, per minor, a table per family (verdict, field, effective config and plugins view agreement over the
+cases of that family), every disagreement, and the throughput. Exit status 1 when anything disagrees.
+
+  tests/differential/run.py [--minors "1.30 1.35"] [--families "syntax fit_args"] [--jobs 2] [--no-cache] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import corpus  # noqa: E402  pylint: disable=wrong-import-position
+import harness  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def run(minors, families=None, jobs=2, use_cache=True):
+    """[(minor, family, name, text, comparison)] for every case and minor; binaries run at most ``jobs`` at once."""
+    cases = list(corpus.cases(families))
+    work = [(minor, case) for minor in minors for case in cases]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        binaries = list(pool.map(lambda item: harness.run_binary(item[0], item[1][2], use_cache), work))
+    results = []
+    for (minor, (family, name, text)), binary in zip(work, binaries):
+        lib = harness.run_library(minor, text)
+        results.append((minor, family, name, text, harness.compare(minor, lib, binary), binary.get("cached")))
+    return results
+
+
+def table(results, minors) -> str:
+    families = [f for f in corpus.FAMILIES if any(r[1] == f for r in results)]
+    lines = []
+    for minor in minors:
+        rows = [r for r in results if r[0] == minor]
+        lines.append("")
+        lines.append("kube-scheduler %s (%s)" % (minor, os.path.basename(harness.binary_path(minor) or "?")))
+        lines.append("%-16s %7s %9s %9s %9s %9s %9s %7s" % ("family", "configs", "verdict", "field", "effective",
+                                                             "plugins", "agree", "exact"))
+        for family in families + ["total"]:
+            sel = [r for r in rows if family in ("total", r[1])]
+            if not sel:
+                continue
+
+            def count(key, subset=sel):
+                return sum(1 for r in subset if r[4][key])
+            refused = [r for r in sel if r[4]["exact"] is not None]
+            lines.append("%-16s %7d %9s %9s %9s %9s %9s %7s" % (
+                family, len(sel), "%d/%d" % (count("verdict"), len(sel)), "%d/%d" % (count("field"), len(sel)),
+                "%d/%d" % (count("effective"), len(sel)), "%d/%d" % (count("plugins"), len(sel)),
+                "%d/%d" % (count("agree"), len(sel)),
+                "%d/%d" % (sum(1 for r in refused if r[4]["exact"]), len(refused))))
+    return "\n".join(lines)
+
+
+def disagreements(results) -> list:
+    return ["%s %s %r: %s" % (r[0], r[1], r[2], " | ".join(r[4]["problems"])) for r in results if not r[4]["agree"]]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minors", default=os.environ.get("DIFF_MINORS", " ".join(harness.BINARY_MINORS)))
+    parser.add_argument("--families", default="")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--show", default="", help="print both outcomes of the cases whose name contains this")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print the text of each disagreeing config")
+    args = parser.parse_args(argv)
+    minors = args.minors.split()
+    families = args.families.split() or None
+    start = time.monotonic()
+    if args.show:
+        for family, name, text in corpus.cases(families):
+            if args.show not in name:
+                continue
+            print("==== %s %r\n%s" % (family, name, text))
+            for minor in minors:
+                binary = harness.run_binary(minor, text)
+                lib = harness.run_library(minor, text)
+                print("  %s binary: %s" % (minor, "accepts" if binary["ok"] else binary["error"][:600]))
+                print("  %s library: %s" % (minor, "accepts" if lib["ok"] else lib["crash"] or lib["errors"][:2]))
+                print("  %s compare: %s" % (minor, harness.compare(minor, lib, binary)["problems"]))
+        return 0
+    results = run(minors, families, args.jobs, not args.no_cache)
+    elapsed = time.monotonic() - start
+    print(table(results, minors))
+    bad = disagreements(results)
+    print("")
+    for line in bad:
+        print("DISAGREE " + line)
+    if args.verbose:
+        for r in results:
+            if not r[4]["agree"]:
+                print("---- %s %s %r\n%s" % (r[0], r[1], r[2], r[3]))
+    fresh = sum(1 for r in results if not r[5])
+    print("\n%d configs x %d minors = %d comparisons in %.1f s: %.0f comparisons/s (%d binary runs, %d cached)"
+          % (len(results) // max(1, len(minors)), len(minors), len(results), elapsed, len(results) / elapsed,
+             fresh, len(results) - fresh))
+    runtime = sum(1 for r in results if r[4].get("runtime"))
+    panics = sum(1 for r in results if r[4].get("panic"))
+    print("agreement: %d/%d (%d where only the run-time leader-election rule refuses, which the offline binary run "
+          "does not reach; %d where the binary panics and the library refuses)"
+          % (len(results) - len(bad), len(results), runtime, panics))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
