@@ -85,6 +85,7 @@ class ActionModule(ActionBase):
             effective=outcome.effective,
             checksum=outcome.checksum,
             profiles=list(outcome.profiles),
+            plugins=outcome.plugins,
         )
         if not args['dest']:
             return result

@@ -252,6 +252,32 @@ profiles:
   type: list
   elements: str
   sample: [default-scheduler, no-scoring-scheduler]
+plugins:
+  description:
+    - The effective plugins of each profile, keyed by scheduler name, as the scheduling framework runs them after
+      merging C(multiPoint), C(enabled) and C(disabled) with the defaults of that version. Per extension point
+      (in upstream's order, points without plugins left out) the ordered list of enabled plugins; at C(score) each
+      with the weight it scores with (an unset or 0 weight is 1).
+    - The sample is a profile that disables every default with C(multiPoint) and enables four plugins there and
+      C(NodeName) at C(filter), for Kubernetes 1.35.
+  returned: success
+  type: dict
+  sample:
+    bin-packing:
+      queueSort:
+        - {name: PrioritySort}
+      preFilter:
+        - {name: NodeResourcesFit}
+      filter:
+        - {name: NodeResourcesFit}
+        - {name: NodeName}
+      preScore:
+        - {name: NodeResourcesFit}
+      score:
+        - {name: NodeResourcesFit, weight: 2}
+        - {name: ImageLocality, weight: 1}
+      bind:
+        - {name: DefaultBinder}
 kubernetes_version:
   description: The Kubernetes minor version the configuration was checked against.
   returned: always
