@@ -17,7 +17,12 @@ from ansible.module_utils.basic import FILE_COMMON_ARGUMENTS
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC
+from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.module_utils.redaction import (
+    SECRET_KEYS, redact, redact_message, secret_values)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
 
 MODULE = 'kubesched.schedulers.scheduler_config'
 ARGS_FOR_THE_HOST = ('dest', 'backup') + tuple(FILE_COMMON_ARGUMENTS)
@@ -30,13 +35,29 @@ def plain(value):
     library models the JSON of the API and must see exactly str, int, float, bool, None, dict and list.
     """
     if isinstance(value, Mapping):
-        return dict((plain(key), plain(item)) for key, item in value.items())
+        return dict((_json_key(plain(key)), plain(item)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
     for json_type in (bool, str, int, float):  # bool first: it is an int
         if isinstance(value, json_type):
             return json_type(value)
     return value
+
+
+def _json_key(key):
+    """Keys as sigs.k8s.io/yaml makes them: strings (true, false, null, 1)."""
+    if isinstance(key, bool):
+        return 'true' if key else 'false'
+    if key is None:
+        return 'null'
+    return key if isinstance(key, str) else str(key)
+
+
+def _parsed(text):
+    data, _strict, error = parse_text(text)
+    if error:
+        raise ValueError('not parseable')
+    return data
 
 
 class ActionModule(ActionBase):
@@ -64,25 +85,42 @@ class ActionModule(ActionBase):
             required_one_of=[('content', 'config')],
         )
 
+        # Shapes and costs first: nothing below may recurse into, copy or expand an unbounded input.
+        for name in ('config', 'extra_plugins'):
+            too_costly = check_structure(args[name], name)
+            if too_costly:
+                raise AnsibleActionFail(too_costly)
+        problems = check_extra_plugins(plain(args['extra_plugins']))
+        problem = mode_problem(args.get('mode'))
+        if problem:
+            problems.append(problem)
+        if problems:
+            raise AnsibleActionFail('\n'.join(problems))
+        config = plain(args['config'])
+        secrets = secret_values(config)
         try:
             outcome = process(
                 content=plain(args['content']),
-                config=plain(args['config']),
+                config=config,
                 kubernetes_version=plain(args['kubernetes_version']),
                 extra_plugins=plain(args['extra_plugins']),
             )
         except ValueError as exc:
-            raise AnsibleActionFail(str(exc))
+            raise AnsibleActionFail(redact_message(str(exc), secrets))
+        if outcome.ok:
+            secrets = sorted(set(secrets) | set(secret_values(_parsed(outcome.rendered))), key=lambda v: (-len(v), v))
 
-        result.update(changed=False, kubernetes_version=outcome.version, errors=list(outcome.errors))
+        errors = [dict(error, message=redact_message(error['message'], secrets, _parsed)) for error in outcome.errors]
+        result.update(changed=False, kubernetes_version=outcome.version, errors=errors)
         if outcome.warnings:
-            result['warnings'] = list(outcome.warnings)
+            result['warnings'] = [redact_message(warning, secrets) for warning in outcome.warnings]
         if not outcome.ok:
-            result.update(failed=True, msg='\n'.join(error['message'] for error in outcome.errors))
+            result.update(failed=True, msg='\n'.join(error['message'] for error in errors))
             return result
+        # Secret-bearing fields are redacted in what is shown; the checksum is of the real text.
         result.update(
-            rendered=outcome.rendered,
-            effective=outcome.effective,
+            rendered=redact_message(outcome.rendered, secrets) if secrets else outcome.rendered,
+            effective=redact(outcome.effective),
             checksum=outcome.checksum,
             profiles=list(outcome.profiles),
             plugins=outcome.plugins,
@@ -92,6 +130,8 @@ class ActionModule(ActionBase):
 
         module_args = dict((name, args[name]) for name in ARGS_FOR_THE_HOST if name in args)
         module_args['content'] = outcome.rendered
+        module_args['secret_values'] = secrets
+        module_args['secret_keys'] = list(SECRET_KEYS)
         try:
             written = self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars)
         finally:

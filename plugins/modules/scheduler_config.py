@@ -325,7 +325,12 @@ msg:
   type: str
 """
 
+import errno
+import fcntl
+import grp
 import os
+import pwd
+import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
@@ -341,6 +346,38 @@ ARGUMENT_SPEC = dict(
     backup=dict(type='bool', default=False),
     mode=dict(type='raw', default='0600'),
 )
+# Only from the action plugin: the secret values of the rendered text, so that Ansible masks them in every output
+# of the module (arguments at -vvv, diff, messages); and the same keys to mask in the text of the file it replaces.
+HOST_ONLY_SPEC = dict(
+    secret_values=dict(type='list', elements='str', default=[], no_log=True),
+    secret_keys=dict(type='list', elements='str', default=[]),
+)
+
+# Temp files are named so that a later run recognises those an earlier, killed run left beside dest.
+TMP_MARK = '.kubesched-tmp.'
+REDACTED = '<redacted>'
+_OCTAL_MODE = re.compile(r'0?o?[0-7]{1,4}')
+
+
+def temp_pattern(b_base):
+    """Our temp files for dest (and the .*.tmp names of earlier versions of this module)."""
+    return re.compile(br'\.' + re.escape(b_base) + br'(' + re.escape(to_bytes(TMP_MARK)) + br'[A-Za-z0-9_]+|\.[A-Za-z0-9_]{8}\.tmp)')
+
+
+def mode_problem(mode):
+    """Why ``mode`` cannot be used, or None. Integers are refused: an unquoted 600 is the decimal number 600
+    (mode 0o1130), and an unquoted 0600 is 384; only a quoted string says what was meant."""
+    if mode is None:
+        return None
+    if isinstance(mode, bool) or not isinstance(mode, str):
+        return ('mode must be a quoted string such as "0600" or "u=rw,g=,o=", got the number %s: an unquoted 600 is '
+                'the decimal number 600 (mode 0o1130) and an unquoted 0600 is 384 (0o600), so a number is refused '
+                'rather than guessed' % (mode,))
+    if _OCTAL_MODE.fullmatch(mode):
+        return None
+    if re.fullmatch(r'([ugoa]*[-+=]([rwxXst]*|[ugo])(,|$))+', mode) and not mode.endswith(','):
+        return None
+    return 'mode %r is neither an octal mode such as "0600" nor a symbolic one such as "u=rw,g=,o="' % (mode,)
 
 
 def _read(b_path):
@@ -351,82 +388,189 @@ def _read(b_path):
         return None
 
 
-def _write_atomically(module, b_dest, b_text, creating):
-    """Write through a temp file in the destination directory, then rename it over dest."""
-    b_dir = os.path.dirname(b_dest)
-    fd, b_tmp = tempfile.mkstemp(prefix=b'.' + os.path.basename(b_dest) + b'.', suffix=b'.tmp', dir=b_dir)
+def redact_text(text, keys):
+    """Mask the values of ``keys`` in rendered YAML (block style, one key per line, as the action renders it):
+    the value on the key's line and any more-indented lines that continue it."""
+    if not keys or text is None:
+        return text
+    key_line = re.compile(r'^(\s*(?:- )?(?:%s)\s*:)(.*)$' % '|'.join(re.escape(k) for k in keys))
+    out, indent = [], None
+    for line in text.splitlines(True):
+        if indent is not None:
+            if line.strip() and len(line) - len(line.lstrip()) > indent:
+                continue
+            indent = None
+        match = key_line.match(line)
+        if match:
+            out.append('%s %s\n' % (match.group(1), REDACTED))
+            indent = len(match.group(1)) - len(match.group(1).lstrip())
+            continue
+        out.append(line)
+    return ''.join(out)
+
+
+def remove_leftovers(b_dir, b_base):
+    """Remove temp files of earlier runs that were killed before their rename. A temp file is locked while a run
+    writes it, so one that can be locked belongs to no running task."""
+    pattern = temp_pattern(b_base)
+    removed = []
+    try:
+        names = os.listdir(b_dir)
+    except OSError:
+        return removed
+    for b_name in names:
+        if not pattern.fullmatch(b_name):
+            continue
+        b_path = os.path.join(b_dir, b_name)
+        try:
+            fd = os.open(b_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not os.path.isfile(b_path) or os.path.islink(b_path):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a running task is writing it
+            os.unlink(b_path)
+            removed.append(to_text(b_path, errors='surrogate_or_strict'))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def check_owner_group(module):
+    """Look owner and group up before anything is written, so a name that does not exist fails cleanly."""
+    for key, lookup in (('owner', pwd.getpwnam), ('group', grp.getgrnam)):
+        value = module.params.get(key)
+        if value is None or str(value).isdigit():
+            continue
+        try:
+            lookup(value)
+        except KeyError:
+            module.fail_json(msg='%s %s does not exist on the host; nothing was written' % (key, value))
+
+
+def _write_atomically(module, b_dest, b_text, b_before):
+    """Write a temp file beside dest with the final owner, group, mode (and SELinux context, attributes), then
+    rename it over dest. Any failure before the rename leaves dest as it was; the temp file is removed."""
+    b_dir, b_base = os.path.split(b_dest)
+    fd, b_tmp = tempfile.mkstemp(prefix=b'.' + b_base + to_bytes(TMP_MARK), dir=b_dir)
     try:
         with os.fdopen(fd, 'wb') as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a later run's cleanup leaves a locked temp file alone
             handle.write(b_text)
             handle.flush()
             os.fsync(handle.fileno())
-        # atomic_move gives a new file 0666 & ~umask; keep it private until the requested mode is applied.
-        old_umask = os.umask(0o077) if creating else None
+            if b_before is not None:
+                # Unspecified attributes stay as dest has them; symbolic modes apply to its current mode.
+                current = os.stat(b_dest)
+                try:
+                    os.chown(b_tmp, current.st_uid, current.st_gid)
+                except OSError as exc:
+                    if exc.errno != errno.EPERM:
+                        raise
+                os.chmod(b_tmp, current.st_mode & 0o7777)
+            tmp_args = module.load_file_common_arguments(module.params, path=to_text(b_tmp, errors='surrogate_or_strict'))
+            module.set_fs_attributes_if_different(tmp_args, False)  # fails the task (and removes the temp) on error
+            if module.params['backup'] and b_before is not None:
+                module.backup_file = module.backup_local(to_text(b_dest, errors='surrogate_or_strict'))
+            os.rename(b_tmp, b_dest)
+        dir_fd = os.open(b_dir, os.O_RDONLY)
         try:
-            module.atomic_move(b_tmp, b_dest, unsafe_writes=module.params['unsafe_writes'])
+            os.fsync(dir_fd)
         finally:
-            if old_umask is not None:
-                os.umask(old_umask)
+            os.close(dir_fd)
     finally:
         if os.path.lexists(b_tmp):
             os.unlink(b_tmp)
 
 
+def _attribute_changes(module, dest):
+    """Whether dest's owner, group, mode, ... differ from the requested ones, and Ansible's diff of them; nothing
+    is changed (the module's own helpers, run as in check mode)."""
+    diff = dict(before={}, after={}, before_header=dest, after_header=dest)
+    file_args = module.load_file_common_arguments(module.params, path=dest)
+    check_mode = module.check_mode
+    module.check_mode = True
+    try:
+        changed = module.set_fs_attributes_if_different(file_args, False, diff=diff)
+    finally:
+        module.check_mode = check_mode
+    return changed, diff
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=ARGUMENT_SPEC,
+        argument_spec=dict(ARGUMENT_SPEC, **HOST_ONLY_SPEC),
         mutually_exclusive=[('content', 'config')],
         add_file_common_args=True,
         supports_check_mode=True,
     )
+    module.backup_file = None
     # From the action plugin, content is always the validated, rendered text.
     rendered = module.params['content']
     dest = module.params['dest']
     if rendered is None or not dest:
         module.fail_json(msg='kubesched.schedulers.scheduler_config runs through its action plugin, which validates '
                              'and renders on the controller; the module alone only writes that result to dest')
+    problem = mode_problem(module.params['mode'])
+    if problem:
+        module.fail_json(msg=problem + '; nothing was written')
+    check_owner_group(module)
+    secret_keys = module.params['secret_keys']
 
-    # Write through a symlink rather than replacing it.
-    dest = os.path.realpath(dest)
     b_dest = to_bytes(dest, errors='surrogate_or_strict')
+    if os.path.islink(b_dest):
+        module.fail_json(msg='dest %s is a symbolic link (to %s): it is not followed, so that neither the link nor '
+                             'its target changes unnoticed; give the target path as dest, or remove the link'
+                         % (dest, to_native(os.readlink(b_dest))))
     if os.path.isdir(b_dest):
         module.fail_json(msg='dest %s is a directory' % dest)
-    if not os.path.isdir(os.path.dirname(b_dest)):
+    b_dir, b_base = os.path.split(b_dest)
+    if not os.path.isdir(b_dir):
         if not module.check_mode:
             module.fail_json(msg='the directory of dest %s does not exist' % dest)
         # In check mode an earlier task of the same run would have created it: report the file as new.
         result = dict(dest=dest, changed=True)
         if module._diff:
-            result['diff'] = [dict(before='', after=rendered, before_header='%s (absent)' % dest, after_header=dest)]
+            result['diff'] = [dict(before='', after=redact_text(rendered, secret_keys),
+                                   before_header='%s (absent)' % dest, after_header=dest)]
         module.exit_json(**result)
+
+    result = dict(dest=dest)
+    if not module.check_mode:
+        removed = remove_leftovers(b_dir, b_base)
+        if removed:
+            result['removed_temp_files'] = removed
 
     b_rendered = to_bytes(rendered, errors='surrogate_or_strict')
     b_before = _read(b_dest)
-    changed = b_before != b_rendered
-    result = dict(dest=dest)
+    content_changed = b_before != b_rendered
     diffs = []
-    if changed:
+    if content_changed:
         diffs.append(dict(
-            before='' if b_before is None else to_text(b_before, errors='surrogate_or_strict'),
-            after=rendered,
+            before='' if b_before is None else redact_text(to_text(b_before, errors='surrogate_or_strict'), secret_keys),
+            after=redact_text(rendered, secret_keys),
             before_header=dest if b_before is not None else '%s (absent)' % dest,
             after_header=dest,
         ))
-        if not module.check_mode:
-            if module.params['backup'] and b_before is not None:
-                result['backup_file'] = module.backup_local(dest)
-            try:
-                _write_atomically(module, b_dest, b_rendered, creating=b_before is None)
-            except Exception as exc:  # atomic_move raises plain Exception
-                module.fail_json(msg='could not write %s: %s' % (dest, to_native(exc)), **result)
-
-    # A file that check mode did not create has no attributes to compare; its creation is the change.
-    if os.path.exists(b_dest):
-        attributes_diff = dict(before={}, after={}, before_header=dest, after_header=dest)
-        file_args = module.load_file_common_arguments(module.params, path=dest)
-        changed = module.set_fs_attributes_if_different(file_args, changed, diff=attributes_diff)
+    attributes_changed = False
+    if b_before is not None:
+        attributes_changed, attributes_diff = _attribute_changes(module, dest)
         if attributes_diff['before']:
             diffs.append(attributes_diff)
+    changed = content_changed or attributes_changed
+    if changed and not module.check_mode:
+        try:
+            _write_atomically(module, b_dest, b_rendered, b_before)
+        except (IOError, OSError) as exc:
+            module.fail_json(msg='could not write %s (it was left as it was): %s' % (dest, to_native(exc)), **result)
+        if module.backup_file:
+            result['backup_file'] = module.backup_file
 
     if module._diff and diffs:
         result['diff'] = diffs

@@ -1,0 +1,183 @@
+"""Issue 8, items 2 and 5, through real ansible-playbook runs on localhost: all-or-nothing writes, modes,
+symbolic links, leftover temp files, and no secret in any output at -vvv with --diff.
+
+Every destination is prepared by the test before the one playbook run and inspected after it, so each task's
+effect on its own file is known exactly.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+
+
+def pem_data(kind, body):
+    """base64 of a PEM block whose DER is an ASN.1 sequence around ``body``: enough for the extender TLS checks."""
+    der = b"\x30" + bytes([len(body)]) + body
+    text = "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (kind, base64.b64encode(der).decode(), kind)
+    return base64.b64encode(text.encode()).decode()
+
+
+KEY = pem_data("PRIVATE KEY", b"SECRET-KEY-MATERIAL-12345")
+CERT = pem_data("CERTIFICATE", b"CERT-MATERIAL-67890")
+OLD_KEY = pem_data("PRIVATE KEY", b"OLD-KEY-MATERIAL")  # in the file that a write replaces
+SECRETS = (KEY, CERT, OLD_KEY, "SECRET-KEY-MATERIAL", "CERT-MATERIAL", "OLD-KEY-MATERIAL")
+CONFIG = {"profiles": [{"schedulerName": "default-scheduler"}]}
+OTHER = {"profiles": [{"schedulerName": "other-scheduler"}]}
+WITH_SECRETS = {
+    "profiles": [{"schedulerName": "default-scheduler"}],
+    "extenders": [{"urlPrefix": "https://extender.example:8443/", "filterVerb": "filter",
+                   "tlsConfig": {"keyData": KEY, "certData": CERT}}],
+}
+OLD_TEXT = ("apiVersion: kubescheduler.config.k8s.io/v1\nextenders:\n- filterVerb: filter\n  tlsConfig:\n"
+            "    keyData: %s\n  urlPrefix: https://x/\nkind: KubeSchedulerConfiguration\n" % OLD_KEY)
+KIND_MISSING = ("apiVersion: kubescheduler.config.k8s.io/v1\nextenders:\n- urlPrefix: https://x/\n  tlsConfig:\n"
+                "    keyData: %s\n    certData: %s\n" % (KEY, CERT))
+
+PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: bad_owner
+      kubesched.schedulers.scheduler_config: {config: "{{ other }}", dest: "{{ work }}/owner.yaml", owner: no-such-user-k8s}
+      ignore_errors: true
+    - name: bad_group
+      kubesched.schedulers.scheduler_config: {config: "{{ other }}", dest: "{{ work }}/group.yaml", group: no-such-group-k8s}
+      ignore_errors: true
+    - name: bad_mode
+      kubesched.schedulers.scheduler_config: {config: "{{ other }}", dest: "{{ work }}/mode.yaml", mode: abc}
+      ignore_errors: true
+    - name: integer_mode
+      kubesched.schedulers.scheduler_config: {config: "{{ other }}", dest: "{{ work }}/intmode.yaml", mode: 600}
+      ignore_errors: true
+    - name: bad_owner_new_file
+      kubesched.schedulers.scheduler_config: {config: "{{ other }}", dest: "{{ work }}/new.yaml", owner: no-such-user-k8s}
+      ignore_errors: true
+    - name: symlink
+      kubesched.schedulers.scheduler_config: {config: "{{ other }}", dest: "{{ work }}/link.yaml", mode: "0600"}
+      ignore_errors: true
+    - name: leftovers
+      kubesched.schedulers.scheduler_config: {config: "{{ config }}", dest: "{{ work }}/leftover.yaml"}
+    - name: symbolic_mode
+      kubesched.schedulers.scheduler_config: {config: "{{ config }}", dest: "{{ work }}/symbolic.yaml", mode: "u=rw,g=r,o="}
+    - name: secrets_write
+      kubesched.schedulers.scheduler_config: {config: "{{ with_secrets }}", dest: "{{ work }}/secret.yaml"}
+      diff: true
+      ignore_errors: true
+    - name: secrets_validate_only
+      kubesched.schedulers.scheduler_config: {config: "{{ with_secrets }}"}
+    - name: kind_missing
+      kubesched.schedulers.scheduler_config: {content: "{{ kind_missing }}"}
+      ignore_errors: true
+"""
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, ansible_playbook):
+    work = tmp_path_factory.mktemp("hardening")
+    before = {}
+    for name in ("owner", "group", "mode", "intmode"):
+        path = work / ("%s.yaml" % name)
+        path.write_text("seed: %s\n" % name)
+        os.chmod(path, 0o640)
+        before[name] = sha(path)
+    (work / "target.yaml").write_text("seed: target\n")
+    os.chmod(work / "target.yaml", 0o644)
+    os.symlink("target.yaml", work / "link.yaml")
+    (work / "leftover.yaml").write_text("seed: leftover\n")
+    for stale in (".leftover.yaml.kubesched-tmp.ab12cd", ".leftover.yaml.abcd1234.tmp"):
+        (work / stale).write_text("x" * 1000)
+    (work / ".leftover.yaml.unrelated").write_text("not ours")
+    (work / "secret.yaml").write_text(OLD_TEXT)
+    (work / "playbook.yml").write_text(PLAYBOOK)
+    (work / "inventory.ini").write_text(
+        "localhost ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
+    (work / "vars.json").write_text(json.dumps(dict(
+        work=str(work), config=CONFIG, other=OTHER, with_secrets=WITH_SECRETS, kind_missing=KIND_MISSING)))
+    env = dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOCAL_TEMP=str(work / "local-tmp"),
+               ANSIBLE_REMOTE_TEMP=str(work / "remote-tmp"))
+    proc = ansible_playbook(["-vvv", "--diff", "-i", "inventory.ini", "-e", "@vars.json", "playbook.yml"],
+                            cwd=work, env=env)
+    start = proc.stdout.find("{\n")
+    try:
+        report = json.loads(proc.stdout[start:])
+    except ValueError:
+        pytest.fail("ansible-playbook did not print JSON:\n%s\n%s" % (proc.stdout, proc.stderr))
+    results = {}
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            (result,) = task["hosts"].values()
+            results[task["task"]["name"]] = result
+    return dict(results=results, work=work, before=before, output=proc.stdout + proc.stderr)
+
+
+@pytest.mark.parametrize("task, dest, message", [
+    ("bad_owner", "owner", "owner no-such-user-k8s does not exist on the host; nothing was written"),
+    ("bad_group", "group", "group no-such-group-k8s does not exist on the host; nothing was written"),
+    ("bad_mode", "mode", "mode 'abc' is neither an octal mode"),
+    ("integer_mode", "intmode", "mode must be a quoted string such as \"0600\""),
+])
+def test_a_failed_write_leaves_dest_exactly_as_it_was(run, task, dest, message):
+    result = run["results"][task]
+    assert result["failed"] and message in result["msg"]
+    path = run["work"] / ("%s.yaml" % dest)
+    assert sha(path) == run["before"][dest]
+    assert os.stat(path).st_mode & 0o7777 == 0o640
+    assert not [name for name in os.listdir(run["work"]) if "kubesched-tmp" in name]
+
+
+def test_a_failed_write_creates_nothing(run):
+    assert run["results"]["bad_owner_new_file"]["failed"]
+    assert not (run["work"] / "new.yaml").exists()
+
+
+def test_a_symlinked_dest_is_refused_and_its_target_untouched(run):
+    result = run["results"]["symlink"]
+    assert result["failed"] and "is a symbolic link (to target.yaml)" in result["msg"]
+    target = run["work"] / "target.yaml"
+    assert target.read_text() == "seed: target\n"
+    assert os.stat(target).st_mode & 0o7777 == 0o644
+    assert os.path.islink(run["work"] / "link.yaml")
+
+
+def test_leftover_temp_files_of_a_killed_run_are_removed(run):
+    result = run["results"]["leftovers"]
+    assert result["changed"]
+    assert sorted(os.path.basename(path) for path in result["removed_temp_files"]) == [
+        ".leftover.yaml.abcd1234.tmp", ".leftover.yaml.kubesched-tmp.ab12cd"]
+    assert (run["work"] / ".leftover.yaml.unrelated").exists()
+    assert os.stat(run["work"] / "leftover.yaml").st_mode & 0o7777 == 0o600
+
+
+def test_symbolic_modes_are_applied_before_the_rename(run):
+    assert run["results"]["symbolic_mode"]["changed"]
+    assert os.stat(run["work"] / "symbolic.yaml").st_mode & 0o7777 == 0o640
+
+
+def test_secrets_are_written_but_never_shown(run):
+    written = (run["work"] / "secret.yaml").read_text()
+    assert KEY in written and CERT in written
+    for secret in SECRETS:
+        assert secret not in run["output"], secret
+    result = run["results"]["secrets_write"]
+    assert "<redacted>" in result["rendered"]
+    assert result["effective"]["extenders"][0]["tlsConfig"]["keyData"] == "<redacted>"
+    (text_diff,) = [d for d in result["diff"] if "after" in d and isinstance(d["after"], str)]
+    assert "keyData: <redacted>" in text_diff["after"] and "keyData: <redacted>" in text_diff["before"]
+    assert hashlib.sha256(written.encode()).hexdigest() == result["checksum"]
+
+
+def test_the_kind_missing_error_does_not_echo_secrets(run):
+    result = run["results"]["kind_missing"]
+    assert result["failed"] and "Object 'Kind' is missing in '" in result["msg"]
+    assert "<redacted>" in result["msg"] and KEY not in result["msg"]
