@@ -46,6 +46,10 @@ class ActionModule(ActionBase):
         if errors:
             return dict(result, failed=True, errors=errors,
                         msg="scheduler instances are not valid, nothing was changed:\n" + "\n".join(errors))
+        if any(instance["config_has_secrets"] for instance in instances):
+            # config_rendered carries extender key material the roles must write: hide the result from every
+            # output, as no_log would (registered variables keep it).
+            result["_ansible_no_log"] = True
         return dict(result, changed=False, instances=instances)
 
     def _peer_instances(self, task_vars, peers_var, own_instances):

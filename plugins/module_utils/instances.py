@@ -19,6 +19,7 @@ import re
 from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.module_utils.kube_scheduler_flags import (
     BOOL, IGNORED_WITH_CONFIG, REMOVED, flags_for)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_text
 from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import (
@@ -134,15 +135,17 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         _probe_host(instance["bind_address"]), instance["secure_port"], instance["health_path"])
     if instance["state"] == "absent":
         # Removing an instance must not depend on its config or flags still being valid.
-        instance.update(config_rendered=None, config_checksum=None, scheduler_names=[], leader_elect=False,
+        instance.update(config_rendered=None, config_has_secrets=False, config_checksum=None, scheduler_names=[], leader_elect=False,
                         lease=None, flags=[])
         return instance, []
-    result = _validated_config(fields, path, kubernetes_version)
+    result, secrets = _validated_config(fields, path, kubernetes_version)
     leader = result.effective.get("leaderElection", {})
     _check_printable(result.profiles, leader, path)
     leader_elect = bool(leader.get("leaderElect"))
     instance.update({
         "config_rendered": result.rendered,
+        # The roles write config_rendered as it is; the action plugin hides its whole result when this is true.
+        "config_has_secrets": bool(secrets),
         "config_checksum": result.checksum,
         "scheduler_names": list(result.profiles),
         "leader_elect": leader_elect,
@@ -276,8 +279,9 @@ def _validated_config(fields, path, kubernetes_version):
     config.setdefault("kind", "KubeSchedulerConfiguration")
     result = _process(config_field, config=config, kubernetes_version=kubernetes_version,
                       extra_plugins=fields["extra_plugins"])
-    _raise_config_errors(result, config_field)
-    return result
+    secrets = secret_values(config)
+    _raise_config_errors(result, config_field, secrets)
+    return result, secrets
 
 
 def _parsed_content(fields, config_field, kubernetes_version):
@@ -304,9 +308,19 @@ def _process(config_field, **kwargs):
         raise InstanceError("%s: %s" % (config_field, exc))
 
 
-def _raise_config_errors(result, field_prefix):
+def _raise_config_errors(result, field_prefix, secrets=()):
+    """Every problem of the config, secret-bearing values (extender key and certificate data) redacted, also in
+    the decoder's "Object 'Kind' is missing in '...'" that echoes the whole input."""
     if result.errors:
-        raise InstanceError("\n".join(_prefixed(field_prefix, error) for error in result.errors))
+        raise InstanceError("\n".join(redact_message(_prefixed(field_prefix, error), secrets, _parsed)
+                                      for error in result.errors))
+
+
+def _parsed(text):
+    data, _strict, error = parse_text(text)
+    if error:
+        raise ValueError("not parseable")
+    return data
 
 
 def _prefixed(prefix, error):

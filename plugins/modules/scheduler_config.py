@@ -24,6 +24,22 @@ description:
     atomically on the host, with check mode, diff mode and file attributes.
   - Nothing is written and no host is contacted when the configuration is invalid; the task fails with one line per
     problem in RV(msg) and the problems in RV(errors), each named by its upstream field path.
+  - Writes are all-or-nothing. The new text goes to a temp file beside O(dest), named C(.<name>.kubesched-tmp.<random>)
+    and locked while it is written; O(owner), O(group) and O(mode) (and SELinux context, attributes) are looked up and
+    applied to it, and only then is it renamed over O(dest). When anything fails, O(dest) is left exactly as it was
+    (or absent) and the temp file is removed. Temp files that an earlier, killed run left beside O(dest) are removed
+    on the next run that writes (RV(removed_temp_files)).
+  - Input is bounded before it is parsed or copied. O(content) may be at most 1 MiB (a ConfigMap's limit). YAML
+    aliases are refused by go-yaml v2's own rule (kube-scheduler's C(document contains excessive aliasing)), counted
+    without expanding them. Nesting deeper than 100 levels and more than 100000 values (aliases expanded) are
+    refused too (kube-scheduler's decoder stops at 10000 levels; no configuration needs more than a dozen). The
+    text is parsed once.
+  - Secrets. The extenders' C(tlsConfig.keyData) (client key) and C(tlsConfig.certData) (client certificate) are
+    written to O(dest) as given, but replaced by C(<redacted>) in RV(rendered), RV(effective), the diff (also in the
+    text of the file being replaced), warnings and errors, including C(Object 'Kind' is missing in '...'), which
+    kube-scheduler prints with the whole input and this module prints as redacted JSON. Their values are passed to
+    the host as a C(no_log) option, so Ansible masks them in the module's arguments at C(-vvv) too. RV(checksum) is
+    of the real text.
 author:
   - kubesched maintainers (@kubesched)
 options:
@@ -53,6 +69,8 @@ options:
       - Path of the file to write on the host.
       - Without it the configuration is only validated and rendered, and no host is contacted.
       - The parent directory must exist.
+      - A symbolic link is refused (it is neither followed nor replaced), so that neither the link nor its target
+        changes unnoticed; give the target's path.
     type: path
   extra_plugins:
     description:
@@ -70,6 +88,8 @@ options:
     description:
       - The permissions of the written file, as for M(ansible.builtin.file).
       - Give it as a quoted octal string such as V('0600') or a symbolic mode such as V(u=rw,g=,o=).
+      - A number is refused, because unquoted V(600) is the decimal number 600 (mode C(0o1130)) and unquoted V(0600) is 384,
+        so only a quoted string says what was meant.
     type: raw
     default: '0600'
 extends_documentation_fragment:
@@ -220,7 +240,7 @@ RETURN = r"""
 rendered:
   description:
     - The canonical YAML text of the given configuration with C(apiVersion) and C(kind), exactly what is written
-      or would be written to O(dest).
+      or would be written to O(dest), except that extender C(keyData) and C(certData) values read C(<redacted>).
   returned: success
   type: str
   sample: |
@@ -231,7 +251,7 @@ rendered:
 effective:
   description:
     - The defaulted configuration as C(kube-scheduler --write-config-to) writes it for that version, with every
-      profile's merged plugin set and the defaulted plugin args.
+      profile's merged plugin set and the defaulted plugin args; extender C(keyData) and C(certData) are redacted.
   returned: success
   type: dict
   sample:
@@ -295,6 +315,12 @@ dest:
   returned: when O(dest) is set and the configuration is valid
   type: str
   sample: /etc/kubernetes/scheduler-config.yaml
+removed_temp_files:
+  description: Temp files that an earlier, killed run left beside O(dest), removed by this run.
+  returned: when there were any
+  type: list
+  elements: str
+  sample: [/etc/kubernetes/.scheduler-config.yaml.kubesched-tmp.k2j4x9_a]
 backup_file:
   description: The backup of the previous file, when O(backup) is set and the file changed.
   returned: when a backup was made

@@ -23,6 +23,20 @@ description:
   - An instance with C(state=absent) is only resolved far enough to be removed (its name, paths, port and health
     URL). Its config and flags are not checked, and its config fields, lease and flags come back empty.
   - Runs on the controller only; no managed host is contacted.
+  - Every value that reaches a unit file, a command line, a path or a manifest is checked here, once for every
+    role, with an error naming the field. The instance C(name) is a DNS-1123 label; C(kubeconfig) and O(config_dir)
+    are absolute paths and C(image) an image reference, all without control characters; C(extra_flags) keys are
+    flag names and their values are strings, numbers or booleans without newlines, carriage returns, NUL or other
+    control characters (a V(null) value is refused rather than passed as C(--flag=None)); the schedulerNames and
+    the lease names of the config must not contain control characters either (kube-scheduler itself only wants
+    them non-empty and unique). C(extra_plugins) must be a list of plugin names or of dicts with C(name) (letters,
+    digits, C(_), C(.), C(-); not V(*)), C(extension_points) (a list) and C(args_kind).
+  - C(config) and C(config_content) are bounded like M(kubesched.schedulers.scheduler_config) bounds its input
+    (size, nesting, YAML aliases); C(config_content) is parsed once.
+  - Secrets. The extenders' C(tlsConfig.keyData) and C(tlsConfig.certData) are redacted in every error. When an
+    instance's config holds them, C(config_rendered) (which the roles write as it is) holds them too, so the whole
+    result is hidden from output as with C(no_log), while a registered variable keeps it. C(kubeconfig_content) is
+    never returned.
 author:
   - kubesched maintainers (@kubesched)
 extends_documentation_fragment:
@@ -125,8 +139,15 @@ instances:
       type: str
       sample: /etc/kubernetes/schedulers/kube-scheduler.yaml
     config_rendered:
-      description: The canonical config text, with clientConnection.kubeconfig set to the instance's kubeconfig.
+      description:
+        - The canonical config text, with clientConnection.kubeconfig set to the instance's kubeconfig.
+        - It is the text to write, so it holds extender key material when the config has any; see RV(instances[].config_has_secrets).
       type: str
+    config_has_secrets:
+      description:
+        - Whether RV(instances[].config_rendered) holds extender key material (C(keyData), C(certData)). When any instance's
+          does, the task result is hidden from output as with C(no_log).
+      type: bool
     config_checksum:
       description: The sha256 of the rendered config.
       type: str
