@@ -143,15 +143,22 @@ def _scan_yaml(text: str):
 
 def check_structure(value, field="config"):
     """The same depth and size limits for data already parsed; shared references count once per reference, as an
-    alias expansion would. Returns a one-line message naming ``field``, or None."""
+    alias expansion would. Returns a one-line message naming ``field`` (when given), or None."""
+    message = _structure_problem(value)
+    if message and field:
+        return "%s: %s" % (field, message)
+    return message
+
+
+def _structure_problem(value):
     budget = MAX_NODES
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         budget -= 1
         if budget < 0:
-            return ("%s: more than %d values in all: refused before copying them (a real KubeSchedulerConfiguration "
-                    "has a few hundred)" % (field, MAX_NODES))
+            return ("more than %d values in all: refused before copying them (a real KubeSchedulerConfiguration "
+                    "has a few hundred)" % MAX_NODES)
         if isinstance(item, dict):
             children = list(item.values()) + list(item.keys())
         elif isinstance(item, (list, tuple)):
@@ -159,7 +166,7 @@ def check_structure(value, field="config"):
         else:
             continue
         if depth > MAX_DEPTH:
-            return "%s: nested deeper than %d levels: refused (no KubeSchedulerConfiguration needs more than a dozen)" % (
-                field, MAX_DEPTH)
+            return "nested deeper than %d levels: refused (no KubeSchedulerConfiguration needs more than a dozen)" % (
+                MAX_DEPTH)
         stack.extend((child, depth + 1) for child in children)
     return None
