@@ -31,8 +31,9 @@ SCENARIO ?= $(SCENARIOS)
 
 .PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench clean
 
-## test: everything CI runs: sanity, lint, unit tests and every Molecule scenario
-test: deps host-deps sanity lint unit molecule
+## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
+## with its drills, all on the real binaries of ../shared/k8s
+test: deps host-deps binaries sanity lint unit e2e molecule
 
 deps: $(VENV)/.installed collection
 $(VENV)/.installed: requirements/test.txt requirements/constraints.txt
@@ -75,8 +76,9 @@ lint: deps
 	ansible-lint --profile production --strict
 	antsibull-changelog lint
 
-unit: deps
-	$(BIN)/pytest -p no:cacheprovider tests/unit
+# Unit tests, and the differential tests that compare the library with the real kube-scheduler (DIFF_MINORS).
+unit: deps binaries
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider tests/unit tests/differential
 
 # Every scenario runs even when one fails; the last line counts them. Each runs the real kube-scheduler of its
 # minor (SYSTEMD_KUBE_MINOR, STATIC_POD_KUBE_MINOR: see its molecule.yml) against a real etcd + kube-apiserver host.
