@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Writes what a test control plane in a host of its own needs, on the controller, once per directory:
 a CA and the API server's serving certificate for ``--address`` (and ``--name``), the service-account key pair,
 kubeconfigs with embedded credentials for the admin (system:masters) and for kube-scheduler (the identity kubeadm's

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Makes a fresh test API server ready for schedulers, as an admin (kubeconfig argument 1):
 waits for the bootstrap RBAC policy, applies the test-only compatibility manifest for schedulers newer than the
 1.24 API server (--compat FILE: ../shared/k8s/apiserver-1.24-compat.yaml), and registers API-only Nodes (--nodes)

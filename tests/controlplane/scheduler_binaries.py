@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Prints, as JSON, every real kube-scheduler named by KUBE_SCHEDULER_BIN_1_<minor> (see `make binaries`):
 minor -> {path, version (from its own --version), sha256}. Scenarios read this instead of asking the binaries
 again on every variable lookup."""

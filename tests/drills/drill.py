@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Drills against a scenario's real control plane and real kube-schedulers on podman masters; each asserts its
 outcome and prints its timings as one JSON line (prefixed "drill:"), exit 1 with the reason when it fails.
 
