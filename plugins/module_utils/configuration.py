@@ -178,11 +178,27 @@ def _pem_blocks(data: bytes) -> list:
     return blocks
 
 
+def _parses_as_certificate(der) -> bool:
+    """x509.ParseCertificate, with the cryptography package when it is there (ansible-core needs it on the
+    controller), else only the outer ASN.1 SEQUENCE is checked."""
+    if not der or der[:1] != b"\x30":
+        return False
+    try:
+        from cryptography import x509  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return True
+    try:
+        x509.load_der_x509_certificate(der)
+    except ValueError:
+        return False
+    return True
+
+
 def _tls_error(tls: dict, enable_https: bool):
     """client-go transport.TLSConfigFor as NewHTTPExtender's makeTransport calls it: the error text or None.
 
     Files (certFile, keyFile, caFile) are read by kube-scheduler on its host; they are not checked here.
-    A certificate's DER is only checked to be an ASN.1 sequence (x509.ParseCertificate is not reproduced).
+    A certificate is parsed with the cryptography package (its rules are close to, not the same as, Go's x509).
     """
     ca = base64.b64decode(tls.get("caData") or "")
     has_ca = bool(ca) or bool(tls.get("caFile"))
@@ -193,8 +209,10 @@ def _tls_error(tls: dict, enable_https: bool):
         blocks = _pem_blocks(ca)
         if not blocks:
             return "caData", "unable to load root certificates: unable to parse bytes as PEM block"
-        if not any(kind == "CERTIFICATE" and not headers and der and der[:1] == b"\x30"
-                   for kind, headers, der in blocks):
+        certificates = [der for kind, headers, der in blocks if kind == "CERTIFICATE" and not headers]
+        if not any(_parses_as_certificate(der) for der in certificates):
+            if certificates:
+                return "caData", "unable to load root certificates: failed to parse certificate: x509: malformed certificate"
             return "caData", "unable to load root certificates: no valid certificate authority data seen"
     cert = base64.b64decode(tls.get("certData") or "")
     key = base64.b64decode(tls.get("keyData") or "")

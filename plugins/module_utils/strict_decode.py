@@ -263,7 +263,32 @@ def _json_key(key) -> str:
         return "true" if key else "false"
     if key is None:
         return "null"
+    if isinstance(key, float):
+        return _go_float_key(key)
     return str(key)
+
+
+def _go_float_key(value: float) -> str:
+    """sigs.k8s.io/yaml's float map key: strconv.FormatFloat(v, 'g', -1, 32), infinities and NaN as YAML spells them."""
+    if math.isnan(value):
+        return ".nan"
+    single = float32(value)
+    if single is None or math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    if single == 0:
+        return "0"
+    for precision in range(1, 10):
+        text = "%.*e" % (precision - 1, single)
+        if float32(float(text)) == single:
+            break
+    mantissa, exponent = text.split("e")
+    exponent = int(exponent)
+    digits = mantissa.replace("-", "").replace(".", "").rstrip("0") or "0"
+    sign = "-" if single < 0 else ""
+    if exponent < -4 or exponent >= 6:
+        body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return "%s%se%s%02d" % (sign, body, "-" if exponent < 0 else "+", abs(exponent))
+    return "%s%.*f" % (sign, max(len(digits) - exponent - 1, 0), abs(single))
 
 
 def _non_finite(value, path=""):

@@ -227,3 +227,25 @@ def test_plugins_view_orders_and_weighs_after_the_merge(run):
 
 def test_plugins_view_only_for_valid_configs(run):
     assert run("parallelism: 0\n").plugins is None
+
+
+@pytest.mark.parametrize("key, name", [("1e1", "10"), ("1.5", "1.5"), ("1e6", "1e+06"), ("0.1", "0.1")])
+def test_float_keys_are_named_as_sigs_yaml_writes_them(run, messages, key, name):
+    # strconv.FormatFloat(key, 'g', -1, 32)
+    assert messages(run("%s: x\n" % key)) == ['strict decoding error: unknown field "%s"' % name]
+
+
+def test_extender_ca_data_with_a_malformed_certificate(run, messages):
+    import base64
+    pem = b"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUeTb0\n-----END CERTIFICATE-----\n"
+    result = run(EXT + "  tlsConfig:\n    caData: %s\n" % base64.b64encode(pem).decode())
+    assert messages(result) == ["couldn't build extenders: unable to load root certificates: failed to parse "
+                                "certificate: x509: malformed certificate"]
+
+
+def test_extender_insecure_with_a_ca(run, messages):
+    import base64
+    pem = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    result = run(EXT + "  tlsConfig:\n    insecure: true\n    caData: %s\n" % base64.b64encode(pem).decode())
+    assert messages(result) == [
+        "couldn't build extenders: specifying a root certificates file with the insecure flag is not allowed"]
