@@ -33,6 +33,10 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 SEED = 20261123
+# A self-signed test certificate and its key (openssl req -x509 -newkey ec, CN=kubesched-differential), base64
+# as the v1 []byte fields hold them; fixed text so the corpus stays deterministic. Not a secret: test data only.
+CA_PEM = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJtakNDQVQrZ0F3SUJBZ0lVR01XUDB0ZkpmRjBKTDRldS9XWU5WT0RpS01jd0NnWUlLb1pJemowRUF3SXcKSVRFZk1CMEdBMVVFQXd3V2EzVmlaWE5qYUdWa0xXUnBabVpsY21WdWRHbGhiREFnRncweU5qRXhNak15TURFMgpORFJhR0E4eU1USTJNVEF6TURJd01UWTBORm93SVRFZk1CMEdBMVVFQXd3V2EzVmlaWE5qYUdWa0xXUnBabVpsCmNtVnVkR2xoYkRCWk1CTUdCeXFHU000OUFnRUdDQ3FHU000OUF3RUhBMElBQkZVbytqeVZQOGxialhPeDFVekUKem5iTmdJSG9aTXUweS9lc1VsbHRYNk5ueVRXUEFXMlZRUzBHbFp1OTRhaElsYlUreWwvM0RJSitCVEdKKzNwYgo5Y2VqVXpCUk1CMEdBMVVkRGdRV0JCVEZjdUtTN0ZrMkdmbTIzWndOR0ZhSUNMRTV4REFmQmdOVkhTTUVHREFXCmdCVEZjdUtTN0ZrMkdmbTIzWndOR0ZhSUNMRTV4REFQQmdOVkhSTUJBZjhFQlRBREFRSC9NQW9HQ0NxR1NNNDkKQkFNQ0Ewa0FNRVlDSVFDLzJucVFJOU52dmc1SzEwMWsvMmExTGRCUlg4SWgyU2Q2MGpHSUZWY0d2UUloQVBYRQorU1Z3QTFQd2k2QlE5VGUzNXpvYlUrbUx4ZmV1VFNPQVliYXNWZWwyCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
+KEY_PEM = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ01EcjJZQWdiL0FOOU1wZkoKYk5qeXhRNEwwVWFDT1pwb1ZqYmxpYW1XTHFhaFJBTkNBQVJWS1BvOGxUL0pXNDF6c2RWTXhNNTJ6WUNCNkdUTAp0TXYzckZKWmJWK2paOGsxandGdGxVRXRCcFdidmVHb1NKVzFQc3BmOXd5Q2ZnVXhpZnQ2Vy9YSAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg=="
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
             "syntax", "plugin_args", "fit_args")
@@ -370,6 +374,79 @@ def _extenders():
         ("fit scoring extended resource managed", {"scoringStrategy": {"type": "MostAllocated", "resources": [
             {"name": "cpu", "weight": 1}, {"name": "example.com/foo", "weight": 2}]}}, "example.com/foo", True),
     )
+    pem = ("-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUeTb0\n-----END CERTIFICATE-----\n")
+    import base64 as _b64
+    pem64 = _b64.b64encode(pem.encode()).decode()
+    other = _b64.b64encode(b"-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n").decode()
+    for name, tls, https in (("insecure with caData", {"insecure": True, "caData": pem64}, False),
+                             ("insecure with caData https", {"insecure": True, "caData": pem64}, True),
+                             ("caData not a certificate block", {"caData": other}, False),
+                             ("caData truncated certificate", {"caData": pem64}, True),
+                             ("certData without keyData", {"certData": pem64}, False),
+                             ("keyData without certData", {"keyData": other}, False),
+                             ("cert and key garbage", {"certData": "YWJj", "keyData": "YWJj"}, False),
+                             ("serverName only", {"serverName": "ext.example"}, True),
+                             ("empty tlsConfig", {}, False), ("empty tlsConfig https", {}, True),
+                             ("valid ca", {"caData": CA_PEM}, True), ("valid ca insecure", {"caData": CA_PEM,
+                                                                                         "insecure": True}, False),
+                             ("valid cert and key", {"certData": CA_PEM, "keyData": KEY_PEM}, True),
+                             ("valid cert, garbage key", {"certData": CA_PEM, "keyData": "YWJj"}, True),
+                             ("valid ca then garbage", {"caData": CA_PEM[:-4] + "YWJj"}, False)):
+        extender = {"urlPrefix": "https://127.0.0.1:1", "tlsConfig": tls}
+        if https:
+            extender["enableHTTPS"] = True
+        yield "extenders", "tls " + name, dump({"extenders": [extender]})
+    more = (
+        ("ignored resources from two extenders", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]},
+            {"urlPrefix": url, "ignorable": True, "managedResources": [
+                {"name": "example.com/b", "ignoredByScheduler": True}, {"name": "example.com/c"}]}], None, None),
+        ("ignored resource hides invalid fit ignoredResources", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
+         {"ignoredResources": ["-bad-"]}, None),
+        ("ignored resource, fit disabled but configured", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
+         {"ignoredResources": ["example.com/z"]}, {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}),
+        ("ignored resource, fit enabled only at score", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
+         None, {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]},
+                "score": {"enabled": [{"name": "NodeResourcesFit"}]}}),
+        ("not ignored resource, fit disabled", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a"}]}],
+         None, {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}),
+        ("ignored resource, fit bad strategy", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
+         {"scoringStrategy": {"type": "Foo"}}, None),
+        ("ignored resource, all disabled", [
+            {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
+         None, {"multiPoint": {"disabled": [{"name": "*"}], "enabled": [{"name": "PrioritySort"},
+                                                                       {"name": "DefaultBinder"}]}}),
+    )
+    for name, extenders, args, plugins in more:
+        profile = {}
+        if args is not None:
+            profile["pluginConfig"] = [{"name": "NodeResourcesFit", "args": args}]
+        if plugins is not None:
+            profile["plugins"] = plugins
+        yield "extenders", name, dump({"extenders": extenders, "profiles": [profile]})
+    yield "extenders", "ignored resource, two profiles, second without fit", dump({
+        "extenders": [{"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
+        "profiles": [{"schedulerName": "a"}, {"schedulerName": "b", "plugins": {"multiPoint": {"disabled": [
+            {"name": "NodeResourcesFit"}]}}}]})
+    for name, extender in (("all verbs", {"urlPrefix": url, "filterVerb": "f", "preemptVerb": "p",
+                                          "prioritizeVerb": "s", "weight": 3, "bindVerb": "b"}),
+                           ("weight negative without prioritize", {"urlPrefix": url, "weight": -3}),
+                           ("ignorable first", {"urlPrefix": url, "ignorable": True, "filterVerb": "f"}),
+                           ("http timeout 1ns", {"urlPrefix": url, "httpTimeout": "1ns"}),
+                           ("http timeout 1.5s", {"urlPrefix": url, "httpTimeout": "1.5s"}),
+                           ("managed resource requests. prefix", {"urlPrefix": url, "managedResources": [
+                               {"name": "requests.example.com/foo"}]}),
+                           ("managed resource no domain", {"urlPrefix": url, "managedResources": [{"name": "foo"}]}),
+                           ("managed resource hugepages", {"urlPrefix": url, "managedResources": [
+                               {"name": "hugepages-2Mi"}]}),
+                           ("managed resource long", {"urlPrefix": url, "managedResources": [
+                               {"name": "example.com/" + "a" * 64}]})):
+        yield "extenders", name, dump({"extenders": [extender]})
     for name, args, resource, ignored in fit_cases:
         managed = {"name": resource}
         if ignored:
@@ -458,6 +535,64 @@ def _syntax():
     for text in ("1h", "1.5h", "90m", "1h30m", "1000ms", "1000000us", "1\u00b5s", "15", "15S", "", "0", "+15s",
                  "1e1s", ".5s", "5.s", "9223372036s", "2562047h", "2562048h"):
         yield "syntax", "leaseDuration: %r" % text, HEADER + "leaderElection:\n  leaseDuration: %s\n" % json.dumps(text)
+
+
+def _more_syntax():
+    json_head = '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"'
+    for text in ('"parallelism": NaN', '"parallelism": Infinity', '"parallelism": 1e400', '"parallelism": -0',
+                 '"parallelism": 4.5', '"parallelism": 1E1', '"clientConnection": {"qps": 1e400}',
+                 '"clientConnection": {"qps": 3.5e38}', '"clientConnection": {"qps": 0.1}',
+                 '"parallelism": "4"', '"parallelism": 4,', '"enableProfiling": 1', '"profiles": null',
+                 '"profiles": [{"schedulerName": "a\\u00e9"}]', '"podMaxBackoffSeconds": 9223372036854775808',
+                 '"profiles": [{"pluginConfig": [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 1e3}}]}]'):
+        yield "syntax", "json %s" % text, json_head + ", " + text + "}"
+    yield "syntax", "json comment", json_head + "} // c"
+    yield "syntax", "json then yaml document", json_head + "}\n---\nparallelism: 3\n"
+    yield "syntax", "yaml directive", "%YAML 1.1\n---\n" + HEADER
+    yield "syntax", "document start with content", "--- " + HEADER.replace("\n", "\n", 1)
+    yield "syntax", "document end then garbage", HEADER + "...\n: : :\n"
+    yield "syntax", "second document empty", HEADER + "---\n"
+    yield "syntax", "second document is a list", HEADER + "---\n- a\n"
+    yield "syntax", "first document a list", "- a\n---\n" + HEADER
+    yield "syntax", "first document only a comment", "# c\n---\n" + HEADER
+    yield "syntax", "alias across documents", HEADER + "leaderElection: &a {leaderElect: false}\n---\nx: *a\n"
+    yield "syntax", "float key", HEADER + "1e1: x\n"
+    yield "syntax", "float key nested", HEADER + "leaderElection:\n  1.5: x\n"
+    yield "syntax", "null key", HEADER + "~: x\n"
+    yield "syntax", "y key", HEADER + "y: x\n"
+    for field, text in (("percentageOfNodesToScore", "5e1"), ("percentageOfNodesToScore", "1e3"),
+                        ("podInitialBackoffSeconds", "1e0"), ("podInitialBackoffSeconds", "-1e0"),
+                        ("parallelism", "-1e1"), ("parallelism", "0x7FFFFFFF"), ("parallelism", "0x80000000"),
+                        ("parallelism", "+.5e1"), ("parallelism", "'1e1'"), ("parallelism", "1e1_0"),
+                        ("parallelism", "1__0"), ("parallelism", "0b101"), ("parallelism", "-0b101"),
+                        ("parallelism", "0B101"), ("parallelism", "0X10"), ("parallelism", "0O10"),
+                        ("parallelism", "08"), ("parallelism", "1.e1"), ("parallelism", "1e01"),
+                        ("parallelism", ".1e2"), ("parallelism", "Y"), ("parallelism", "NULL"),
+                        ("enableProfiling", "Y"), ("enableProfiling", "n"), ("enableProfiling", "OFF"),
+                        ("enableProfiling", "1"), ("delayCacheUntilActive", "y")):
+        yield "syntax", "%s: %s" % (field, text), HEADER + "%s: %s\n" % (field, text)
+    args = "profiles:\n- pluginConfig:\n  - name: %s\n    args:\n      %s: %s\n"
+    for plugin, field, text in (("DefaultPreemption", "minCandidateNodesPercentage", "1e1"),
+                                ("DefaultPreemption", "minCandidateNodesAbsolute", "1.5e2"),
+                                ("DefaultPreemption", "minCandidateNodesPercentage", ".inf"),
+                                ("InterPodAffinity", "hardPodAffinityWeight", "1e0"),
+                                ("InterPodAffinity", "hardPodAffinityWeight", "1e3"),
+                                ("InterPodAffinity", "ignorePreferredTermsOfExistingPods", "y"),
+                                ("ImageLocality", "x", ".nan"), ("NoSuchPlugin", "x", ".inf"),
+                                ("VolumeBinding", "bindTimeoutSeconds", "0x10"),
+                                ("DynamicResources", "filterTimeout", "1e1")):
+        yield "syntax", "args %s.%s: %s" % (plugin, field, text), HEADER + args % (plugin, field, text)
+    yield "syntax", "shape exponent", HEADER + (
+        "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+        "        type: RequestedToCapacityRatio\n        requestedToCapacityRatio:\n"
+        "          shape: [{utilization: 0, score: 0}, {utilization: 1e2, score: 1e1}]\n")
+    yield "syntax", "resource weight exponent", HEADER + (
+        "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+        "        resources: [{name: cpu, weight: 1e0}, {name: memory, weight: 2.0}]\n")
+    yield "syntax", "multiPoint weight exponent", HEADER + (
+        "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality, weight: 5e0}]\n")
+    yield "syntax", "burst exponent", HEADER + "clientConnection:\n  burst: 2e2\n"
+    yield "syntax", "burst overflow exponent", HEADER + "clientConnection:\n  burst: 3e9\n"
 
 
 def _plugin_args():
@@ -569,6 +704,35 @@ def _fit_args():
                  {"ignoredResources": ["-bad"]}, {"ignoredResourceGroups": ["a/b"]}, {"ignoredResourceGroups": [""]},
                  {"ignoredResources": ["cpu"]}, {"ignoredResources": ["a" * 64]}):
         yield "fit_args", "args %s" % json.dumps(args, sort_keys=True)[:80], dump(_args("NodeResourcesFit", args))
+    for args in ({"ignoredResources": ["example.com/foo", "example.com/foo"]},
+                 {"ignoredResources": ["Example.com/Foo"]}, {"ignoredResources": ["example.com/"]},
+                 {"ignoredResources": ["a/b/c"]}, {"ignoredResources": [""]},
+                 {"ignoredResourceGroups": ["example.com", "example.com"]},
+                 {"ignoredResourceGroups": ["Example"]}, {"ignoredResourceGroups": ["-a"]},
+                 {"ignoredResources": ["-bad"], "scoringStrategy": {"type": "Foo"}},
+                 {"scoringStrategy": {"resources": [{"name": "Cpu", "weight": 1}]}},
+                 {"scoringStrategy": {"resources": [{"name": "-x", "weight": 1}]}},
+                 {"scoringStrategy": {"resources": [{"name": "a/b/c", "weight": 1}]}},
+                 {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": -1}]}},
+                 {"scoringStrategy": {"type": "RequestedToCapacityRatio", "resources": [],
+                                      "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}]}}},
+                 {"scoringStrategy": {"type": "RequestedToCapacityRatio",
+                                      "requestedToCapacityRatio": {"shape": [{"utilization": -1, "score": -1}]}}},
+                 {"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": None}},
+                 {"scoringStrategy": {"type": "Foo", "requestedToCapacityRatio": {"shape": []}}},
+                 {"scoringStrategy": {"type": "Foo", "resources": [{"name": "cpu", "weight": 0}]}}):
+        yield "fit_args", "more %s" % json.dumps(args, sort_keys=True)[:100], dump(_args("NodeResourcesFit", args))
+    for version_case, plugins in (("fit only at filter", {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]},
+                                                          "filter": {"enabled": [{"name": "NodeResourcesFit"}]}}),
+                                  ("fit only at preScore", {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]},
+                                                            "preScore": {"enabled": [{"name": "NodeResourcesFit"}]}}),
+                                  ("fit at multiPoint with weight", {"multiPoint": {"enabled": [
+                                      {"name": "NodeResourcesFit", "weight": 7}]}})):
+        for strategy in ({"type": "MostAllocated"}, {"type": "RequestedToCapacityRatio"},
+                         {"type": "Foo"}):
+            cfg = _args("NodeResourcesFit", {"scoringStrategy": strategy})
+            cfg["profiles"][0]["plugins"] = plugins
+            yield "fit_args", "%s, %s" % (version_case, strategy["type"]), dump(cfg)
     # The same bad args with the plugin disabled (only the constructor checks Fit args) and in multiPoint only.
     bad = {"scoringStrategy": {"type": "Foo"}}
     for name, plugins in (("disabled", {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}),
@@ -594,7 +758,7 @@ GENERATORS = {
     "plugins": _plugins,
     "multipoint": _multipoint,
     "extenders": _extenders,
-    "syntax": _syntax,
+    "syntax": lambda: __import__("itertools").chain(_syntax(), _more_syntax()),
     "plugin_args": _plugin_args,
     "fit_args": _fit_args,
 }
