@@ -369,8 +369,12 @@ def _parse_json(text: str):
             out[key] = value
         return out
 
+    def constant(name):
+        # Go's encoding/json has no NaN or Infinity literals.
+        raise ValueError("invalid character %s looking for beginning of value" % E.go_quote(name[:1]).replace('"', "'"))
+
     try:
-        data = json.loads(text, object_pairs_hook=pairs)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except ValueError as exc:
         return None, [], "couldn't get version/kind; json parse error: %s" % exc
     return data, [DecodeMessage('duplicate field "%s"' % key, key) for key in duplicates], None

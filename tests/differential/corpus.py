@@ -546,6 +546,9 @@ def _more_syntax():
                  '"profiles": [{"schedulerName": "a\\u00e9"}]', '"podMaxBackoffSeconds": 9223372036854775808',
                  '"profiles": [{"pluginConfig": [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 1e3}}]}]'):
         yield "syntax", "json %s" % text, json_head + ", " + text + "}"
+    for literal in ("NaN", "Infinity", "1e400"):
+        yield "syntax", "json args %s" % literal, json_head + (
+            ', "profiles": [{"pluginConfig": [{"name": "Custom", "args": {"x": %s}}]}]}' % literal)
     yield "syntax", "json comment", json_head + "} // c"
     yield "syntax", "json then yaml document", json_head + "}\n---\nparallelism: 3\n"
     yield "syntax", "yaml directive", "%YAML 1.1\n---\n" + HEADER

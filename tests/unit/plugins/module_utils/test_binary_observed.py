@@ -249,3 +249,11 @@ def test_extender_insecure_with_a_ca(run, messages):
     result = run(EXT + "  tlsConfig:\n    insecure: true\n    caData: %s\n" % base64.b64encode(pem).decode())
     assert messages(result) == [
         "couldn't build extenders: specifying a root certificates file with the insecure flag is not allowed"]
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_json_has_no_nan_or_infinity(literal):
+    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
+                             '"profiles": [{"pluginConfig": [{"name": "Custom", "args": {"x": %s}}]}]}' % literal)
+    assert not result.ok and "invalid character" in result.errors[0]["message"]
