@@ -29,7 +29,7 @@ WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench clean
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-hostile clean
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills, all on the real binaries of ../shared/k8s
@@ -98,6 +98,10 @@ e2e: deps
 
 bench: deps
 	$(BIN)/python benchmarks/scheduler_config_bench.py
+
+## bench-hostile: worst-case time and peak RSS of the hostile inputs of issue 8 (alias bomb, nesting, size)
+bench-hostile: deps
+	$(BIN)/python benchmarks/hostile_inputs.py
 
 # The differential corpus through the config library and the real kube-scheduler of every minor (1.30-1.35):
 # a table per minor and family, every disagreement, and the throughput. DIFF_MINORS="1.30 1.35" limits the minors.

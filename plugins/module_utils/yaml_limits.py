@@ -25,12 +25,12 @@ import re
 
 MAX_TEXT_BYTES = 1 << 20
 MAX_DEPTH = 100
-MAX_NODES = 100000
+MAX_NODES = 50000
 
 # go-yaml v2 decode.go: allowedAliasRatio
 _ALIAS_RATIO_RANGE_LOW = 400000
 _ALIAS_RATIO_RANGE_HIGH = 4000000
-_PREFIX = "error converting YAML to JSON: yaml: "
+_PREFIX = "yaml: "  # as kube-scheduler words its alias and depth refusals
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _JSON_STRUCTURE = re.compile(r"[\[\]{},]")
 
@@ -50,14 +50,18 @@ def excessive_aliasing(decode_count: int, alias_count: int) -> bool:
             and float(alias_count) / decode_count > allowed_alias_ratio(decode_count))
 
 
-def _too_deep(where: str) -> str:
-    return ("%snesting deeper than %d levels%s: refused before parsing (no KubeSchedulerConfiguration needs more than "
-            "a dozen levels; kube-scheduler itself stops at 10000)" % (_PREFIX, MAX_DEPTH, where))
+def _at(event) -> str:
+    return "%sline %d: " % (_PREFIX, event.start_mark.line + 1) if event is not None else _PREFIX
 
 
-def _too_many(where: str) -> str:
-    return ("%smore than %d values with the aliases expanded%s: refused before expanding them (a hostile or "
-            "generated document; a real KubeSchedulerConfiguration has a few hundred)" % (_PREFIX, MAX_NODES, where))
+def _too_deep(event=None) -> str:
+    return ("%snesting deeper than %d levels: refused before parsing (no KubeSchedulerConfiguration needs more than "
+            "a dozen levels; kube-scheduler itself stops at 10000)" % (_at(event), MAX_DEPTH))
+
+
+def _too_many(event=None) -> str:
+    return ("%smore than %d values with the aliases expanded: refused before expanding them (a hostile or "
+            "generated document; a real KubeSchedulerConfiguration has a few hundred)" % (_at(event), MAX_NODES))
 
 
 def _size_error(size: int) -> str:
@@ -88,9 +92,9 @@ def _scan_json(text: str):
         else:
             depth -= 1
     if deepest > MAX_DEPTH:
-        return _too_deep("")
+        return _too_deep()
     if values > MAX_NODES:
-        return _too_many("")
+        return _too_many()
     return None
 
 
@@ -120,7 +124,7 @@ def _scan_yaml(text: str):
                 if isinstance(event, yaml.CollectionStartEvent):
                     open_nodes.append((event.anchor, decodes - 1))
                     if len(open_nodes) > MAX_DEPTH:
-                        return _too_deep(" (line %d)" % (event.start_mark.line + 1))
+                        return _too_deep(event)
                 elif event.anchor is not None:
                     sizes[event.anchor] = 1
             elif isinstance(event, yaml.CollectionEndEvent) and open_nodes:
@@ -133,7 +137,7 @@ def _scan_yaml(text: str):
             if excessive_aliasing(decodes, aliased):
                 return _PREFIX + "document contains excessive aliasing"
             if decodes > MAX_NODES:
-                return _too_many(" (line %d)" % (event.start_mark.line + 1))
+                return _too_many(event)
     except yaml.YAMLError:
         return None  # a syntax error: the parser proper reports it with kube-scheduler's words
     finally:

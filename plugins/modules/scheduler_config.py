@@ -31,7 +31,7 @@ description:
     on the next run that writes (RV(removed_temp_files)).
   - Input is bounded before it is parsed or copied. O(content) may be at most 1 MiB (a ConfigMap's limit). YAML
     aliases are refused by go-yaml v2's own rule (kube-scheduler's C(document contains excessive aliasing)), counted
-    without expanding them. Nesting deeper than 100 levels and more than 100000 values (aliases expanded) are
+    without expanding them. Nesting deeper than 100 levels and more than 50000 values (aliases expanded) are
     refused too (kube-scheduler's decoder stops at 10000 levels; no configuration needs more than a dozen). The
     text is parsed once.
   - Secrets. The extenders' C(tlsConfig.keyData) (client key) and C(tlsConfig.certData) (client certificate) are

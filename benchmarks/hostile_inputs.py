@@ -1,0 +1,91 @@
+"""Worst-case cost of hostile configuration input (issue 8): wall time and peak RSS per input.
+
+Each input runs in a fresh Python process (so peak RSS is that input's own) through the library's process() as
+the scheduler_config action plugin calls it, or through the instance model as scheduler_instances does. Prints
+one line per input: bytes, seconds, peak RSS in MiB, and the outcome (the first error, or "accepted").
+
+The inputs are the issue's reproducers (the 592-byte alias bomb in pluginConfig[].args of an unknown plugin,
+nesting deeper than 325 levels, a 5 MB config) and the costliest inputs the limits still accept (the most values
+per byte just under the 50000-value limit, and the largest aliasing go-yaml's rule allows).
+
+Run with `make bench-hostile`, or with PYTHONPATH set so that the checkout is kubesched.schedulers:
+  PYTHONPATH=.build/collections .venv/bin/python benchmarks/hostile_inputs.py
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HOSTILE = os.path.join(HERE, os.pardir, "tests", "unit", "hardening")
+
+CASES = [
+    # (label, path, generator expression in hostile.py)
+    ("alias bomb, 592 bytes (issue 8)", "process", "alias_bomb()"),
+    ("alias bomb in config_content", "instances", "alias_bomb()"),
+    ("nesting 326 levels, YAML (issue 8)", "process", "nested(326)"),
+    ("nesting 10000 levels, YAML", "process", "nested(10000)"),
+    ("nesting 100000 levels, JSON", "process", "nested(100000, json=True)"),
+    ("nesting 100000 levels, mapping (config)", "instances-dict", "nested_dict(100000)"),
+    ("5 MB config (issue 8)", "process", "big(5 * 1000 * 1000)"),
+    ("1 MiB config, 170000 values", "process", "big(1040000)"),
+    ("worst accepted: 49000 values in 98 KB", "process", "flat(49000)"),
+    ("worst accepted: 49000 values in config_content", "instances", "flat(49000)"),
+    ("aliases: 45000 values from 2.2 KB, accepted", "process", "fan(45000)"),
+    ("aliases: 120000 values from 2.5 KB, refused", "process", "fan(120000)"),
+]
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import hostile
+from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
+path, expression = sys.argv[2], sys.argv[3]
+value = eval(expression, vars(hostile))
+size = len(value) if isinstance(value, str) else 0  # a mapping has no text
+start = time.monotonic()
+if path == "process":
+    result = process(content=value, kubernetes_version="1.33")
+    errors = [error["message"] for error in result.errors]
+else:
+    field = "config_content" if path == "instances" else "config"
+    _resolved, errors, _warnings = resolve([{"name": "hostile", "default_scheduler": True, field: value}],
+                                           "1.33.2", "/etc/kubernetes/schedulers")
+seconds = time.monotonic() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print(json.dumps(dict(size=size, seconds=seconds, rss=rss, outcome=(errors[0] if errors else "accepted"))))
+"""
+
+
+def run(path, expression, timeout):
+    try:
+        proc = subprocess.run([sys.executable, "-c", CHILD, HOSTILE, path, expression], capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return dict(size=0, seconds=timeout, rss=0.0, outcome="TIMEOUT after %ds" % timeout)
+    if proc.returncode != 0:
+        return dict(size=0, seconds=0.0, rss=0.0, outcome="CRASH: " + (proc.stderr.strip().splitlines() or ["?"])[-1])
+    return json.loads(proc.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--timeout", type=int, default=300, help="seconds before an input counts as a hang")
+    args = parser.parse_args()
+    print("%-55s %9s %8s %9s  %s" % ("input", "bytes", "seconds", "peak MiB", "outcome"))
+    worst = dict(seconds=0.0, rss=0.0)
+    for label, path, expression in CASES:
+        figures = run(path, expression, args.timeout)
+        worst["seconds"] = max(worst["seconds"], figures["seconds"])
+        worst["rss"] = max(worst["rss"], figures["rss"])
+        print("%-55s %9d %8.2f %9.1f  %s" % (label, figures["size"], figures["seconds"], figures["rss"],
+                                             figures["outcome"][:90]))
+    print("worst case: %.2f s, %.1f MiB peak RSS" % (worst["seconds"], worst["rss"]))
+
+
+if __name__ == "__main__":
+    main()

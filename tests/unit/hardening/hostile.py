@@ -1,0 +1,60 @@
+"""The hostile inputs of issue 8, shared by the regression tests and benchmarks/hostile_inputs.py."""
+
+from __future__ import annotations
+
+HEAD = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NotAPlugin\n    args:\n")
+
+
+def alias_bomb(size=592):
+    """Nine levels of nine aliases (9**9 = 387 million values once expanded) in the args of an unknown plugin,
+    padded with a comment to exactly ``size`` bytes, as the issue's reproducer."""
+    names = "abcdefghi"
+    lines = ["      a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]"]
+    for previous, name in zip(names, names[1:]):
+        lines.append("      %s: &%s [%s]" % (name, name, ",".join(["*" + previous] * 9)))
+    text = HEAD + "\n".join(lines) + "\n"
+    if len(text) < size:
+        text += "#" + "." * (size - len(text) - 2) + "\n"
+    return text
+
+
+def nested(depth, json=False):
+    """``depth`` levels of nested lists in the args of an unknown plugin, as YAML flow or as JSON text."""
+    if json:
+        return ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": '
+                '[{"schedulerName": "s", "pluginConfig": [{"name": "NotAPlugin", "args": {"x": %s%s}}]}]}'
+                % ("[" * depth, "]" * depth))
+    return HEAD + "      x: " + "[" * depth + "]" * depth + "\n"
+
+
+def nested_dict(depth):
+    """The same nesting as a mapping, as a playbook would pass it in config."""
+    value = {}
+    top = value
+    for _unused in range(depth):
+        value["x"] = {}
+        value = value["x"]
+    return {"profiles": [{"schedulerName": "s", "pluginConfig": [{"name": "NotAPlugin", "args": top}]}]}
+
+
+def big(size):
+    """A config of about ``size`` bytes: one list item per line in the args of an unknown plugin."""
+    out, total, index = [HEAD, "      items:\n"], len(HEAD) + 13, 0
+    while total < size:
+        line = "      - {name: item%d, value: %d}\n" % (index, index)
+        out.append(line)
+        total += len(line)
+        index += 1
+    return "".join(out)
+
+
+def flat(values):
+    """``values`` numbers in one flow list: the most values per byte, so the costliest text under the limits."""
+    return HEAD + "      x: [" + ",".join(["1"] * values) + "]\n"
+
+
+def fan(values, anchor=1000):
+    """One anchored list of ``anchor`` values, aliased until about ``values`` values are decoded."""
+    return (HEAD + "      a: &a [" + ",".join(["1"] * (anchor - 1)) + "]\n      b: ["
+            + ",".join(["*a"] * (values // (anchor + 1))) + "]\n")
