@@ -1,0 +1,104 @@
+"""Issue 8, item 3: hostile configuration text is refused before it is expanded, quickly and in little memory.
+
+The alias rule is go-yaml v2's (kube-scheduler refuses the 592-byte bomb with "yaml: document contains excessive
+aliasing", checked against the real v1.33 binary); nesting, size and value limits are this collection's, stricter
+than kube-scheduler's 10000 levels because no configuration needs more than a dozen.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import hostile
+from ansible_collections.kubesched.schedulers.plugins.module_utils import yaml_limits
+from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_text
+
+VERSION = "1.33"
+
+
+def first_error(text):
+    start = time.monotonic()
+    result = process(content=text, kubernetes_version=VERSION)
+    assert time.monotonic() - start < 5
+    assert result.errors
+    return result.errors[0]["message"]
+
+
+def test_the_592_byte_alias_bomb_is_refused_like_kube_scheduler_does():
+    text = hostile.alias_bomb()
+    assert len(text) == 592
+    assert first_error(text) == "yaml: document contains excessive aliasing"
+
+
+def test_the_alias_bomb_in_an_instance_config_content_is_refused():
+    _resolved, errors, _warnings = resolve([{"name": "a", "default_scheduler": True,
+                                             "config_content": hostile.alias_bomb()}], "1.33.2", "/etc/k")
+    assert errors == ["kube_scheduler_instances[0].config_content: yaml: document contains excessive aliasing"]
+
+
+@pytest.mark.parametrize("depth", [101, 326, 10001, 200000])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_absurd_nesting_is_a_clear_error_not_a_recursion_error(depth, as_json):
+    assert "nesting deeper than 100 levels" in first_error(hostile.nested(depth, json=as_json))
+
+
+def test_nesting_up_to_the_limit_is_accepted():
+    result = process(content=hostile.nested(90), kubernetes_version=VERSION)
+    assert result.errors == []
+
+
+@pytest.mark.parametrize("depth", [101, 5000, 100000])
+def test_absurd_nesting_of_a_mapping_is_refused_before_it_is_copied(depth):
+    _resolved, errors, _warnings = resolve([{"name": "a", "default_scheduler": True,
+                                             "config": hostile.nested_dict(depth)}], "1.33.2", "/etc/k")
+    assert errors and "config: nested deeper than 100 levels" in errors[0]
+
+
+def test_a_5_mb_config_is_refused_by_its_size_at_once():
+    assert "more than the 1048576 bytes (1 MiB)" in first_error(hostile.big(5 * 1000 * 1000))
+
+
+def test_more_values_than_the_limit_are_refused_before_parsing():
+    assert "more than 50000 values" in first_error(hostile.flat(50001))
+    assert "more than 50000 values" in first_error(hostile.fan(120000))
+
+
+def test_moderate_aliasing_is_accepted_as_kube_scheduler_accepts_it():
+    # 45 aliases of a 1000-value list: go-yaml's ratio stays under 0.99 (kube-scheduler v1.33 accepts fan(51000)).
+    result = process(content=hostile.fan(45000), kubernetes_version=VERSION)
+    assert result.errors == []
+
+
+def test_a_recursive_anchor_is_refused():
+    assert first_error(hostile.HEAD + "      a: &a [1, *a]\n") == "yaml: anchor 'a' value contains itself"
+
+
+def test_go_yaml_alias_ratio():
+    assert not yaml_limits.excessive_aliasing(1000, 900)
+    assert yaml_limits.excessive_aliasing(1001, 1000)
+    assert not yaml_limits.excessive_aliasing(400000, 396000)
+    assert yaml_limits.excessive_aliasing(4000000, 400001)
+    assert yaml_limits.allowed_alias_ratio(2200000) == pytest.approx(0.545)
+
+
+def test_the_text_is_parsed_once(monkeypatch):
+    """One pure-Python loader for an instance's config_content (the limits scan runs on libyaml's events)."""
+    import yaml
+    loaders = []
+    original = yaml.SafeLoader.__init__
+
+    def counting(self, stream):
+        loaders.append(stream)
+        original(self, stream)
+
+    monkeypatch.setattr(yaml.SafeLoader, "__init__", counting)
+    text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    _resolved, errors, _warnings = resolve([{"name": "a", "default_scheduler": True, "config_content": text}],
+                                           "1.33.2", "/etc/k")
+    assert errors == []
+    assert loaders == [text]
+    assert parse_text(text)[2] is None
