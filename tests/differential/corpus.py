@@ -19,6 +19,7 @@ Families:
   syntax           YAML/JSON corners: multi-document files, exponent numbers, .inf/.nan, quoting, anchors
   plugin_args      feature-gated plugin-args fields (empty list vs absent), every args kind
   fit_args         NodeResourcesFit argument combinations
+  mutations        seeded random mutations (drop, null, retype, boundary, duplicate, unknown key, empty) of valid configs
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ CA_PEM = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJtakNDQVQrZ0F3SUJBZ0lVR01XUD
 KEY_PEM = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ01EcjJZQWdiL0FOOU1wZkoKYk5qeXhRNEwwVWFDT1pwb1ZqYmxpYW1XTHFhaFJBTkNBQVJWS1BvOGxUL0pXNDF6c2RWTXhNNTJ6WUNCNkdUTAp0TXYzckZKWmJWK2paOGsxandGdGxVRXRCcFdidmVHb1NKVzFQc3BmOXd5Q2ZnVXhpZnQ2Vy9YSAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg=="
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
-            "syntax", "plugin_args", "fit_args")
+            "syntax", "plugin_args", "fit_args", "mutations")
 
 PLUGINS = ("PrioritySort", "SchedulingGates", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
            "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
@@ -752,6 +753,95 @@ def _fit_args():
     yield "fit_args", "second profile bad", dump(cfg)
 
 
+# Seeded random mutations of valid configs: every leaf or container can be dropped, retyped, pushed to a boundary,
+# duplicated, nulled or given an unknown sibling.
+_BASES = (
+    {"parallelism": 8, "percentageOfNodesToScore": 40, "podInitialBackoffSeconds": 2, "podMaxBackoffSeconds": 20,
+     "leaderElection": {"leaderElect": True, "leaseDuration": "30s", "renewDeadline": "20s", "retryPeriod": "4s",
+                        "resourceLock": "leases", "resourceName": "s", "resourceNamespace": "kube-system"},
+     "clientConnection": {"qps": 30, "burst": 60, "contentType": "application/json"},
+     "profiles": [{"schedulerName": "a", "percentageOfNodesToScore": 30,
+                   "plugins": {"multiPoint": {"enabled": [{"name": "ImageLocality", "weight": 4}]},
+                               "score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}},
+                   "pluginConfig": [{"name": "NodeResourcesFit", "args": {
+                       "ignoredResources": ["example.com/x"],
+                       "scoringStrategy": {"type": "MostAllocated", "resources": [
+                           {"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}]}}},
+                       {"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": 20,
+                                                              "minCandidateNodesAbsolute": 50}}]},
+                  {"schedulerName": "b", "plugins": {"preScore": {"disabled": [{"name": "*"}]},
+                                                     "score": {"disabled": [{"name": "*"}]}},
+                   "pluginConfig": [{"name": "PodTopologySpread", "args": {
+                       "defaultingType": "List", "defaultConstraints": [
+                           {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]}}]}],
+     "extenders": [{"urlPrefix": "http://127.0.0.1:1/x", "filterVerb": "filter", "prioritizeVerb": "prio",
+                    "weight": 2, "httpTimeout": "3s", "managedResources": [{"name": "example.com/y"}]}]},
+    {"profiles": [{"pluginConfig": [
+        {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 5}},
+        {"name": "NodeAffinity", "args": {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}},
+        {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 300}},
+        {"name": "NodeResourcesBalancedAllocation", "args": {"resources": [{"name": "cpu", "weight": 1}]}},
+        {"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "RequestedToCapacityRatio", "resources": [{"name": "cpu", "weight": 3}],
+            "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}, {"utilization": 100,
+                                                                                     "score": 0}]}}}}]}]},
+)
+
+
+def _paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for key in node:
+            for sub in _paths(node[key], path + (key,)):
+                yield sub
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            for sub in _paths(item, path + (index,)):
+                yield sub
+
+
+def _mutate(config, path, how, rng):
+    import copy
+    config = copy.deepcopy(config)
+    parent = config
+    for key in path[:-1]:
+        parent = parent[key]
+    key = path[-1]
+    value = parent[key]
+    if how == "drop":
+        del parent[key]
+    elif how == "null":
+        parent[key] = None
+    elif how == "retype":
+        parent[key] = rng.choice(["x", 7, True, [], {}, 1.5])
+    elif how == "boundary":
+        parent[key] = rng.choice([0, -1, 1, 100, 101, 2 ** 31, -(2 ** 31) - 1, 10 ** 19, "0s", "-1s", ""])
+    elif how == "duplicate" and isinstance(parent, list):
+        parent.insert(key, copy.deepcopy(value))
+    elif how == "unknown" and isinstance(value, dict):
+        value[rng.choice(["foo", "Name", "weight", "args", "enabled"])] = 1
+    elif how == "empty":
+        parent[key] = [] if isinstance(value, list) else {} if isinstance(value, dict) else ""
+    else:
+        return None
+    return config
+
+
+def _mutations():
+    rng = random.Random(SEED + 1)
+    for b, base in enumerate(_BASES):
+        paths = [p for p in _paths(base) if p]
+        for n in range(150):
+            path = rng.choice(paths)
+            how = rng.choice(("drop", "null", "retype", "boundary", "duplicate", "unknown", "empty"))
+            mutated = _mutate(base, path, how, rng)
+            if mutated is None:
+                continue
+            name = "base%d %s %s" % (b, how, ".".join(str(p) for p in path))
+            yield "mutations", name, dump(mutated)
+
+
 GENERATORS = {
     "upstream_tables": _upstream_tables,
     "docs": lambda: _files("docs"),
@@ -764,6 +854,7 @@ GENERATORS = {
     "syntax": lambda: __import__("itertools").chain(_syntax(), _more_syntax()),
     "plugin_args": _plugin_args,
     "fit_args": _fit_args,
+    "mutations": _mutations,
 }
 
 
