@@ -549,6 +549,9 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
     ``args_kinds``: the args kinds registered in that version (kind -> plugin); None means every kind of the schema.
     """
     strict = [E.ConfigError(getattr(msg, "field", ""), E.DUPLICATE_KEY, STRICT + msg) for msg in (strict_messages or [])]
+    if data is None and original_text is not None:
+        # An empty (first) document is JSON null: no apiVersion/kind to read, so the kind is missing.
+        return DecodeResult(errors=[E.ConfigError("kind", E.DECODE, "Object 'Kind' is missing in '%s'" % original_text)])
     if not isinstance(data, dict):
         return DecodeResult(errors=[E.ConfigError("", E.DECODE, (
             "couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type "

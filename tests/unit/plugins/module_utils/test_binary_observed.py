@@ -257,3 +257,11 @@ def test_json_has_no_nan_or_infinity(literal):
     result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
                              '"profiles": [{"pluginConfig": [{"name": "Custom", "args": {"x": %s}}]}]}' % literal)
     assert not result.ok and "invalid character" in result.errors[0]["message"]
+
+
+@pytest.mark.parametrize("text", ["", "# nothing\n", "---\n---\napiVersion: kubescheduler.config.k8s.io/v1\n"])
+def test_an_empty_first_document_misses_its_kind(text):
+    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    result = process(content=text)
+    assert [e["message"] for e in result.errors] == ["Object 'Kind' is missing in '%s'" % text]
+    assert [e["field"] for e in result.errors] == ["kind"]
