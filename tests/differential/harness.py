@@ -27,7 +27,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils import errors
 from ansible_collections.kubesched.schedulers.plugins.module_utils import framework_checks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CACHE_DIR = os.path.join(ROOT, ".build", "differential", "cache")
+CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(ROOT, ".build", "differential", "cache")
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 CACHE_FORMAT = 2
 
