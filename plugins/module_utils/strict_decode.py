@@ -401,6 +401,11 @@ class _Walker(object):
         self.from_json = from_json
         self.unknown = []
 
+    def items(self, mapping: dict):
+        """Keys in the order the JSON decoder meets them: a YAML file reaches it through a Go map marshalled with
+        sorted keys (so unknown fields and the first type error follow that order), JSON text in its own order."""
+        return list(mapping.items()) if self.from_json else sorted(mapping.items(), key=lambda item: item[0])
+
     def type_error(self, value_desc, struct, stack, go_type):
         if struct is None:
             msg = "json: cannot unmarshal %s into Go value of type %s" % (value_desc, go_type)
@@ -418,7 +423,7 @@ class _Walker(object):
                 raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
                     _json_kind(value), struct, stack, node.go_type)))
             out = {}
-            for key, item in value.items():
+            for key, item in self.items(value):
                 child_path = "%s.%s" % (path, key) if path else key
                 if key not in node.fields:
                     self.unknown.append(child_path)
@@ -440,7 +445,7 @@ class _Walker(object):
             if not isinstance(value, dict):
                 raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
                     _json_kind(value), struct, stack, node.go_type)))
-            return dict((k, self.walk(node.value, v, "%s[%s]" % (path, k), struct, stack)) for k, v in value.items())
+            return dict((k, self.walk(node.value, v, "%s[%s]" % (path, k), struct, stack)) for k, v in self.items(value))
         if isinstance(node, S.Raw):
             return value
         return self.scalar(node, value, path, struct, stack)

@@ -550,6 +550,11 @@ def _more_syntax():
     for literal in ("NaN", "Infinity", "1e400"):
         yield "syntax", "json args %s" % literal, json_head + (
             ', "profiles": [{"pluginConfig": [{"name": "Custom", "args": {"x": %s}}]}]}' % literal)
+    yield "syntax", "json unknown fields order", json_head + ', "foo": 1, "baz": 2, "profiles": [{"zz": 1, "aa": 2}]}'
+    yield "syntax", "json two type errors", json_head + ', "podMaxBackoffSeconds": "x", "parallelism": "y"}'
+    yield "syntax", "yaml two type errors", HEADER + "podMaxBackoffSeconds: x\nparallelism: y\n"
+    yield "syntax", "yaml type error after unknown", HEADER + "zzz: 1\nparallelism: y\naaa: 2\n"
+    yield "syntax", "yaml unknown fields order", HEADER + "foo: 1\nprofiles:\n- zz: 1\n  aa: 2\nbaz: 3\n"
     yield "syntax", "json comment", json_head + "} // c"
     yield "syntax", "json then yaml document", json_head + "}\n---\nparallelism: 3\n"
     yield "syntax", "yaml directive", "%YAML 1.1\n---\n" + HEADER

@@ -210,14 +210,16 @@ def leaf(path: str) -> str:
 
 
 def upstream_fields(message: str) -> list:
+    """The fields upstream's message names, in the order it names them."""
     found = []
     for pattern in _FIELD_RES:
-        found.extend(pattern.findall(message))
-    return [normalise_path(f) for f in found]
+        found.extend((match.start(1), match.group(1)) for match in pattern.finditer(message))
+    return [normalise_path(f) for _at, f in sorted(found)]
 
 
 def field_agrees(library_errors: list, message: str) -> bool:
-    """The library's first error names a field upstream names (by path without indices, or by its last name).
+    """The library's first error names the first field upstream names (by path without indices, or by its last
+    field name).
 
     When upstream's message names no field (framework and leader-election errors), only the verdict counts.
     """
@@ -229,8 +231,9 @@ def field_agrees(library_errors: list, message: str) -> bool:
     ours = normalise_path(library_errors[0].get("field", ""))
     if not ours:
         return False
-    leaves = set(leaf(f) for f in named)
-    return any(ours == f or ours.endswith("." + f) or f.endswith("." + ours) for f in named) or leaf(ours) in leaves
+    # The first field upstream names: the same path, one a suffix of the other, or the same last field name.
+    first = named[0]
+    return ours == first or ours.endswith("." + first) or first.endswith("." + ours) or leaf(ours) == leaf(first)
 
 
 def _plugin_views(effective: dict, minor: str) -> dict:

@@ -50,9 +50,18 @@ def test_percentage_of_placements_to_score_is_not_a_1_36_field(run, messages, bo
         assert messages(run(body, version=version)) == [UNKNOWN % path]
 
 
-def test_all_unknown_fields_are_reported_in_document_order(run, messages):
+def test_all_unknown_fields_are_reported_in_sorted_key_order(run, messages):
+    # YAML reaches the JSON decoder as a Go map marshalled with sorted keys: kube-scheduler v1.30.12-v1.35.4 say
+    # 'unknown field "baz", unknown field "foo", unknown field "profiles[0].bar"'.
     result = run("foo: 1\nprofiles:\n- bar: 2\nbaz: 3\n")
-    assert messages(result) == [UNKNOWN % "foo", UNKNOWN % "profiles[0].bar", UNKNOWN % "baz"]
+    assert messages(result) == [UNKNOWN % "baz", UNKNOWN % "foo", UNKNOWN % "profiles[0].bar"]
+
+
+def test_json_unknown_fields_keep_document_order():
+    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
+                             '"foo": 1, "baz": 2}')
+    assert [e["message"] for e in result.errors] == [UNKNOWN % "foo", UNKNOWN % "baz"]
 
 
 def test_plugin_args_are_decoded_strictly_as_their_kind(run, messages, fields):
