@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -7,7 +6,7 @@
 Those tests port upstream's test tables (validation_test.go, defaults_test.go, the framework and plugin-args
 tests) and the docs' examples. This runs them once with process() observed and keeps each config text (dict
 inputs are written as YAML), except calls with extra_plugins (the real binary has no out-of-tree plugins).
-Run it after changing those tests:  tests/differential/capture_unit_configs.py
+Run it after changing those tests:  .venv/bin/python tests/differential/capture_unit_configs.py
 """
 
 from __future__ import annotations

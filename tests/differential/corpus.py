@@ -25,6 +25,7 @@ Families:
 from __future__ import annotations
 
 import glob
+import itertools
 import json
 import os
 import random
@@ -856,7 +857,7 @@ GENERATORS = {
     "plugins": _plugins,
     "multipoint": _multipoint,
     "extenders": _extenders,
-    "syntax": lambda: __import__("itertools").chain(_syntax(), _more_syntax()),
+    "syntax": lambda: itertools.chain(_syntax(), _more_syntax()),
     "plugin_args": _plugin_args,
     "fit_args": _fit_args,
     "mutations": _mutations,

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import subprocess
 import tempfile
 
@@ -30,6 +31,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(ROOT, ".build", "differential", "cache")
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 CACHE_FORMAT = 2
+
+
+def load_k8s_env():
+    """Take KUBE_SCHEDULER_BIN_1_<minor> from .build/k8s.env (written by `make binaries`) unless already set."""
+    path = os.path.join(ROOT, ".build", "k8s.env")
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            words = shlex.split(line, comments=True)
+            if len(words) == 2 and words[0] == "export" and "=" in words[1]:
+                name, value = words[1].split("=", 1)
+                os.environ.setdefault(name, value)
 
 
 def binary_path(minor: str):

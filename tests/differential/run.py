@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -7,7 +6,7 @@
 Prints, per minor, a table per family (verdict, field, effective config and plugins view agreement over the
 cases of that family), every disagreement, and the throughput. Exit status 1 when anything disagrees.
 
-  tests/differential/run.py [--minors "1.30 1.35"] [--families "syntax fit_args"] [--jobs 2] [--no-cache] [-v]
+  .venv/bin/python tests/differential/run.py [--minors "1.30 1.35"] [--families "syntax fit_args"] [--jobs 2] [--no-cache] [-v]
 """
 
 from __future__ import annotations
@@ -75,6 +74,7 @@ def main(argv=None) -> int:
     parser.add_argument("--show", default="", help="print both outcomes of the cases whose name contains this")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the text of each disagreeing config")
     args = parser.parse_args(argv)
+    harness.load_k8s_env()
     minors = args.minors.split()
     families = args.families.split() or None
     start = time.monotonic()

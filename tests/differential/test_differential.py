@@ -10,7 +10,6 @@ or from .build/k8s.env, which `make binaries` writes.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 
 import pytest
@@ -24,19 +23,7 @@ import run as runner  # noqa: E402  pylint: disable=wrong-import-position
 MINORS = os.environ.get("DIFF_MINORS", "1.30 1.35").split()
 
 
-def _load_k8s_env():
-    path = os.path.join(harness.ROOT, ".build", "k8s.env")
-    if not os.path.exists(path):
-        return
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            words = shlex.split(line, comments=True)
-            if len(words) == 2 and words[0] == "export" and "=" in words[1]:
-                name, value = words[1].split("=", 1)
-                os.environ.setdefault(name, value)
-
-
-_load_k8s_env()
+harness.load_k8s_env()
 _RESULTS = {}
 
 
