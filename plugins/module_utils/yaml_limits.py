@@ -33,6 +33,8 @@ _ALIAS_RATIO_RANGE_HIGH = 4000000
 _PREFIX = "yaml: "  # as kube-scheduler words its alias and depth refusals
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _JSON_STRUCTURE = re.compile(r"[\[\]{},]")
+# What go-yaml's reader (and PyYAML's) accepts; anything else is "control characters are not allowed".
+_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
 
 
 def allowed_alias_ratio(decode_count: int) -> float:
@@ -76,6 +78,8 @@ def scan_text(text: str):
         return _size_error(size)
     if text.lstrip().startswith("{"):
         return _scan_json(text)
+    if _NON_PRINTABLE.search(text):
+        return _PREFIX + "control characters are not allowed"
     return _scan_yaml(text)
 
 

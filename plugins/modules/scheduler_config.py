@@ -476,8 +476,10 @@ def check_owner_group(module):
             continue
         try:
             lookup(value)
-        except KeyError:
-            module.fail_json(msg='%s %s does not exist on the host; nothing was written' % (key, value))
+        except (KeyError, ValueError):  # ValueError: a NUL in the name
+            module.fail_json(msg='%s %r does not exist on the host; nothing was written' % (key, value)
+                             if not value.isprintable() else
+                             '%s %s does not exist on the host; nothing was written' % (key, value))
 
 
 def _write_atomically(module, b_dest, b_text, b_before):

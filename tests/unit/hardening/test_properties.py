@@ -1,0 +1,342 @@
+"""Issue 8, item 6: property-based tests of every input of both action plugins with hostile strings and structures.
+
+Hypothesis generates instances, configs, config texts, extra_plugins, extra_flags, modes, owners and groups from
+valid values with hostile ones mixed in (newlines, carriage returns, NUL, Unicode line separators, quotes,
+backslashes, systemd specifiers and variables, YAML aliases and tags, odd types, deep and wide structures, key
+material). The action plugins run in-process as Ansible runs them (ansible-core's action loader, a real task and
+templar); the host-side module runs as a real subprocess with the arguments the action would give it. Properties:
+
+- a clean error (a failed result, or AnsibleActionFail) or accepted: never any other exception;
+- never a write on failure: dest keeps its bytes, mode and kind, and no temp file is left;
+- never an injected unit line: an accepted instance renders roles/systemd/templates/kube-scheduler.service.j2 into
+  exactly the baseline's sections and keys, read with systemd's rules, with ExecStart's words exactly the argv;
+  the static pod manifest parses back to the same command;
+- never a secret (extender keyData/certData) in any result, message, diff or module output.
+
+Example counts are modest (see SETTINGS) so the suite runs in well under two minutes on a shared CI machine.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import stat
+import subprocess
+import sys
+from unittest import mock
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.play_context import PlayContext
+from ansible.playbook.task import Task
+from ansible.template import Templar
+
+from ansible_collections.kubesched.schedulers.plugins.action import scheduler_config, scheduler_instances
+from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.module_utils.static_pod_manifest import static_pod_manifest_yaml
+from systemd_unit import exec_words, parse, render
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                      HealthCheck.filter_too_much], derandomize=True, database=None)
+VERSION = "1.33.2"
+CONFIG_DIR = "/etc/kubernetes/schedulers"
+
+
+def _pem_data(kind, body):
+    der = b"\x30" + bytes([len(body)]) + body
+    text = "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (kind, base64.b64encode(der).decode(), kind)
+    return base64.b64encode(text.encode()).decode()
+
+
+KEY = _pem_data("PRIVATE KEY", b"PROPERTY-KEY-MATERIAL-4711")
+CERT = _pem_data("CERTIFICATE", b"PROPERTY-CERT-MATERIAL-0815")
+SECRETS = (KEY, CERT, "PROPERTY-KEY-MATERIAL", "PROPERTY-CERT-MATERIAL")
+
+HOSTILE = [
+    "batch\n[Service]\nExecStartPre=+/bin/touch /tmp/pwned\n#", "2\r", "x\x00y", "a\nb", "\r\n", "\u2028", "\u0085",
+    '"', "'", "\\", "\\\n", "%n", "%%", "$HOME", "${X}", "$$", "*", "", " ", "--v=1", "-", "a b", "\t", "#", ";",
+    "[Service]", "=", "&a", "*a", "!!python/object:os.system", "<<", "~", "null", "true", "1e400", ".nan", "x" * 300,
+    "\U0001F600", "\x7f", "\x1b[31m",
+]
+hostile_text = st.one_of(
+    st.sampled_from(HOSTILE),
+    st.text(max_size=12),
+    st.builds(lambda a, b: a + b, st.sampled_from(["batch", "/etc/kubernetes/x", "v", "kube-system"]),
+              st.sampled_from(HOSTILE)),
+)
+scalar = st.one_of(hostile_text, st.integers(-2 ** 70, 2 ** 70), st.floats(), st.booleans(), st.none())
+structure = st.recursive(
+    scalar,
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.one_of(hostile_text, st.integers(), st.booleans()), children,
+                                               max_size=4)),
+    max_leaves=10)
+names = st.one_of(st.sampled_from(["batch", "kube-scheduler", "a", "x-1"]), hostile_text, scalar)
+scheduler_names = st.one_of(st.sampled_from(["batch", "gpu", "default-scheduler"]), hostile_text)
+tls = st.fixed_dictionaries({}, optional={"keyData": st.just(KEY), "certData": st.just(CERT),
+                                          "insecure": st.booleans(), "serverName": hostile_text})
+extender = st.fixed_dictionaries({"urlPrefix": st.sampled_from(["https://extender.example/", "http://e/"])},
+                                 optional={"filterVerb": st.just("filter"), "tlsConfig": tls, "weight": scalar})
+valid_ish_config = st.fixed_dictionaries(
+    {"profiles": st.lists(st.fixed_dictionaries({"schedulerName": scheduler_names}), min_size=1, max_size=2)},
+    optional={
+        "leaderElection": st.fixed_dictionaries({"leaderElect": st.booleans(), "resourceName": scheduler_names},
+                                                optional={"resourceNamespace": hostile_text}),
+        "extenders": st.lists(extender, max_size=1),
+        "clientConnection": st.one_of(structure, st.fixed_dictionaries({"qps": scalar})),
+        "percentageOfNodesToScore": scalar,
+        "bogus": structure,
+    })
+configs = st.one_of(valid_ish_config, valid_ish_config, structure)
+# Printable text with everything systemd's quoting must handle (quotes, backslashes, specifiers, variables, spaces).
+safe_text = st.one_of(
+    st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=16),
+    st.sampled_from(['"', "'", "\\", "%n", "%%", "$HOME", "${X}", "$$", "a b", "#", ";", "[Service]", "=", "*"]))
+safe_config = st.fixed_dictionaries(
+    {"profiles": st.lists(st.fixed_dictionaries({"schedulerName": safe_text}), min_size=1, max_size=2,
+                          unique_by=lambda profile: profile["schedulerName"])},
+    optional={"leaderElection": st.fixed_dictionaries({"leaderElect": st.booleans(), "resourceName": safe_text}),
+              "extenders": st.lists(st.fixed_dictionaries({"urlPrefix": st.just("https://extender.example/"),
+                                                           "filterVerb": st.just("filter"), "tlsConfig": tls}),
+                                    max_size=1)})
+
+
+def _as_text(config, style):
+    if style == "json":
+        return json.dumps(config)
+    return yaml.safe_dump(config, default_flow_style=style == "flow")
+
+
+YAML_SNIPPETS = ["profiles: &p [{schedulerName: a}]\nx: *p\n", "a: &a [*a]\n", "profiles: !!binary aGk=\n",
+                 "profiles: !!python/object:os.system ls\n", "{\"a\": [[[[", "---\n---\n", "\t", "profiles: [\n",
+                 "kind: KubeSchedulerConfiguration\nextenders: [{urlPrefix: 'https://x/', tlsConfig: {keyData: %s}}]\n"
+                 % KEY, "? [a]\n: b\n", "<<: {a: 1}\n", "a: 1\na: 2\n", "profiles:\n- schedulerName: a\n" * 2]
+config_texts = st.one_of(
+    st.builds(_as_text, valid_ish_config, st.sampled_from(["block", "flow", "json"])),
+    st.sampled_from(YAML_SNIPPETS),
+    hostile_text,
+    st.builds(lambda text, junk: text + junk, st.builds(_as_text, valid_ish_config, st.just("block")),
+              st.sampled_from(HOSTILE)),
+)
+flag_names = st.one_of(st.sampled_from(["v", "feature-gates", "kube-api-qps", "log-flush-frequency", "leader-elect",
+                                        "config", "permit-address-sharing", "--v", "vmodule"]), hostile_text,
+                       st.integers())
+extra_plugins = st.one_of(
+    st.lists(st.one_of(
+        st.sampled_from(["Coscheduling", "*", ""]), hostile_text, scalar,
+        st.fixed_dictionaries({"name": st.one_of(st.just("Coscheduling"), hostile_text, scalar)},
+                              optional={"extension_points": st.one_of(
+                                  st.lists(st.sampled_from(["queueSort", "score", "bogus"]), max_size=3), scalar),
+                                        "args_kind": st.one_of(st.just("CoschedulingArgs"), scalar),
+                                        "colour": scalar})), max_size=3),
+    structure)
+valid_instance = st.fixed_dictionaries(
+    {"name": st.sampled_from(["batch", "kube-scheduler", "a", "x-1"]), "default_scheduler": st.just(True)},
+    optional={
+        "config": safe_config,
+        "kubeconfig": st.builds(lambda text: "/etc/kubernetes/" + text, safe_text),
+        "extra_flags": st.dictionaries(st.sampled_from(["v", "feature-gates", "vmodule", "kube-api-qps",
+                                                        "log-flush-frequency", "permit-address-sharing"]),
+                                       st.one_of(safe_text, st.integers(0, 10), st.booleans()), max_size=3),
+        "bind_address": st.sampled_from(["127.0.0.1", "0.0.0.0", "::", "fe80::1%eth0"]),
+        "image": st.just("registry.k8s.io/kube-scheduler:v1.33.2"),
+    })
+instances = st.fixed_dictionaries(
+    {"name": names},
+    optional={
+        "state": st.one_of(st.sampled_from(["present", "absent"]), scalar),
+        "default_scheduler": st.one_of(st.booleans(), scalar),
+        "secure_port": st.one_of(st.integers(1, 65535), scalar),
+        "bind_address": st.one_of(st.sampled_from(["127.0.0.1", "0.0.0.0", "::", "fe80::1%eth0"]), scalar),
+        "kubeconfig": st.one_of(st.sampled_from(["/etc/kubernetes/scheduler.conf", '/etc/k "q" %n $X\\.conf']),
+                                st.builds(lambda s: "/etc/" + s, hostile_text), scalar),
+        "kubeconfig_content": st.one_of(st.just("apiVersion: v1\nkind: Config\nusers: [{user: {token: %s}}]\n" % KEY),
+                                        scalar),
+        "config": configs,
+        "config_content": config_texts,
+        "extra_plugins": extra_plugins,
+        "extra_flags": st.one_of(st.dictionaries(flag_names, st.one_of(scalar, structure), max_size=3), structure),
+        "image": st.one_of(st.just("registry.k8s.io/kube-scheduler:v1.33.2"), hostile_text, scalar),
+        "bogus": scalar,
+    })
+
+
+def _baseline_unit_keys():
+    resolved, errors, _warnings = resolve([{"name": "batch", "default_scheduler": True}], VERSION, CONFIG_DIR)
+    assert errors == []
+    return [(section, key) for section, key, _value in parse(render(resolved[0]))]
+
+
+BASELINE_KEYS = _baseline_unit_keys()
+
+
+def _no_secret(text):
+    for secret in SECRETS:
+        assert secret not in text, "a secret in the output: %s" % text[:300]
+
+
+def run_action(name, args, task_vars=None):
+    """The action plugin as ansible-core's TaskExecutor runs it: a clean failure is a failed result or an
+    AnsibleError (which the executor turns into one); anything else would be a traceback."""
+    task = Task()
+    task.action = "kubesched.schedulers." + name
+    task.args = args
+    loader = DataLoader()
+    plugin = {"scheduler_config": scheduler_config, "scheduler_instances": scheduler_instances}[name]
+    action = plugin.ActionModule(task=task, connection=mock.MagicMock(), play_context=PlayContext(), loader=loader,
+                                 templar=Templar(loader=loader), shared_loader_obj=None)
+    try:
+        return action.run(task_vars=task_vars or {})
+    except (AnsibleActionFail, AnsibleError) as exc:
+        return {"failed": True, "msg": str(exc)}
+
+
+def _check_unit(instance):
+    entries = parse(render(instance))
+    assert [(section, key) for section, key, _value in entries] == BASELINE_KEYS
+    values = dict((key, value) for _section, key, value in entries)
+    assert exec_words(values["ExecStart"]) == ["/usr/local/bin/kube-scheduler"] + instance["flags"]
+    assert values["Description"] == "Kubernetes scheduler " + instance["name"]
+    assert values["SyslogIdentifier"] == instance["name"]
+
+
+def _check_manifest(instance):
+    pod = yaml.safe_load(static_pod_manifest_yaml(instance, VERSION, "0" * 64))
+    (container,) = pod["spec"]["containers"]
+    assert sorted(container["command"][1:]) == sorted(instance["flags"])
+    assert pod["metadata"]["name"] == instance["name"]
+
+
+@settings(max_examples=500, **SETTINGS)
+@given(st.one_of(st.lists(valid_instance, min_size=1, max_size=1), st.lists(valid_instance, min_size=2, max_size=2),
+                 st.lists(instances, min_size=1, max_size=2)))
+def test_scheduler_instances_clean_error_or_safe_unit(value):
+    result = run_action("scheduler_instances", {"instances": value, "kubernetes_version": VERSION,
+                                                "config_dir": CONFIG_DIR})
+    shown = json.dumps({k: v for k, v in result.items() if k != "instances"}, default=str)
+    _no_secret(shown)
+    event("refused" if result.get("failed") else "accepted")
+    if result.get("failed"):
+        assert result["msg"]
+        for error in result.get("errors", []):
+            assert isinstance(error, str) and error and "\n" not in error and "Traceback" not in error
+        return
+    has_secret = False
+    for instance in result["instances"]:
+        has_secret = has_secret or instance["config_has_secrets"]
+        if instance["state"] == "present":
+            _check_unit(instance)
+            _check_manifest(instance)
+            _no_secret(json.dumps(dict(instance, config_rendered=None)))
+            assert all(KEY not in flag for flag in instance["flags"])
+    if has_secret:
+        assert result["_ansible_no_log"] is True
+
+
+modes = st.one_of(st.sampled_from(["0600", "0640", "600", "0o644", "u=rw,g=r,o=", "u=rw,g=,o=", "abc", "", "7777",
+                                   "u+x,g-w"]), st.integers(0, 5000), scalar)
+owners = st.one_of(st.sampled_from(["root", "0", "no-such-user-k8s", "nobody"]), hostile_text, st.none())
+versions = st.one_of(st.sampled_from(["1.30", "1.33.2", "v1.35.4", "1.36", "1.29", "2.0", "latest"]), scalar)
+
+
+@settings(max_examples=500, **SETTINGS)
+@given(inputs=st.one_of(
+    st.fixed_dictionaries({"config": st.one_of(safe_config, configs)}, optional={
+        "kubernetes_version": st.sampled_from(["1.30", "1.33.2", "v1.35.4"]), "mode": st.sampled_from(["0600", "0640"])}),
+    st.fixed_dictionaries({"content": st.one_of(st.builds(_as_text, safe_config, st.sampled_from(["block", "json"])),
+                                                config_texts)}),
+    st.fixed_dictionaries({}, optional={
+        "config": configs, "content": config_texts, "kubernetes_version": versions, "extra_plugins": extra_plugins,
+        "mode": modes, "owner": owners, "group": owners, "backup": scalar})))
+def test_scheduler_config_clean_error_or_accepted_and_no_secret(inputs):
+    result = run_action("scheduler_config", inputs)
+    _no_secret(json.dumps(result, default=str))
+    event("refused" if result.get("failed") else "accepted")
+    if result.get("failed"):
+        assert result["msg"] and "Traceback" not in result["msg"]
+        for error in result.get("errors", []):
+            assert set(error) == {"field", "type", "message"}
+    else:
+        assert result["checksum"] and result["rendered"].startswith("apiVersion:")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The host side: the module's writes, run as a subprocess with the arguments the action gives it.
+
+def _state(path):
+    if os.path.islink(path):
+        return ("link", os.readlink(path))
+    if os.path.isdir(path):
+        return ("dir",)
+    if not os.path.exists(path):
+        return ("absent",)
+    with open(path, "rb") as handle:
+        return ("file", handle.read(), stat.S_IMODE(os.stat(path).st_mode), os.stat(path).st_uid)
+
+
+def _run_module(args):
+    argv = [sys.executable, "-m", "ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config"]
+    proc = subprocess.run(argv, input=json.dumps({"ANSIBLE_MODULE_ARGS": args}), capture_output=True, text=True,
+                          timeout=60, check=False, env=dict(os.environ))
+    return proc
+
+
+ATTRIBUTES = {
+    "valid": dict(mode=st.sampled_from(["0600", "0640", "0o644", "u=rw,g=r,o=", "g+r", None]),
+                  owner=st.sampled_from([None, "root", "0"]), group=st.sampled_from([None, "root", "0"])),
+    "hostile": dict(mode=modes, owner=owners, group=owners),
+}
+
+
+@pytest.mark.parametrize("attributes", sorted(ATTRIBUTES))
+@settings(max_examples=40, **SETTINGS)
+@given(data=st.data(), dest_kind=st.sampled_from(["absent", "file", "secret-file", "link", "dir", "missing-dir"]),
+       content=st.one_of(st.sampled_from(["a: 1\n", "keyData: %s\n" % KEY, ""]), st.text(max_size=20)),
+       backup=st.booleans(), check_mode=st.booleans(), leftover=st.booleans())
+def test_module_writes_all_or_nothing(tmp_path_factory, attributes, data, dest_kind, content, backup, check_mode,
+                                      leftover):
+    mode, owner, group = (data.draw(ATTRIBUTES[attributes][key], label=key) for key in ("mode", "owner", "group"))
+    work = tmp_path_factory.mktemp("write")
+    dest = work / "sub" / "scheduler.yaml" if dest_kind == "missing-dir" else work / "scheduler.yaml"
+    if dest_kind in ("file", "secret-file"):
+        dest.write_text("old: 1\n" if dest_kind == "file" else "keyData: %s\n" % CERT)
+        os.chmod(dest, 0o640)
+    elif dest_kind == "link":
+        (work / "target.yaml").write_text("target: 1\n")
+        os.chmod(work / "target.yaml", 0o644)
+        os.symlink("target.yaml", dest)
+    elif dest_kind == "dir":
+        dest.mkdir()
+    if leftover:
+        (work / ".scheduler.yaml.kubesched-tmp.abc123").write_text("stale")
+    before = _state(str(dest))
+    target_before = _state(str(work / "target.yaml"))
+    args = {"content": content, "dest": str(dest), "backup": backup, "_ansible_check_mode": check_mode,
+            "_ansible_diff": True, "secret_values": [KEY, CERT], "secret_keys": ["keyData", "certData"]}
+    for key, value in (("mode", mode), ("owner", owner), ("group", group)):
+        if value is not None:
+            args[key] = value
+    proc = _run_module(args)
+    assert "Traceback" not in proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert "exception" not in result
+    event("failed" if result.get("failed") else ("check mode" if check_mode else "written"))
+    _no_secret(proc.stdout + proc.stderr)
+    temps = [name for name in os.listdir(work) if name.startswith(".scheduler.yaml.") and "kubesched-tmp" in name]
+    assert _state(str(work / "target.yaml")) == target_before
+    if result.get("failed") or check_mode:
+        assert _state(str(dest)) == before
+        if not check_mode and not leftover:
+            assert temps == []
+        return
+    assert temps == []
+    after = _state(str(dest))
+    assert after[0] == "file" and after[1] == content.encode("utf-8", "surrogateescape")
+    if isinstance(mode, str) and mode.isdigit():
+        assert after[2] == int(mode, 8)
