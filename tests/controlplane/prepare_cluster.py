@@ -20,9 +20,9 @@ def wait_for_bootstrap_policy(api, timeout=120):
     deadline = time.monotonic() + timeout
     while True:
         try:
-            client.RbacAuthorizationV1Api(api).read_cluster_role("system:kube-scheduler")
-            client.RbacAuthorizationV1Api(api).read_namespaced_role("extension-apiserver-authentication-reader",
-                                                                      "kube-system")
+            rbac = client.RbacAuthorizationV1Api(api)
+            rbac.read_cluster_role("system:kube-scheduler")
+            rbac.read_namespaced_role("extension-apiserver-authentication-reader", "kube-system")
             return
         except Exception:  # pylint: disable=broad-except  # not served yet
             if time.monotonic() > deadline:
