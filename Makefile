@@ -80,11 +80,23 @@ lint: deps
 unit: deps binaries
 	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider tests/unit tests/differential
 
-# Every scenario runs even when one fails; the last line counts them. Each runs the real kube-scheduler of its
-# minor (SYSTEMD_KUBE_MINOR, STATIC_POD_KUBE_MINOR: see its molecule.yml) against a real etcd + kube-apiserver host.
+# Every scenario runs even when one fails, all at once (each mostly waits on its hosts; MOLECULE_JOBS=1 runs them
+# one after another); their logs follow in order and the last line counts them. Each runs the real kube-scheduler
+# of its minor (SYSTEMD_KUBE_MINOR, STATIC_POD_KUBE_MINOR: see its molecule.yml) against a real etcd +
+# kube-apiserver host of its own.
+MOLECULE_JOBS ?= 2
 molecule: deps image binaries
+	rm -rf $(BUILD)/molecule && mkdir -p $(BUILD)/molecule
+	for s in $(SCENARIO); do \
+	  while [ "$$(jobs -r | wc -l)" -ge $(MOLECULE_JOBS) ]; do sleep 1; done; \
+	  echo "molecule: $$s started (log $(BUILD)/molecule/$$s.log)"; \
+	  ( start=$$(date +%s); rc=0; $(WITH_K8S) molecule test --scenario-name $$s > $(BUILD)/molecule/$$s.log 2>&1 || rc=$$?; \
+	    echo "$$rc $$(( $$(date +%s) - start ))" > $(BUILD)/molecule/$$s.result ) & \
+	done; wait
 	passed=0; failed=0; for s in $(SCENARIO); do \
-	  if $(WITH_K8S) molecule test --scenario-name $$s; then passed=$$((passed + 1)); else failed=$$((failed + 1)); fi; done; \
+	  read -r rc seconds < $(BUILD)/molecule/$$s.result; echo "===== molecule $$s ====="; cat $(BUILD)/molecule/$$s.log; \
+	  if [ "$$rc" -eq 0 ]; then passed=$$((passed + 1)); else failed=$$((failed + 1)); fi; \
+	  echo "===== molecule $$s: $$([ "$$rc" -eq 0 ] && echo passed || echo "FAILED (exit $$rc)") in $$seconds s ====="; done; \
 	  echo "molecule: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
 
 demo: deps image binaries
@@ -108,6 +120,18 @@ bench-hostile: deps
 .PHONY: differential
 differential: deps binaries
 	$(WITH_K8S) $(BIN)/python tests/differential/run.py
+
+# The docs site: antsibull-docs lints the collection's docs (plugins, roles' argument specs, docs/docsite) and writes
+# the RST pages, sphinx builds them into $(DOCS)/html (config in docs/site). Any lint error or warning fails it.
+DOCS := $(BUILD)/docs
+.PHONY: docs
+docs: deps
+	antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs all --disallow-unknown-collection-refs .
+	rm -rf $(DOCS) && mkdir -p $(DOCS) && mkdir -m 0700 $(DOCS)/rst
+	antsibull-docs --config-file docs/site/antsibull-docs.cfg collection --use-current --squash-hierarchy \
+	  --fail-on-error --cleanup everything --dest-dir $(DOCS)/rst kubesched.schedulers
+	sphinx-build -W --keep-going -n -q -b html -c docs/site $(DOCS)/rst $(DOCS)/html
+	@echo "docs: $(DOCS)/html/index.html"
 
 clean:
 	rm -rf $(BUILD) tests/output
