@@ -78,6 +78,12 @@ class ActionModule(ActionBase):
         if isinstance(self._task.args.get('content'), (Mapping, list)):
             raise AnsibleActionFail('content must be the YAML or JSON text of the configuration; '
                                     'pass a mapping as config instead')
+        # Shapes and costs first: nothing below (argument validation copies the arguments) may recurse into, copy
+        # or expand an unbounded input.
+        for name in ('config', 'extra_plugins'):
+            too_costly = check_structure(self._task.args.get(name), name)
+            if too_costly:
+                raise AnsibleActionFail(too_costly)
         spec = dict(FILE_COMMON_ARGUMENTS, **ARGUMENT_SPEC)
         dummy, args = self.validate_argument_spec(
             argument_spec=spec,
@@ -85,11 +91,6 @@ class ActionModule(ActionBase):
             required_one_of=[('content', 'config')],
         )
 
-        # Shapes and costs first: nothing below may recurse into, copy or expand an unbounded input.
-        for name in ('config', 'extra_plugins'):
-            too_costly = check_structure(args[name], name)
-            if too_costly:
-                raise AnsibleActionFail(too_costly)
         problems = check_extra_plugins(plain(args['extra_plugins']))
         problem = mode_problem(args.get('mode'))
         if problem:

@@ -29,15 +29,15 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
+        too_costly = check_structure(self._task.args.get("instances"), "instances")
+        if too_costly:  # before argument validation, which copies the arguments
+            return dict(result, failed=True, msg=too_costly)
         validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         del validation
         try:
             minor_of(args["kubernetes_version"])
         except UnsupportedVersion as exc:
             return dict(result, failed=True, msg=str(exc))
-        too_costly = check_structure(args["instances"], "instances")
-        if too_costly:
-            return dict(result, failed=True, msg=too_costly)
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
             _plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)

@@ -6,6 +6,9 @@ role) and, when it is accepted, rendered into the systemd unit and read back wit
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import check_extra_plugins, resolve
@@ -127,3 +130,22 @@ def test_no_user_text_in_unit_comments():
     assert errors == []
     comments = "\n".join(line for line in render(resolved[0]).splitlines() if line.startswith("#"))
     assert "zz-" not in comments
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+@pytest.mark.parametrize("overrides", [
+    {"kubeconfig": '/etc/kubernetes/my "odd" %n $HOME \\ dir/scheduler.conf'},
+    {"extra_flags": {"feature-gates": 'A=true,"B"=${X}%%y\\z', "v": 4, "vmodule": "a=1;b=2 #c"}},
+    {"config": {"profiles": [{"schedulerName": "a\\b\"c%d$e [Service]"}],
+                "leaderElection": {"leaderElect": True, "resourceName": "x;y#z"}}},
+])
+def test_systemd_itself_accepts_the_quoted_unit(tmp_path, overrides):
+    resolved, errors, _warnings = resolve([instance(**overrides)], VERSION, CONFIG_DIR)
+    assert errors == []
+    assert_unit_is_clean(resolved[0])
+    unit = tmp_path / "kube-scheduler-batch.service"
+    unit.write_text(render(resolved[0], kube_scheduler_binary_link="/bin/true", kube_scheduler_system_user="root",
+                           kube_scheduler_system_group="root"))
+    proc = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0 and "quoting" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr

@@ -24,22 +24,15 @@ import os
 import stat
 import subprocess
 import sys
-from unittest import mock
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ansible.errors import AnsibleActionFail, AnsibleError
-from ansible.parsing.dataloader import DataLoader
-from ansible.playbook.play_context import PlayContext
-from ansible.playbook.task import Task
-from ansible.template import Templar
-
-from ansible_collections.kubesched.schedulers.plugins.action import scheduler_config, scheduler_instances
 from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.module_utils.static_pod_manifest import static_pod_manifest_yaml
+from action_harness import run_action
 from systemd_unit import exec_words, parse, render
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -179,22 +172,6 @@ BASELINE_KEYS = _baseline_unit_keys()
 def _no_secret(text):
     for secret in SECRETS:
         assert secret not in text, "a secret in the output: %s" % text[:300]
-
-
-def run_action(name, args, task_vars=None):
-    """The action plugin as ansible-core's TaskExecutor runs it: a clean failure is a failed result or an
-    AnsibleError (which the executor turns into one); anything else would be a traceback."""
-    task = Task()
-    task.action = "kubesched.schedulers." + name
-    task.args = args
-    loader = DataLoader()
-    plugin = {"scheduler_config": scheduler_config, "scheduler_instances": scheduler_instances}[name]
-    action = plugin.ActionModule(task=task, connection=mock.MagicMock(), play_context=PlayContext(), loader=loader,
-                                 templar=Templar(loader=loader), shared_loader_obj=None)
-    try:
-        return action.run(task_vars=task_vars or {})
-    except (AnsibleActionFail, AnsibleError) as exc:
-        return {"failed": True, "msg": str(exc)}
 
 
 def _check_unit(instance):
