@@ -22,6 +22,16 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(HERE, "corpus", "upstream_tables.json")
+VALIDATORS = {
+    "validate_default_preemption_args": "DefaultPreemption",
+    "validate_inter_pod_affinity_args": "InterPodAffinity",
+    "validate_pod_topology_spread_args": "PodTopologySpread",
+    "validate_balanced_allocation_args": "NodeResourcesBalancedAllocation",
+    "validate_node_affinity_args": "NodeAffinity",
+    "validate_volume_binding_args": "VolumeBinding",
+    "validate_node_resources_fit_args": "NodeResourcesFit",
+    "validate_dynamic_resources_args": "DynamicResources",
+}
 KUBECONFIG_RE = re.compile(r'(kubeconfig"?\s*:\s*"?)(/[^\s"]+)')
 
 
@@ -59,6 +69,24 @@ class Recorder(object):
 
         configuration._registry = _registry  # pylint: disable=protected-access
         configuration._decode = _decode  # pylint: disable=protected-access
+
+        # test_validation_pluginargs.py calls the args validators directly (upstream's validation_pluginargs_test.go
+        # tables): each args dict becomes a profile's pluginConfig for that plugin.
+        from ansible_collections.kubesched.schedulers.plugins.module_utils import validation_pluginargs as A
+        for function, plugin in VALIDATORS.items():
+            setattr(A, function, self._wrap(getattr(A, function), plugin))
+
+    def _wrap(self, validator, plugin):
+        def wrapped(path, args, *rest):
+            if isinstance(args, dict) and not self.extra:
+                plain = dict((k, v) for k, v in args.items() if k not in ("apiVersion", "kind"))
+                text = yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                                       "kind": "KubeSchedulerConfiguration",
+                                       "profiles": [{"pluginConfig": [{"name": plugin, "args": plain}]}]},
+                                      default_flow_style=False, sort_keys=False)
+                self.texts.setdefault(text, self.test)
+            return validator(path, args, *rest)
+        return wrapped
 
 
 def validation_table():
