@@ -1,0 +1,60 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Sphinx configuration of the collection's docs site (`make docs`: antsibull-docs writes the RST, sphinx -W builds).
+
+No network: intersphinx is not used. The few labels of Ansible's own docs that antsibull-docs refers to
+(ansible_collections.<ns>.<name>.<plugin>_<type> and the pages below) are resolved to docs.ansible.com here; any
+other unresolved reference stays a warning, which -W turns into a failed build.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+project = "kubesched.schedulers"
+copyright = "kubesched.schedulers contributors"  # pylint: disable=redefined-builtin
+title = "kubesched.schedulers"
+html_short_title = "kubesched.schedulers"
+extensions = ["sphinx_antsibull_ext"]
+pygments_style = "ansible"
+highlight_language = "YAML+Jinja"
+html_theme = "sphinx_ansible_theme"
+html_show_sphinx = False
+html_use_smartypants = True
+html_use_modindex = False
+html_use_index = False
+html_copy_source = False
+default_role = "any"
+
+ANSIBLE_DOCS = "https://docs.ansible.com/projects/ansible/devel/"
+ANSIBLE_LABELS = {
+    "ansible_configuration_settings": ("reference_appendices/config.html", "Ansible configuration settings"),
+    "common_return_values": ("reference_appendices/common_return_values.html", "Return Values"),
+    "action_plugins": ("plugins/action.html", "Action plugins"),
+}
+COLLECTION_LABEL = re.compile(r"^ansible_collections\.(?P<ns>\w+)\.(?P<name>\w+)\.(?P<plugin>\w+)_(?P<type>\w+)$")
+
+
+def ansible_reference(app, env, node, contnode):  # pylint: disable=unused-argument
+    """Resolve a reference to Ansible's docs or to another collection's plugin; None leaves it unresolved."""
+    if node.get("refdomain") != "std" or node.get("reftype") != "ref":
+        return None
+    target = node.get("reftarget", "")
+    if target in ANSIBLE_LABELS:
+        path, text = ANSIBLE_LABELS[target]
+    else:
+        match = COLLECTION_LABEL.match(target)
+        if not match or match.group("ns") == "kubesched":
+            return None
+        path = "collections/{ns}/{name}/{plugin}_{type}.html".format(**match.groupdict())
+        text = None
+    reference = nodes.reference("", "", internal=False, refuri=ANSIBLE_DOCS + path)
+    reference += contnode if contnode is not None and contnode.astext() else nodes.Text(text or target)
+    return reference
+
+
+def setup(app):
+    app.connect("missing-reference", ansible_reference)
