@@ -96,7 +96,7 @@ def test_the_image_build_would_install_the_collections_python_and_system_needs(c
     target.mkdir(parents=True)
     with tarfile.open(artifact) as tar:
         tar.extractall(target, filter="data")
-    import ansible_collections.kubernetes.core as core  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubernetes import core  # pylint: disable=import-outside-toplevel
     shutil.copytree(Path(core.__path__[0]), root / "kubernetes" / "core")
     result = run([sys.executable, context / "_build" / "scripts" / "introspect.py", "introspect", tmp_path],
                  env=dict(os.environ, PYTHONPATH=""))
