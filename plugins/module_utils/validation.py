@@ -42,8 +42,9 @@ def removed_plugins(version: str) -> tuple:
 
 
 def _removed_detail() -> str:
+    # invalidPluginsByVersion is keyed by the version alone: kube-scheduler v1.31.8-v1.35.4 say 'in version "v1"'.
     return "was invalid in version %s (KubeSchedulerConfiguration is version %s)" % (
-        E.go_quote(API_VERSION), E.go_quote(API_VERSION))
+        E.go_quote(API_VERSION.rsplit("/", 1)[-1]), E.go_quote(API_VERSION))
 
 
 def _go_plugin_set(plugin_set) -> E.GoLiteral:
@@ -156,7 +157,7 @@ def _validate_profile(path: str, profile: dict, version: str, validators: dict, 
     return errs
 
 
-def _validate_common_queue_sort(profiles: list) -> list:
+def _validate_common_queue_sort(profiles: list, version: str = "1.34") -> list:
     errs = []
     first = profiles[0]
     canon = (first.get("plugins") or {}).get("queueSort") or {}
@@ -172,8 +173,10 @@ def _validate_common_queue_sort(profiles: list) -> list:
     for i in range(1, len(profiles)):
         curr = (profiles[i].get("plugins") or {}).get("queueSort") or {}
         if not _same_plugin_set(canon, curr):
+            # "queueSort must be ..." up to v1.33.3, "must be ..." from v1.34.7 on (as the binaries print it).
             errs.append(E.invalid("profiles[%d].plugins.queueSort" % i, _go_plugin_set(curr),
-                                  "must be the same for all profiles"))
+                                  ("queueSort " if minor_number(version) <= 33 else "")
+                                  + "must be the same for all profiles"))
         for plugin_config in profiles[i].get("pluginConfig") or []:
             if plugin_config.get("name", "") == queue_sort_name and plugin_config.get("args") != queue_sort_args:
                 errs.append(E.invalid("profiles[%d].pluginConfig.args" % i, _go_args(plugin_config.get("args")),
@@ -248,7 +251,7 @@ def validate_configuration(config: dict, version: str, features: Features, typed
                 errs.append(E.duplicate(path + ".schedulerName",
                                         E.GoLiteral("profiles[%d].schedulerName" % existing[name])))
             existing[name] = i
-        errs.extend(_validate_common_queue_sort(profiles))
+        errs.extend(_validate_common_queue_sort(profiles, version))
     errs.extend(_validate_percentage("percentageOfNodesToScore", config.get("percentageOfNodesToScore")))
     initial = config.get("podInitialBackoffSeconds", 0)
     if initial <= 0:

@@ -265,3 +265,16 @@ def test_an_empty_first_document_misses_its_kind(text):
     result = process(content=text)
     assert [e["message"] for e in result.errors] == ["Object 'Kind' is missing in '%s'" % text]
     assert [e["field"] for e in result.errors] == ["kind"]
+
+
+@pytest.mark.parametrize("version, prefix", [("1.30", "queueSort "), ("1.33", "queueSort "), ("1.34", ""), ("1.35", "")])
+def test_queue_sort_message_per_minor(run, messages, version, prefix):
+    result = run("profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n"
+                 "      disabled: [{name: '*'}]\n      enabled: [{name: PrioritySort}]\n", version=version)
+    assert messages(result)[0].endswith(": %smust be the same for all profiles" % prefix)
+
+
+def test_removed_plugin_message_names_the_version_alone(run, messages):
+    assert messages(run("profiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n", version="1.31")) == [
+        'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "v1" '
+        '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")']

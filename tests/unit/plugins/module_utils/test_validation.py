@@ -169,7 +169,7 @@ def test_removed_volume_limit_plugins_per_version(version, plugin):
     # volume-limit plugins (although CHANGELOG-1.31 #124500 says they were only deprecated there).
     changes = [(("profiles", 0, "plugins", "filter"), {"enabled": [{"name": plugin}]}),
                (("profiles", 0, "pluginConfig"), [{"name": plugin}])]
-    detail = 'was invalid in version "%s" (KubeSchedulerConfiguration is version "%s")' % (V1, V1)
+    detail = 'was invalid in version "v1" (KubeSchedulerConfiguration is version "%s")' % V1
     expected = [] if version == "1.30" else [
         'profiles[0].plugins.filter.enabled[0]: Invalid value: "%s": %s' % (plugin, detail),
         'profiles[0].pluginConfig[0]: Invalid value: "%s": %s' % (plugin, detail)]
