@@ -75,7 +75,7 @@ def _registry(version: str, extra_plugins) -> framework_checks.Registry:
             raise ValueError("extra_plugins entry %s: unknown extension points %s; kube-scheduler %s has %s"
                              % (name, ", ".join(map(str, bad)), version, ", ".join(points)))
         plugins[name] = Plugin(name, declared, extra.get("args_kind"))
-    return framework_checks.Registry(plugins, any_point)
+    return framework_checks.Registry(plugins, any_point, minor_number(version))
 
 
 def _features(version: str) -> validation.Features:

@@ -53,9 +53,10 @@ class _ProfileError(Exception):
 class Registry(object):
     """Plugin name -> Plugin (plugin_registry.Plugin); ``any_point`` names plugins declared without points."""
 
-    def __init__(self, plugins: dict, any_point=()):
+    def __init__(self, plugins: dict, any_point=(), minor=None):
         self.plugins = plugins
         self.any_point = frozenset(any_point)
+        self.minor = minor  # the Kubernetes minor number, where a message differs between minors
 
     def implements(self, name: str, point: str, explicit: bool) -> bool:
         if name in self.any_point:
@@ -110,7 +111,7 @@ class _Framework(object):
         """Plugin constructors; NodeResourcesFit validates its args with a nil path."""
         if "NodeResourcesFit" in plugins_map and "NodeResourcesFit" in self.plugin_config:
             config_index, args = self.plugin_config["NodeResourcesFit"]
-            errs = validate_node_resources_fit_args("", args or {})
+            errs = validate_node_resources_fit_args("", args or {}, self.registry.minor)
             if not errs:
                 panic = fit_args_panic("", args or {})
                 errs = [panic] if panic is not None else []

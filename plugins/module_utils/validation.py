@@ -117,7 +117,7 @@ def _args_validators(version: str, features: Features) -> dict:
         "NodeResourcesFitArgs": A.validate_node_resources_fit_args,
         "PodTopologySpread": A.validate_pod_topology_spread_args,
         "VolumeBinding": lambda path, args: A.validate_volume_binding_args(
-            path, args, features.capacity_scoring_gate, features.capacity_scoring),
+            path, args, features.capacity_scoring_gate, features.capacity_scoring, minor_number(version)),
     }
     if minor_number(version) >= 34:
         validators["DynamicResources"] = lambda path, args: A.validate_dynamic_resources_args(

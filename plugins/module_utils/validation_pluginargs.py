@@ -183,14 +183,16 @@ def validate_pod_topology_spread_args(path: str, args: dict) -> list:
 
 # -- NodeResourcesBalancedAllocation / NodeResourcesFit ---------------------------------------------------------
 
-def _validate_function_shape(shape, path: str) -> list:
+def _validate_function_shape(shape, path: str, minor=None) -> list:
+    """validateFunctionShape; ``minor`` picks the sort message ("utilization values ..." up to 1.33)."""
     if not shape:
         return [E.required(path, "at least one point must be specified")]
     errs = []
     for i in range(1, len(shape)):
         if shape[i - 1].get("utilization", 0) >= shape[i].get("utilization", 0):
             errs.append(E.invalid(child(index(path, i), "utilization"), shape[i].get("utilization", 0),
-                                  "values must be sorted in increasing order"))
+                                  ("utilization " if minor is not None and minor <= 33 else "")
+                                  + "values must be sorted in increasing order"))
             break
     for i, point in enumerate(shape):
         utilization, score = point.get("utilization", 0), point.get("score", 0)
@@ -228,7 +230,7 @@ def validate_balanced_allocation_args(path: str, args: dict) -> list:
     return E.dedupe(errs)
 
 
-def validate_node_resources_fit_args(path: str, args: dict) -> list:
+def validate_node_resources_fit_args(path: str, args: dict, minor=None) -> list:
     errs = []
     for i, resource in enumerate(args.get("ignoredResources") or []):
         errs.extend(validate_label_name(resource, index(child(path, "ignoredResources"), i)))
@@ -250,7 +252,7 @@ def validate_node_resources_fit_args(path: str, args: dict) -> list:
         if ratio is not None:
             upstream = child(strategy_path, "shape")
             ours = child(strategy_path, "requestedToCapacityRatio", "shape")
-            for err in _validate_function_shape(ratio.get("shape"), upstream):
+            for err in _validate_function_shape(ratio.get("shape"), upstream, minor):
                 errs.append(E.ConfigError(ours + err.field[len(upstream):], err.type, err.message))
     return E.dedupe(errs)
 
@@ -275,7 +277,8 @@ def go_shape(shape) -> E.GoLiteral:
         for p in shape))
 
 
-def validate_volume_binding_args(path: str, args: dict, capacity_scoring_gate: str, gate_enabled: bool) -> list:
+def validate_volume_binding_args(path: str, args: dict, capacity_scoring_gate: str, gate_enabled: bool,
+                                 minor=None) -> list:
     """``capacity_scoring_gate``: VolumeCapacityPriority up to 1.32, StorageCapacityScoring from 1.33."""
     errs = []
     timeout = args.get("bindTimeoutSeconds", 0)
@@ -283,7 +286,7 @@ def validate_volume_binding_args(path: str, args: dict, capacity_scoring_gate: s
         errs.append(E.invalid(child(path, "bindTimeoutSeconds"), timeout,
                               "invalid BindTimeoutSeconds, should not be a negative value"))
     if gate_enabled:
-        errs.extend(_validate_function_shape(args.get("shape"), child(path, "shape")))
+        errs.extend(_validate_function_shape(args.get("shape"), child(path, "shape"), minor))
     elif args.get("shape") is not None:
         errs.append(E.invalid(child(path, "shape"), go_shape(args["shape"]),
                               "unexpected field `shape`, remove it or turn on the feature gate %s"

@@ -278,3 +278,12 @@ def test_removed_plugin_message_names_the_version_alone(run, messages):
     assert messages(run("profiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n", version="1.31")) == [
         'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "v1" '
         '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")']
+
+
+@pytest.mark.parametrize("version, prefix", [("1.30", "utilization "), ("1.33", "utilization "), ("1.34", ""),
+                                             ("1.35", "")])
+def test_shape_sort_message_per_minor(run, messages, version, prefix):
+    result = run(FIT % "        type: RequestedToCapacityRatio\n        requestedToCapacityRatio:\n"
+                       "          shape: [{utilization: 50, score: 5}, {utilization: 40, score: 5}]\n", version=version)
+    assert messages(result)[0].endswith("scoringStrategy.shape[1].utilization: Invalid value: 40: %svalues must be "
+                                        "sorted in increasing order" % prefix)
