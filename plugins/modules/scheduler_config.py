@@ -92,6 +92,21 @@ options:
         so only a quoted string says what was meant.
     type: raw
     default: '0600'
+  secret_values:
+    description:
+      - Internal, set by the action plugin from the configuration; a task cannot set it.
+      - The secret values of the rendered text (extender C(keyData), C(certData)), so that Ansible masks them in
+        everything the host-side module returns.
+    type: list
+    elements: str
+    default: []
+  secret_keys:
+    description:
+      - Internal, set by the action plugin; a task cannot set it.
+      - The keys whose values are redacted in the diff, also in the text of the file being replaced.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.files
@@ -376,7 +391,7 @@ ARGUMENT_SPEC = dict(
 # of the module (arguments at -vvv, diff, messages); and the same keys to mask in the text of the file it replaces.
 HOST_ONLY_SPEC = dict(
     secret_values=dict(type='list', elements='str', default=[], no_log=True),
-    secret_keys=dict(type='list', elements='str', default=[]),
+    secret_keys=dict(type='list', elements='str', default=[], no_log=False),
 )
 
 # Temp files are named so that a later run recognises those an earlier, killed run left beside dest.
