@@ -23,19 +23,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HOSTILE = os.path.join(HERE, os.pardir, "tests", "unit", "hardening")
 
 CASES = [
-    # (label, path, generator expression in hostile.py)
-    ("alias bomb, 592 bytes (issue 8)", "process", "alias_bomb()"),
-    ("alias bomb in config_content", "instances", "alias_bomb()"),
-    ("nesting 326 levels, YAML (issue 8)", "process", "nested(326)"),
-    ("nesting 10000 levels, YAML", "process", "nested(10000)"),
-    ("nesting 100000 levels, JSON", "process", "nested(100000, json=True)"),
-    ("nesting 100000 levels, mapping (config)", "instances-dict", "nested_dict(100000)"),
-    ("5 MB config (issue 8)", "process", "big(5 * 1000 * 1000)"),
-    ("1 MiB config, 170000 values", "process", "big(1040000)"),
-    ("worst accepted: 49000 values in 98 KB", "process", "flat(49000)"),
-    ("worst accepted: 49000 values in config_content", "instances", "flat(49000)"),
-    ("aliases: 45000 values from 2.2 KB, accepted", "process", "fan(45000)"),
-    ("aliases: 120000 values from 2.5 KB, refused", "process", "fan(120000)"),
+    # (label, path, generator in hostile.py, its arguments, its keyword arguments)
+    ("alias bomb, 592 bytes (issue 8)", "process", "alias_bomb", [], {}),
+    ("alias bomb in config_content", "instances", "alias_bomb", [], {}),
+    ("nesting 326 levels, YAML (issue 8)", "process", "nested", [326], {}),
+    ("nesting 10000 levels, YAML", "process", "nested", [10000], {}),
+    ("nesting 100000 levels, JSON", "process", "nested", [100000], {"json": True}),
+    ("nesting 100000 levels, mapping (config)", "instances-dict", "nested_dict", [100000], {}),
+    ("5 MB config (issue 8)", "process", "big", [5000000], {}),
+    ("1 MiB config, 170000 values", "process", "big", [1040000], {}),
+    ("worst accepted: 49000 values in 98 KB", "process", "flat", [49000], {}),
+    ("worst accepted: 49000 values in config_content", "instances", "flat", [49000], {}),
+    ("aliases: 45000 values from 2.2 KB, accepted", "process", "fan", [45000], {}),
+    ("aliases: 120000 values from 2.5 KB, refused", "process", "fan", [120000], {}),
 ]
 
 CHILD = r"""
@@ -44,8 +44,8 @@ sys.path.insert(0, sys.argv[1])
 import hostile
 from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
-path, expression = sys.argv[2], sys.argv[3]
-value = eval(expression, vars(hostile))
+path, generator, args, kwargs = sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
+value = getattr(hostile, generator)(*args, **kwargs)
 size = len(value) if isinstance(value, str) else 0  # a mapping has no text
 start = time.monotonic()
 if path == "process":
@@ -61,9 +61,10 @@ print(json.dumps(dict(size=size, seconds=seconds, rss=rss, outcome=(errors[0] if
 """
 
 
-def run(path, expression, timeout):
+def run(path, generator, args, kwargs, timeout):
     try:
-        proc = subprocess.run([sys.executable, "-c", CHILD, HOSTILE, path, expression], capture_output=True,
+        proc = subprocess.run([sys.executable, "-c", CHILD, HOSTILE, path, generator, json.dumps(args),
+                               json.dumps(kwargs)], capture_output=True,
                               text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return dict(size=0, seconds=timeout, rss=0.0, outcome="TIMEOUT after %ds" % timeout)
@@ -78,8 +79,8 @@ def main():
     args = parser.parse_args()
     print("%-55s %9s %8s %9s  %s" % ("input", "bytes", "seconds", "peak MiB", "outcome"))
     worst = dict(seconds=0.0, rss=0.0)
-    for label, path, expression in CASES:
-        figures = run(path, expression, args.timeout)
+    for label, path, generator, generator_args, generator_kwargs in CASES:
+        figures = run(path, generator, generator_args, generator_kwargs, args.timeout)
         worst["seconds"] = max(worst["seconds"], figures["seconds"])
         worst["rss"] = max(worst["rss"], figures["rss"])
         print("%-55s %9d %8.2f %9.1f  %s" % (label, figures["size"], figures["seconds"], figures["rss"],
