@@ -34,6 +34,8 @@ export "KUBE_SCHEDULER_BIN_${minor/./_}=$KUBE_SCHEDULER_BIN" MOLECULE_KUBE_MINOR
 echo "kube-scheduler: $KUBE_SCHEDULER_BIN (v$version); kube-apiserver: $KUBE_APISERVER_BIN ($("$KUBE_APISERVER_BIN" --version)); etcd: $ETCD_BIN"
 
 # --- three masters and the control-plane host; existing ones are reused ---
+# podman warns on stderr when the machine has no syslog; everything else it says is kept.
+podman() { command podman "$@" 2> >(grep -v 'failed to connect to syslog' >&2); }
 podman network exists "$network" || podman network create "$network" >/dev/null
 for host in "${hosts[@]}"; do
   if ! podman container exists "$host"; then
