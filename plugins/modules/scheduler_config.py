@@ -434,7 +434,10 @@ def redact_text(text, keys):
     the value on the key's line and any more-indented lines that continue it."""
     if not keys or text is None:
         return text
-    key_line = re.compile(r'^(\s*(?:- )?(?:%s)\s*:)(.*)$' % '|'.join(re.escape(k) for k in keys))
+    names = '|'.join(re.escape(k) for k in keys)
+    key_line = re.compile(r'^(\s*(?:- )?["\']?(?:%s)["\']?\s*:)(.*)$' % names)
+    # A hand-written file may use flow style or JSON: the value after the key, up to the next separator.
+    inline = re.compile(r'(["\']?\b(?:%s)["\']?\s*:\s*)("(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^,}\]\s]+)' % names)
     out, indent = [], None
     for line in text.splitlines(True):
         if indent is not None:
@@ -446,7 +449,7 @@ def redact_text(text, keys):
             out.append('%s %s\n' % (match.group(1), REDACTED))
             indent = len(match.group(1)) - len(match.group(1).lstrip())
             continue
-        out.append(line)
+        out.append(inline.sub(lambda m: m.group(1) + REDACTED, line))
     return ''.join(out)
 
 

@@ -15,6 +15,9 @@ import textwrap
 
 import pytest
 
+import hostile
+from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import redact_text
+
 
 
 def pem_data(kind, body):
@@ -75,6 +78,9 @@ PLAYBOOK = """
     - name: kind_missing
       kubesched.schedulers.scheduler_config: {content: "{{ kind_missing }}"}
       ignore_errors: true
+    - name: alias_bomb
+      kubesched.schedulers.scheduler_config: {content: "{{ alias_bomb }}", dest: "{{ work }}/bomb.yaml"}
+      ignore_errors: true
 """
 
 
@@ -103,7 +109,8 @@ def run(tmp_path_factory, ansible_playbook):
     (work / "inventory.ini").write_text(
         "localhost ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
     (work / "vars.json").write_text(json.dumps(dict(
-        work=str(work), config=CONFIG, other=OTHER, with_secrets=WITH_SECRETS, kind_missing=KIND_MISSING)))
+        work=str(work), config=CONFIG, other=OTHER, with_secrets=WITH_SECRETS, kind_missing=KIND_MISSING,
+        alias_bomb=hostile.alias_bomb())))
     env = dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOCAL_TEMP=str(work / "local-tmp"),
                ANSIBLE_REMOTE_TEMP=str(work / "remote-tmp"))
     proc = ansible_playbook(["-vvv", "--diff", "-i", "inventory.ini", "-e", "@vars.json", "playbook.yml"],
@@ -181,3 +188,21 @@ def test_the_kind_missing_error_does_not_echo_secrets(run):
     result = run["results"]["kind_missing"]
     assert result["failed"] and "Object 'Kind' is missing in '" in result["msg"]
     assert "<redacted>" in result["msg"] and KEY not in result["msg"]
+
+
+def test_the_alias_bomb_fails_at_once_through_ansible_playbook(run):
+    result = run["results"]["alias_bomb"]
+    assert result["failed"] and result["msg"] == "yaml: document contains excessive aliasing"
+    assert not (run["work"] / "bomb.yaml").exists()
+
+
+@pytest.mark.parametrize("before, after", [
+    ("extenders: [{tlsConfig: {keyData: QUJD, certData: 'REVG'}}]\n",
+     "extenders: [{tlsConfig: {keyData: <redacted>, certData: <redacted>}}]\n"),
+    ('{"tlsConfig": {"keyData": "QUJD", "certData": "RE\\"VG"}}\n',
+     '{"tlsConfig": {"keyData": <redacted>, "certData": <redacted>}}\n'),
+    ("tlsConfig:\n  keyData: |\n    QUJD\n    REVG\n  insecure: false\n",
+     "tlsConfig:\n  keyData: <redacted>\n  insecure: false\n"),
+])
+def test_the_replaced_file_is_redacted_in_the_diff_whatever_its_style(before, after):
+    assert redact_text(before, ["keyData", "certData"]) == after
