@@ -1,11 +1,14 @@
 """The deployment role's objects, rendered by real ansible-core (tasks_from render.yml, no API server) and checked
 against the Kubernetes OpenAPI schema of each target version (kubernetes-validate, strict) and against the upstream
-facts the role exists for: the documented in-cluster RBAC, a lease of its own, kubeadm's probes per version."""
+facts the role exists for: the documented in-cluster RBAC, a lease of its own, kubeadm's probes per version. Both
+workload kinds (Deployment, DaemonSet on the control-plane nodes), and variables given as AWX surveys give them."""
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
+from pathlib import Path
 
 import kubernetes_validate
 import pytest
@@ -40,7 +43,40 @@ CASE_PLAY = """
 
 CASES = {"v" + minor.replace(".", "_"): {"kube_scheduler_deployment_version": minor + ".0"}
          for minor in SUPPORTED_MINORS}
+CASES.update({"ds_v" + minor.replace(".", "_"): {"kube_scheduler_deployment_version": minor + ".0",
+                                               "kube_scheduler_deployment_kind": "DaemonSet"}
+              for minor in SUPPORTED_MINORS})
+# As an AWX survey or -e key=value gives them: every boolean and number a string.
+SURVEY = {
+    "kube_scheduler_deployment_replicas": "3",
+    "kube_scheduler_deployment_secure_port": "10300",
+    "kube_scheduler_deployment_run_as_user": "1000",
+    "kube_scheduler_deployment_pdb_max_unavailable": "1",
+    "kube_scheduler_deployment_wait": "false",
+    "kube_scheduler_deployment_wait_timeout": "120",
+    "kube_scheduler_deployment_priority_classes": [
+        {"name": "survey-high", "value": "1000", "global_default": "no"},
+        {"name": "survey-default", "value": "5", "global_default": "yes"}],
+}
 CASES.update({
+    "survey_strings": SURVEY,
+    "survey_strings_daemonset": dict(SURVEY, kube_scheduler_deployment_kind="DaemonSet",
+                                     kube_scheduler_deployment_pdb_max_unavailable="25%"),
+    "survey_one_replica": {"kube_scheduler_deployment_replicas": "1"},
+    "ds_custom": {
+        "kube_scheduler_deployment_kind": "DaemonSet",
+        "kube_scheduler_deployment_replicas": 1,
+        "kube_scheduler_deployment_node_selector": {"kubernetes.io/os": "linux"},
+        "kube_scheduler_deployment_tolerations": [
+            {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "dedicated", "operator": "Equal", "value": "scheduler", "effect": "NoExecute"}]},
+    "ds_score_50": {"kube_scheduler_deployment_kind": "DaemonSet", "kube_scheduler_deployment_config": {
+        "percentageOfNodesToScore": 50, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    "ds_score_60": {"kube_scheduler_deployment_kind": "DaemonSet", "kube_scheduler_deployment_config": {
+        "percentageOfNodesToScore": 60, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    "ds_election_off": {"kube_scheduler_deployment_kind": "DaemonSet", "kube_scheduler_deployment_config": {
+        "leaderElection": {"leaderElect": False}, "profiles": [{"schedulerName": "x"}]}},
+    "bad_kind": {"kube_scheduler_deployment_kind": "StatefulSet"},
     "one_replica": {"kube_scheduler_deployment_replicas": 1},
     "one_replica_no_election": {"kube_scheduler_deployment_replicas": 1,
                                 "kube_scheduler_deployment_config": {
@@ -113,15 +149,22 @@ def one(objects, kind, name=None):
     return found[0]
 
 
+def workload(objects):
+    found = [o for o in objects if o["kind"] in ("Deployment", "DaemonSet")]
+    assert len(found) == 1, [o["kind"] for o in found]
+    return found[0]
+
+
 def container_of(objects):
-    return one(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+    return workload(objects)["spec"]["template"]["spec"]["containers"][0]
 
 
 def scheduler_config_of(objects):
     return yaml.safe_load(one(objects, "ConfigMap")["data"]["config.yaml"])
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("v1_")] + ["custom", "one_replica_no_election"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.startswith(("v1_", "ds_v1_"))] + [
+    "custom", "one_replica_no_election", "ds_custom", "survey_strings", "survey_strings_daemonset"])
 def test_every_object_matches_the_openapi_schema_of_its_version(rendered, case):
     version = CASES[case].get("kube_scheduler_deployment_version", "1.34.0")
     problems = []
@@ -200,6 +243,8 @@ def test_leader_election_is_forced_on_with_more_than_one_replica(rendered):
     ("election_off_with_replicas", ["leader election cannot be off with 2 replicas"]),
     ("kubeconfig_in_config", ["clientConnection.kubeconfig must stay empty", "/etc/kubernetes/scheduler.conf"]),
     ("default_scheduler_name", ["default-scheduler"]),
+    ("ds_election_off", ["leader election cannot be off with a DaemonSet"]),
+    ("bad_kind", ["kube_scheduler_deployment_kind: expected Deployment or DaemonSet", "StatefulSet"]),
     ("no_profiles", ["default-scheduler"]),
     ("invalid_config", ["percentageOfNodesToScore", "150"]),
 ])
@@ -263,3 +308,95 @@ def test_the_checksum_annotation_follows_the_configuration(rendered):
 
     assert checksum("custom_score_50") == checksum("custom_score_50_again")
     assert checksum("custom_score_50") != checksum("custom_score_60")
+
+
+@pytest.mark.parametrize("minor", SUPPORTED_MINORS)
+def test_the_daemonset_runs_on_every_control_plane_node(rendered, minor):
+    objects = objects_of(rendered, "ds_v" + minor.replace(".", "_"))
+    daemonset = one(objects, "DaemonSet")
+    assert "Deployment" not in [o["kind"] for o in objects]
+    pod = daemonset["spec"]["template"]["spec"]
+    # kubeadm labels control-plane nodes node-role.kubernetes.io/control-plane="" and taints them NoSchedule.
+    assert pod["nodeSelector"] == {"node-role.kubernetes.io/control-plane": ""}
+    assert pod["tolerations"] == [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists",
+                                   "effect": "NoSchedule"}]
+    assert "topologySpreadConstraints" not in pod and "replicas" not in daemonset["spec"]
+    assert daemonset["spec"]["updateStrategy"] == {
+        "type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+    # A pod per control-plane node: leader election is always on, on the scheduler's own lease.
+    election = scheduler_config_of(objects)["leaderElection"]
+    assert election["leaderElect"] is True
+    assert (election["resourceNamespace"], election["resourceName"]) == ("kube-system", "kubesched-scheduler")
+
+
+def test_the_daemonset_has_the_same_rbac_lease_and_configmap_as_the_deployment(rendered):
+    deployment, daemonset = objects_of(rendered, "v1_34"), objects_of(rendered, "ds_v1_34")
+
+    def others(objects):
+        return [o for o in objects if o["kind"] not in ("Deployment", "DaemonSet", "ConfigMap")]
+    assert others(deployment) == others(daemonset)
+    config_map = one(daemonset, "ConfigMap")
+    assert config_map["metadata"]["annotations"]["schedulers.kubesched.io/workload"] == "DaemonSet/kubesched-scheduler"
+    assert one(deployment, "ConfigMap")["metadata"]["annotations"]["schedulers.kubesched.io/workload"] == (
+        "Deployment/kubesched-scheduler")
+    assert workload(daemonset)["spec"]["template"]["spec"]["containers"] == (
+        workload(deployment)["spec"]["template"]["spec"]["containers"])
+    assert one(daemonset, "PodDisruptionBudget")["spec"]["selector"] == daemonset[-2]["spec"]["selector"]
+
+
+def test_the_daemonset_keeps_the_user_s_selector_and_tolerations(rendered):
+    pod = workload(objects_of(rendered, "ds_custom"))["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"kubernetes.io/os": "linux", "node-role.kubernetes.io/control-plane": ""}
+    # The control-plane toleration the user already gave is not repeated.
+    assert [t["key"] for t in pod["tolerations"]] == ["node-role.kubernetes.io/control-plane", "dedicated"]
+
+
+def test_the_daemonset_rolls_out_on_a_config_change(rendered):
+    def checksum(case):
+        objects = objects_of(rendered, case)
+        annotation = one(objects, "DaemonSet")["spec"]["template"]["metadata"]["annotations"]
+        text = one(objects, "ConfigMap")["data"]["config.yaml"]
+        assert annotation["schedulers.kubesched.io/config-checksum"] == hashlib.sha256(text.encode()).hexdigest()
+        return annotation["schedulers.kubesched.io/config-checksum"]
+
+    assert checksum("ds_score_50") != checksum("ds_score_60")
+
+
+def test_survey_strings_become_numbers_and_booleans(rendered):
+    objects = objects_of(rendered, "survey_strings")
+    deployment = one(objects, "Deployment")
+    assert deployment["spec"]["replicas"] == 3
+    assert deployment["spec"]["progressDeadlineSeconds"] == 120
+    pod = deployment["spec"]["template"]["spec"]
+    assert (pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"]) == (1000, 1000)
+    container = pod["containers"][0]
+    assert container["ports"][0]["containerPort"] == 10300
+    assert container["livenessProbe"]["httpGet"]["port"] == 10300
+    assert "--secure-port=10300" in container["command"]
+    assert one(objects, "PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
+    high, default = one(objects, "PriorityClass", "survey-high"), one(objects, "PriorityClass", "survey-default")
+    assert (high["value"], high["globalDefault"], default["value"], default["globalDefault"]) == (1000, False, 5, True)
+    assert scheduler_config_of(objects)["leaderElection"]["leaderElect"] is True
+    assert "leaderElect" not in scheduler_config_of(objects_of(rendered, "survey_one_replica"))["leaderElection"]
+    assert one(objects_of(rendered, "survey_strings_daemonset"), "PodDisruptionBudget")["spec"]["maxUnavailable"] == "25%"
+
+
+ROLE = Path(__file__).resolve().parents[3] / "roles" / "deployment"
+
+
+def test_every_boolean_and_number_variable_is_converted_where_it_is_used():
+    # ansible-core 2.19 refuses a string as a conditional ("Conditionals must have a boolean result"), and a survey
+    # gives strings: every use of a bool or int variable goes through | bool or | int.
+    spec = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
+    typed = {name: option["type"] for name, option in spec.items() if option.get("type") in ("bool", "int")}
+    assert {"kube_scheduler_deployment_wait", "kube_scheduler_deployment_replicas"} <= set(typed)
+    files = [p for p in ROLE.rglob("*") if p.suffix in (".yml", ".j2") and p.parent.name in ("tasks", "templates", "vars")]
+    unconverted = []
+    for path in files:
+        text = path.read_text()
+        for name, kind in typed.items():
+            for match in re.finditer(r"\b%s\b(?!:)" % name, text):
+                after = text[match.end():match.end() + 12]
+                if not re.match(r"\s*\|\s*%s\b" % kind, after) and not after.startswith(" ~ '"):
+                    unconverted.append("%s: %s %r" % (path.name, name, after))
+    assert unconverted == []
