@@ -291,7 +291,8 @@ def _parsed_content(fields, config_field, kubernetes_version):
     text = fields["config_content"]
     is_json = text.lstrip().startswith("{")
     data, strict, error = (None, [], None) if is_json else parse_text(text)
-    if is_json or error or strict or not isinstance(data, dict):
+    # config_content is a whole file: unlike config, it gets no apiVersion or kind by default.
+    if is_json or error or strict or not isinstance(data, dict) or not data.get("apiVersion") or not data.get("kind"):
         first = _process(config_field, content=text, kubernetes_version=kubernetes_version,
                          extra_plugins=fields["extra_plugins"])
         _raise_config_errors(first, config_field)

@@ -18,7 +18,7 @@ import re
 SECRET_KEYS = ("keyData", "certData")
 REDACTED = "<redacted>"
 # kube-scheduler's decoder echoes the whole input when apiVersion or kind is missing.
-_ECHO = re.compile(r"\A(Object '(?:Kind|apiVersion)' is missing in ')(.*)(')\Z", re.DOTALL)
+_ECHO = re.compile(r"\A(.*?Object '(?:Kind|apiVersion)' is missing in ')(.*)(')\Z", re.DOTALL)
 
 
 def _secret(key, value):

@@ -78,6 +78,23 @@ PLAYBOOK = """
     - name: kind_missing
       kubesched.schedulers.scheduler_config: {content: "{{ kind_missing }}"}
       ignore_errors: true
+    - name: instances_with_secrets
+      kubesched.schedulers.scheduler_instances:
+        instances: [{name: batch, default_scheduler: true, config: "{{ with_secrets }}"}]
+        kubernetes_version: "1.33.2"
+        config_dir: /etc/kubernetes/schedulers
+      register: instances_with_secrets
+    - name: instances_secrets_registered
+      ansible.builtin.copy:
+        content: "{{ instances_with_secrets.instances[0].config_has_secrets | to_json }}"
+        dest: "{{ work }}/registered.json"
+        mode: "0600"
+    - name: instances_kind_missing
+      kubesched.schedulers.scheduler_instances:
+        instances: [{name: batch, default_scheduler: true, config_content: "{{ kind_missing }}"}]
+        kubernetes_version: "1.33.2"
+        config_dir: /etc/kubernetes/schedulers
+      ignore_errors: true
     - name: alias_bomb
       kubesched.schedulers.scheduler_config: {content: "{{ alias_bomb }}", dest: "{{ work }}/bomb.yaml"}
       ignore_errors: true
@@ -206,3 +223,10 @@ def test_the_alias_bomb_fails_at_once_through_ansible_playbook(run):
 ])
 def test_the_replaced_file_is_redacted_in_the_diff_whatever_its_style(before, after):
     assert redact_text(before, ["keyData", "certData"]) == after
+
+
+def test_scheduler_instances_hides_key_material_at_every_verbosity(run):
+    assert run["results"]["instances_with_secrets"].get("censored")
+    assert (run["work"] / "registered.json").read_text() == "true"
+    failed = run["results"]["instances_kind_missing"]
+    assert failed["failed"] and "Object 'Kind' is missing in '" in failed["msg"] and "<redacted>" in failed["msg"]
