@@ -149,3 +149,11 @@ def test_systemd_itself_accepts_the_quoted_unit(tmp_path, overrides):
     proc = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
                           timeout=120, check=False)
     assert proc.returncode == 0 and "quoting" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("text, missing", [
+    ("profiles:\n- schedulerName: batch\n", "Kind"),
+    ("kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: batch\n", "apiVersion"),
+])
+def test_config_content_is_a_whole_file_without_defaults_for_api_version_and_kind(text, missing):
+    assert "Object '%s' is missing in '" % missing in errors_of(instance(config=None, config_content=text))
