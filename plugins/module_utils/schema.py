@@ -22,9 +22,11 @@ KIND = "KubeSchedulerConfiguration"
 class Scalar(object):
     """kind: string, int32, int64, float32, bool, duration (metav1.Duration), bytes ([]byte, base64)."""
 
-    def __init__(self, kind: str, go_type: str = ""):
+    def __init__(self, kind: str, go_type: str = "", nullable: bool = False):
         self.kind = kind
         self.go_type = go_type or {"bytes": "[]uint8", "duration": "v1.Duration"}.get(kind, kind)
+        # A Go pointer: JSON null leaves it nil (a plain metav1.Duration would parse "" and fail).
+        self.nullable = nullable
 
 
 class Struct(object):
@@ -60,6 +62,7 @@ INT32 = Scalar("int32")
 INT64 = Scalar("int64")
 BOOL = Scalar("bool")
 DURATION = Scalar("duration")
+DURATION_POINTER = Scalar("duration", nullable=True)  # *metav1.Duration
 TYPE_META = {"apiVersion": STRING, "kind": STRING}
 
 _LABEL_SELECTOR = Struct("v1.LabelSelector", {
@@ -124,9 +127,9 @@ def plugin_args_types(version: str) -> dict:
     }
     # DynamicResourcesArgs (filterTimeout) arrived in 1.34, bindingTimeout in 1.35.
     if minor >= 34:
-        fields = {"filterTimeout": DURATION}
+        fields = {"filterTimeout": DURATION_POINTER}
         if minor >= 35:
-            fields["bindingTimeout"] = DURATION
+            fields["bindingTimeout"] = DURATION_POINTER
         kinds["DynamicResourcesArgs"] = _args("DynamicResourcesArgs", fields)
     if minor >= 36:
         kinds["PlacementBinPackingArgs"] = _args("PlacementBinPackingArgs", {"scoringStrategy": _SCORING_STRATEGY})

@@ -417,6 +417,9 @@ class _Walker(object):
     def walk(self, node, value, path, struct, stack):
         """Return the decoded value; ``path`` is the strict field path, ``stack`` json's FieldStack."""
         if value is None:
+            if isinstance(node, S.Scalar) and node.kind == "duration" and not node.nullable:
+                # encoding/json hands null to metav1.Duration.UnmarshalJSON, which parses "" as a duration.
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, 'time: invalid duration ""'))
             return None
         if isinstance(node, S.Struct):
             if not isinstance(value, dict):

@@ -20,6 +20,7 @@ Families:
   plugin_args      feature-gated plugin-args fields (empty list vs absent), every args kind
   fit_args         NodeResourcesFit argument combinations
   mutations        seeded random mutations (drop, null, retype, boundary, duplicate, unknown key, empty) of valid configs
+  docs_mutations   the same mutations of every docs example (make differential only, not CI)
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ CA_PEM = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJtakNDQVQrZ0F3SUJBZ0lVR01XUD
 KEY_PEM = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ01EcjJZQWdiL0FOOU1wZkoKYk5qeXhRNEwwVWFDT1pwb1ZqYmxpYW1XTHFhaFJBTkNBQVJWS1BvOGxUL0pXNDF6c2RWTXhNNTJ6WUNCNkdUTAp0TXYzckZKWmJWK2paOGsxandGdGxVRXRCcFdidmVHb1NKVzFQc3BmOXd5Q2ZnVXhpZnQ2Vy9YSAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg=="
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
-            "syntax", "plugin_args", "fit_args", "mutations")
+            "syntax", "plugin_args", "fit_args", "mutations", "docs_mutations")
+# The families the CI entry (test_differential.py) runs; make differential runs them all.
+CI_FAMILIES = FAMILIES[:-1]
 
 PLUGINS = ("PrioritySort", "SchedulingGates", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
            "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
@@ -556,6 +559,12 @@ def _more_syntax():
     yield "syntax", "yaml two type errors", HEADER + "podMaxBackoffSeconds: x\nparallelism: y\n"
     yield "syntax", "yaml type error after unknown", HEADER + "zzz: 1\nparallelism: y\naaa: 2\n"
     yield "syntax", "yaml unknown fields order", HEADER + "foo: 1\nprofiles:\n- zz: 1\n  aa: 2\nbaz: 3\n"
+    for where in ("leaderElection:\n  retryPeriod: null\n", "leaderElection:\n  leaseDuration: ~\n",
+                  "leaderElection:\n  leaderElect: false\n  renewDeadline: null\n",
+                  "extenders:\n- urlPrefix: http://x\n  httpTimeout: null\n",
+                  "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args:\n      filterTimeout: null\n"):
+        yield "syntax", "null duration %s" % where.split(":")[-2].strip(), HEADER + where
+    yield "syntax", "json null duration", json_head + ', "leaderElection": {"retryPeriod": null}}'
     yield "syntax", "json comment", json_head + "} // c"
     yield "syntax", "json then yaml document", json_head + "}\n---\nparallelism: 3\n"
     yield "syntax", "yaml directive", "%YAML 1.1\n---\n" + HEADER
@@ -848,6 +857,27 @@ def _mutations():
             yield "mutations", name, dump(mutated)
 
 
+def _docs_mutations():
+    """The same mutations of every docs example (15 each): only in `make differential`, not in CI (time budget)."""
+    rng = random.Random(SEED + 2)
+    for _family, name, text in _files("docs"):
+        try:
+            base = yaml.safe_load(text.replace("@KUBECONFIG@", "/kubeconfig")) if not name.endswith(".json") \
+                else json.loads(text)
+        except ValueError:
+            continue
+        # The kubeconfig is a file on the host: the library cannot see whether a mutated path exists.
+        paths = [p for p in _paths(base) if p and p[0] not in ("apiVersion", "kind") and p[-1] != "kubeconfig"]
+        for _n in range(15):
+            path = rng.choice(paths)
+            how = rng.choice(("drop", "null", "retype", "boundary", "duplicate", "unknown", "empty"))
+            mutated = _mutate(base, path, how, rng)
+            if mutated is None:
+                continue
+            text = dump(mutated).replace("/kubeconfig", "@KUBECONFIG@")
+            yield "docs_mutations", "%s %s %s" % (name, how, ".".join(str(p) for p in path)), text
+
+
 GENERATORS = {
     "upstream_tables": _upstream_tables,
     "docs": lambda: _files("docs"),
@@ -861,6 +891,7 @@ GENERATORS = {
     "plugin_args": _plugin_args,
     "fit_args": _fit_args,
     "mutations": _mutations,
+    "docs_mutations": _docs_mutations,
 }
 
 

@@ -287,3 +287,25 @@ def test_shape_sort_message_per_minor(run, messages, version, prefix):
                        "          shape: [{utilization: 50, score: 5}, {utilization: 40, score: 5}]\n", version=version)
     assert messages(result)[0].endswith("scoringStrategy.shape[1].utilization: Invalid value: 40: %svalues must be "
                                         "sorted in increasing order" % prefix)
+
+
+@pytest.mark.parametrize("body, field", [
+    ("leaderElection:\n  retryPeriod: null\n", "leaderElection.retryPeriod"),
+    ("leaderElection:\n  leaderElect: false\n  renewDeadline: ~\n", "leaderElection.renewDeadline"),
+    ("extenders:\n- urlPrefix: http://x\n  httpTimeout: null\n", "extenders[0].httpTimeout"),
+])
+def test_a_null_duration_is_an_empty_duration(run, messages, fields, body, field):
+    # metav1.Duration.UnmarshalJSON gets the null and parses "": every binary refuses.
+    result = run(body)
+    assert messages(result) == ['time: invalid duration ""']
+    assert fields(result) == [field]
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35"])
+def test_a_null_pointer_duration_is_unset(run, version):
+    # DynamicResourcesArgs.filterTimeout is a *metav1.Duration: null leaves it nil, defaulted to 10s.
+    result = run("profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args:\n      filterTimeout: null\n",
+                 version=version)
+    assert result.ok
+    dra = [c for c in result.effective["profiles"][0]["pluginConfig"] if c["name"] == "DynamicResources"][0]
+    assert dra["args"]["filterTimeout"] == "10s"
