@@ -209,8 +209,8 @@ def check_extra_plugins(value, field="extra_plugins"):
             continue
         unknown = sorted(str(key) for key in entry if key not in EXTRA_PLUGIN_KEYS)
         if unknown:
-            problems.append("%s: unknown keys %s; known keys are %s" % (where, ", ".join(_shown(k) for k in unknown),
-                                                                      ", ".join(EXTRA_PLUGIN_KEYS)))
+            problems.append("%s: unknown keys %s; known keys are %s"
+                            % (where, ", ".join(_shown(k) for k in unknown), ", ".join(EXTRA_PLUGIN_KEYS)))
         name = entry.get("name")
         if not isinstance(name, str) or not _PLUGIN_NAME.fullmatch(name):
             problems.append("%s.name: Invalid value: %s: a plugin name starts with a letter and has only letters, "
@@ -306,7 +306,7 @@ def _process(config_field, **kwargs):
     try:
         return process(**kwargs)
     except ValueError as exc:
-        raise InstanceError("%s: %s" % (config_field, exc))
+        raise InstanceError("%s: %s" % (config_field, exc)) from None
 
 
 def _raise_config_errors(result, field_prefix, secrets=()):
@@ -536,7 +536,7 @@ def check_path(value, field):
     try:
         return _check_abspath(value)
     except ValueError as exc:
-        raise ValueError("%s: %s" % (field, exc))
+        raise ValueError("%s: %s" % (field, exc)) from None
 
 
 def _check_image(value):

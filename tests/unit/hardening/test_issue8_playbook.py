@@ -11,13 +11,11 @@ import hashlib
 import json
 import os
 import sys
-import textwrap
 
 import pytest
 
 import hostile
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import redact_text
-
 
 
 def pem_data(kind, body):
