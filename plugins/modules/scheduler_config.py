@@ -520,6 +520,9 @@ def _write_atomically(module, b_dest, b_text, b_before):
                     if exc.errno != errno.EPERM:
                         raise
                 os.chmod(b_tmp, current.st_mode & 0o7777)
+                if module.selinux_enabled():  # keep dest's context unless secontext options say otherwise
+                    text_tmp = to_text(b_tmp, errors='surrogate_or_strict')
+                    module.set_context_if_different(text_tmp, module.selinux_context(to_text(b_dest)), False)
             tmp_args = module.load_file_common_arguments(module.params, path=to_text(b_tmp, errors='surrogate_or_strict'))
             module.set_fs_attributes_if_different(tmp_args, False)  # fails the task (and removes the temp) on error
             if module.params['backup'] and b_before is not None:

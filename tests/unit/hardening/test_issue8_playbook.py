@@ -10,12 +10,13 @@ import base64
 import hashlib
 import json
 import os
+import subprocess
 import sys
 
 import pytest
 
 import hostile
-from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import redact_text
+from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import redact_text, remove_leftovers
 
 
 def pem_data(kind, body):
@@ -228,3 +229,21 @@ def test_scheduler_instances_hides_key_material_at_every_verbosity(run):
     assert (run["work"] / "registered.json").read_text() == "true"
     failed = run["results"]["instances_kind_missing"]
     assert failed["failed"] and "Object 'Kind' is missing in '" in failed["msg"] and "<redacted>" in failed["msg"]
+
+
+def test_a_temp_file_that_a_running_task_holds_is_left_alone(tmp_path):
+    """Only temp files nobody holds are leftovers: a running write locks its own."""
+    live = tmp_path / ".scheduler.yaml.kubesched-tmp.live01"
+    stale = tmp_path / ".scheduler.yaml.kubesched-tmp.stale1"
+    live.write_text("being written")
+    stale.write_text("left by a killed run")
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\nh = open(sys.argv[1], 'rb')\n"
+                               "fcntl.flock(h, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)\n",
+                               str(live)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        removed = remove_leftovers(str(tmp_path).encode(), b"scheduler.yaml")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert removed == [str(stale)] and live.exists() and not stale.exists()
