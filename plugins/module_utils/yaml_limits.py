@@ -53,7 +53,8 @@ def excessive_aliasing(decode_count: int, alias_count: int) -> bool:
 
 
 def _at(event) -> str:
-    return "%sline %d: " % (_PREFIX, event.start_mark.line + 1) if event is not None else _PREFIX
+    """yaml: line N: for YAML (where the parser is), json: for JSON text."""
+    return "%sline %d: " % (_PREFIX, event.start_mark.line + 1) if event is not None else "json: "
 
 
 def _too_deep(event=None) -> str:
