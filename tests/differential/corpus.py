@@ -21,6 +21,7 @@ Families:
   fit_args         NodeResourcesFit argument combinations
   mutations        seeded random mutations (drop, null, retype, boundary, duplicate, unknown key, empty) of valid configs
   docs_mutations   the same mutations of every docs example (make differential only, not CI)
+  every_path       null and an empty value at every path of three rich configs (make differential only, not CI)
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ CA_PEM = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJtakNDQVQrZ0F3SUJBZ0lVR01XUD
 KEY_PEM = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ01EcjJZQWdiL0FOOU1wZkoKYk5qeXhRNEwwVWFDT1pwb1ZqYmxpYW1XTHFhaFJBTkNBQVJWS1BvOGxUL0pXNDF6c2RWTXhNNTJ6WUNCNkdUTAp0TXYzckZKWmJWK2paOGsxandGdGxVRXRCcFdidmVHb1NKVzFQc3BmOXd5Q2ZnVXhpZnQ2Vy9YSAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg=="
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
-            "syntax", "plugin_args", "fit_args", "mutations", "docs_mutations")
+            "syntax", "plugin_args", "fit_args", "mutations", "docs_mutations", "every_path")
 # The families the CI entry (test_differential.py) runs; make differential runs them all.
-CI_FAMILIES = FAMILIES[:-1]
+CI_FAMILIES = FAMILIES[:-2]
 
 PLUGINS = ("PrioritySort", "SchedulingGates", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
            "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
@@ -858,7 +859,7 @@ def _mutations():
 
 
 def _docs_mutations():
-    """The same mutations of every docs example (15 each): only in `make differential`, not in CI (time budget)."""
+    """The same mutations of every docs example (30 each): only in `make differential`, not in CI (time budget)."""
     rng = random.Random(SEED + 2)
     for _family, name, text in _files("docs"):
         try:
@@ -868,7 +869,7 @@ def _docs_mutations():
             continue
         # The kubeconfig is a file on the host: the library cannot see whether a mutated path exists.
         paths = [p for p in _paths(base) if p and p[0] not in ("apiVersion", "kind") and p[-1] != "kubeconfig"]
-        for _n in range(15):
+        for _n in range(30):
             path = rng.choice(paths)
             how = rng.choice(("drop", "null", "retype", "boundary", "duplicate", "unknown", "empty"))
             mutated = _mutate(base, path, how, rng)
@@ -876,6 +877,27 @@ def _docs_mutations():
                 continue
             text = dump(mutated).replace("/kubeconfig", "@KUBECONFIG@")
             yield "docs_mutations", "%s %s %s" % (name, how, ".".join(str(p) for p in path)), text
+
+
+_DRA_BASE = {"profiles": [{"pluginConfig": [
+    {"name": "DynamicResources", "args": {"filterTimeout": "5s"}},
+    {"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "minDomains": 2,
+         "nodeAffinityPolicy": "Honor", "nodeTaintsPolicy": "Ignore", "matchLabelKeys": ["app"]}]}},
+    {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}}]}],
+    "extenders": [{"urlPrefix": "https://127.0.0.1:1/x", "enableHTTPS": True, "tlsConfig": {"insecure": True},
+                   "bindVerb": "bind", "ignorable": True, "nodeCacheCapable": True}]}
+
+
+def _every_path():
+    """null and an empty value at every path of the rich bases, without randomness (make differential only)."""
+    rng = random.Random(SEED + 3)  # only used by _mutate for kinds that draw a value; null/empty draw none
+    for b, base in enumerate(_BASES + (_DRA_BASE,)):
+        for path in [p for p in _paths(base) if p]:
+            for how in ("null", "empty"):
+                mutated = _mutate(base, path, how, rng)
+                if mutated is not None:
+                    yield "every_path", "base%d %s %s" % (b, how, ".".join(str(p) for p in path)), dump(mutated)
 
 
 GENERATORS = {
@@ -892,6 +914,7 @@ GENERATORS = {
     "fit_args": _fit_args,
     "mutations": _mutations,
     "docs_mutations": _docs_mutations,
+    "every_path": _every_path,
 }
 
 
