@@ -13,9 +13,12 @@ from ansible.template import Templar
 from ansible_collections.kubesched.schedulers.plugins.action import scheduler_config, scheduler_instances
 
 
-def run_action(name, args, task_vars=None):
+def run_action(name, args, task_vars=None, host_result=None):
     """The action plugin as ansible-core's TaskExecutor runs it: a clean failure is a failed result or an
-    AnsibleError (which the executor turns into one); anything else would be a traceback."""
+    AnsibleError (which the executor turns into one); anything else would be a traceback.
+
+    The host is not contacted: the module call is recorded in the result under ``_module_calls`` (its arguments)
+    and answered with ``host_result``."""
     task = Task()
     task.action = "kubesched.schedulers." + name
     task.args = args
@@ -23,7 +26,17 @@ def run_action(name, args, task_vars=None):
     plugin = {"scheduler_config": scheduler_config, "scheduler_instances": scheduler_instances}[name]
     action = plugin.ActionModule(task=task, connection=mock.MagicMock(), play_context=PlayContext(), loader=loader,
                                  templar=Templar(loader=loader), shared_loader_obj=None)
+    calls = []
+
+    def execute_module(module_name=None, module_args=None, task_vars=None):  # pylint: disable=unused-argument
+        calls.append(dict(module_args))
+        return dict(host_result or {"changed": True, "dest": module_args.get("dest")})
+
+    action._execute_module = execute_module  # pylint: disable=protected-access
+    action._remove_tmp_path = lambda path: None  # pylint: disable=protected-access
     try:
-        return action.run(task_vars=task_vars or {})
+        result = action.run(task_vars=task_vars or {})
     except (AnsibleActionFail, AnsibleError) as exc:
-        return {"failed": True, "msg": str(exc)}
+        result = {"failed": True, "msg": str(exc)}
+    result["_module_calls"] = calls
+    return result

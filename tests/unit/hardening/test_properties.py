@@ -19,6 +19,7 @@ Example counts are modest (see SETTINGS) so the suite runs in well under two min
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import stat
@@ -225,22 +226,32 @@ versions = st.one_of(st.sampled_from(["1.30", "1.33.2", "v1.35.4", "1.36", "1.29
 @settings(max_examples=500, **SETTINGS)
 @given(inputs=st.one_of(
     st.fixed_dictionaries({"config": st.one_of(safe_config, configs)}, optional={
-        "kubernetes_version": st.sampled_from(["1.30", "1.33.2", "v1.35.4"]), "mode": st.sampled_from(["0600", "0640"])}),
+        "kubernetes_version": st.sampled_from(["1.30", "1.33.2", "v1.35.4"]), "mode": st.sampled_from(["0600", "0640"]),
+        "dest": st.just("/etc/kubernetes/scheduler.yaml")}),
     st.fixed_dictionaries({"content": st.one_of(st.builds(_as_text, safe_config, st.sampled_from(["block", "json"])),
                                                 config_texts)}),
     st.fixed_dictionaries({}, optional={
         "config": configs, "content": config_texts, "kubernetes_version": versions, "extra_plugins": extra_plugins,
-        "mode": modes, "owner": owners, "group": owners, "backup": scalar})))
+        "mode": modes, "owner": owners, "group": owners, "backup": scalar,
+        "dest": st.one_of(st.just("/etc/kubernetes/scheduler.yaml"), hostile_text, scalar)})))
 def test_scheduler_config_clean_error_or_accepted_and_no_secret(inputs):
     result = run_action("scheduler_config", inputs)
+    calls = result.pop("_module_calls")
     _no_secret(json.dumps(result, default=str))
-    event("refused" if result.get("failed") else "accepted")
+    event("refused" if result.get("failed") else ("written" if calls else "accepted"))
     if result.get("failed"):
+        assert calls == []  # never a write on failure: the host is not even contacted
         assert result["msg"] and "Traceback" not in result["msg"]
         for error in result.get("errors", []):
             assert set(error) == {"field", "type", "message"}
-    else:
-        assert result["checksum"] and result["rendered"].startswith("apiVersion:")
+        return
+    assert result["checksum"] and result["rendered"].startswith("apiVersion:")
+    assert len(calls) == (1 if inputs.get("dest") else 0)
+    for call in calls:
+        # The real text goes to the host, with every secret in it named for Ansible's no_log masking.
+        assert hashlib.sha256(call["content"].encode()).hexdigest() == result["checksum"]
+        for secret in (KEY, CERT):
+            assert (secret in call["content"]) == (secret in call["secret_values"])
 
 
 # --------------------------------------------------------------------------------------------------------------
