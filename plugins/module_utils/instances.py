@@ -64,7 +64,7 @@ _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 # value that reaches a unit file, a command line, a path or a manifest.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
-_PLUGIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,127}")
+_PLUGIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,127}")
 _ARGS_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,127}")
 _IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,511}")
 EXTRA_PLUGIN_KEYS = ("name", "extension_points", "args_kind")
@@ -213,8 +213,8 @@ def check_extra_plugins(value, field="extra_plugins"):
                             % (where, ", ".join(_shown(k) for k in unknown), ", ".join(EXTRA_PLUGIN_KEYS)))
         name = entry.get("name")
         if not isinstance(name, str) or not _PLUGIN_NAME.fullmatch(name):
-            problems.append("%s.name: Invalid value: %s: a plugin name starts with a letter and has only letters, "
-                            "digits, '_', '.' and '-' ('*' means every plugin in a profile and cannot be one)"
+            problems.append("%s.name: Invalid value: %s: a plugin name starts with a letter or digit and has only "
+                            "letters, digits, '_', '.', '/' and '-' ('*' means every plugin in a profile and cannot be one)"
                             % (where, _shown(name)))
         elif name in seen:
             problems.append("%s.name: Duplicate value: %s" % (where, _shown(name)))

@@ -30,7 +30,7 @@ description:
     control characters (a V(null) value is refused rather than passed as C(--flag=None)); the schedulerNames and
     the lease names of the config must not contain control characters either (kube-scheduler itself only wants
     them non-empty and unique). C(extra_plugins) must be a list of plugin names or of dicts with C(name) (letters,
-    digits, C(_), C(.), C(-); not V(*)), C(extension_points) (a list) and C(args_kind).
+    digits, C(_), C(.), C(/), C(-); not V(*)), C(extension_points) (a list) and C(args_kind).
   - C(config) and C(config_content) are bounded like M(kubesched.schedulers.scheduler_config) bounds its input
     (size, nesting, YAML aliases); C(config_content) is parsed once.
   - Secrets. The extenders' C(tlsConfig.keyData) and C(tlsConfig.certData) are redacted in every error. When an
