@@ -21,7 +21,7 @@ Families:
   fit_args         NodeResourcesFit argument combinations
   mutations        seeded random mutations (drop, null, retype, boundary, duplicate, unknown key, empty) of valid configs
   docs_mutations   the same mutations of every docs example (make differential only, not CI)
-  every_path       null and an empty value at every path of three rich configs (make differential only, not CI)
+  every_path       null, empty and a wrong type at every path of three rich configs (make differential only, not CI)
 """
 
 from __future__ import annotations
@@ -837,6 +837,9 @@ def _mutate(config, path, how, rng):
         parent.insert(key, copy.deepcopy(value))
     elif how == "unknown" and isinstance(value, dict):
         value[rng.choice(["foo", "Name", "weight", "args", "enabled"])] = 1
+    elif how == "wrongtype":
+        parent[key] = ({} if isinstance(value, list) else [] if isinstance(value, dict) else "true"
+                       if isinstance(value, bool) else "x" if isinstance(value, (int, float)) else 7)
     elif how == "empty":
         parent[key] = [] if isinstance(value, list) else {} if isinstance(value, dict) else ""
     else:
@@ -890,11 +893,12 @@ _DRA_BASE = {"profiles": [{"pluginConfig": [
 
 
 def _every_path():
-    """null and an empty value at every path of the rich bases, without randomness (make differential only)."""
+    """null, an empty value and a wrong type at every path of the rich bases, without randomness
+    (make differential only)."""
     rng = random.Random(SEED + 3)  # only used by _mutate for kinds that draw a value; null/empty draw none
     for b, base in enumerate(_BASES + (_DRA_BASE,)):
         for path in [p for p in _paths(base) if p]:
-            for how in ("null", "empty"):
+            for how in ("null", "empty", "wrongtype"):
                 mutated = _mutate(base, path, how, rng)
                 if mutated is not None:
                     yield "every_path", "base%d %s %s" % (b, how, ".".join(str(p) for p in path)), dump(mutated)
