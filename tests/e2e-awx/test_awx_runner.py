@@ -1,0 +1,170 @@
+"""AWX-style jobs: playbooks/deployment.yml driven through ansible-runner the way AWX drives a job template (a
+private data dir with env/extravars, env/envvars, env/cmdline, inventory/hosts and project/), extra vars as a survey
+gives them (numbers and booleans as strings), against a real etcd + kube-apiserver on loopback (tests/e2e/cluster.py).
+
+Jobs, in order: a Check job (--check --diff) reports its changes and makes none; the real job applies a DaemonSet;
+a job whose new pods never become ready (no kubelet here) fails, puts the previous objects back, and its
+runner_on_failed event carries the reason. Needs KUBE_APISERVER_BIN, ETCD_BIN and KUBE_SCHEDULER_BIN (make binaries).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+
+from cluster import (Certificates, Processes, apiserver_argv, binaries, etcd_argv,  # noqa: E402 pylint: disable=wrong-import-position
+                     etcd_healthy, free_port, missing_binaries, wait_for, write_kubeconfig)
+
+ansible_runner = pytest.importorskip("ansible_runner")
+
+BINARIES = binaries()
+if not BINARIES:
+    REASON = "AWX-style runner test needs real binaries (make binaries): missing " + ", ".join(missing_binaries())
+    if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+        pytest.fail(REASON, pytrace=False)
+    pytest.skip(REASON, allow_module_level=True)
+
+NAME, NAMESPACE = "awx-scheduler", "kube-system"
+# What an AWX survey sends: every answer a string, numbers and booleans included.
+SURVEY = {
+    "kube_scheduler_deployment_name": NAME,
+    "kube_scheduler_deployment_kind": "DaemonSet",
+    "kube_scheduler_deployment_version": "1.34.2",
+    "kube_scheduler_deployment_replicas": "2",
+    "kube_scheduler_deployment_secure_port": "10300",
+    "kube_scheduler_deployment_pdb_max_unavailable": "1",
+    "kube_scheduler_deployment_wait": "false",
+    "kube_scheduler_deployment_wait_timeout": "60",
+}
+
+
+@pytest.fixture(scope="module")
+def api_server(tmp_path_factory):
+    """etcd and kube-apiserver on loopback; yields the admin kubeconfig path."""
+    directory = tmp_path_factory.mktemp("awx")
+    processes = Processes(directory)
+    certs = Certificates(directory)
+    try:
+        client_port, peer_port, api_port = free_port(), free_port(), free_port()
+        processes.start("etcd", etcd_argv(BINARIES["ETCD_BIN"], directory / "etcd", client_port, peer_port))
+        wait_for("etcd", lambda: etcd_healthy(client_port), timeout=30, processes=processes)
+        serving = certs.issue("apiserver", "kube-apiserver", server_names=("127.0.0.1", "localhost", "10.96.0.1"))
+        processes.start("kube-apiserver", apiserver_argv(BINARIES["KUBE_APISERVER_BIN"], certs, serving,
+                                                         "http://127.0.0.1:%d" % client_port, api_port,
+                                                         directory / "apiserver-certs"))
+        cert, key = certs.issue("admin", "kubernetes-admin", "system:masters")
+        kubeconfig = write_kubeconfig(directory / "admin.conf", "https://127.0.0.1:%d" % api_port, certs.ca_file,
+                                      {"client-certificate": str(cert), "client-key": str(key)})
+        from kubernetes import client, config  # pylint: disable=import-outside-toplevel
+        api = config.new_client_from_config(config_file=str(kubeconfig))
+        wait_for("kube-apiserver and its bootstrap RBAC", lambda: (
+            client.RbacAuthorizationV1Api(api).read_cluster_role("system:kube-scheduler")
+            and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
+        yield kubeconfig, api
+    finally:
+        processes.stop_all()
+
+
+def awx_job(tmp_path, name, kubeconfig, extravars, cmdline=""):
+    """One job as AWX runs it: a private data dir and ansible_runner.run; returns the runner."""
+    data = tmp_path / name
+    for sub in ("env", "inventory", "project"):
+        (data / sub).mkdir(parents=True)
+    shutil.copy(REPO / "playbooks" / "deployment.yml", data / "project" / "deployment.yml")
+    (data / "inventory" / "hosts").write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+        "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
+    (data / "env" / "extravars").write_text(yaml.safe_dump(extravars))
+    (data / "env" / "envvars").write_text(yaml.safe_dump({
+        "K8S_AUTH_KUBECONFIG": str(kubeconfig),
+        "ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH", str(REPO / ".build" / "collections")),
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_NOCOLOR": "1"}))
+    if cmdline:
+        (data / "env" / "cmdline").write_text(cmdline)
+    return ansible_runner.run(private_data_dir=str(data), playbook="deployment.yml", quiet=True, timeout=600)
+
+
+def excerpt(runner, events=("runner_on_ok", "runner_item_on_ok", "runner_on_failed", "playbook_on_stats")):
+    """The events an AWX job page shows, in short (printed for the report; pytest -s shows them)."""
+    lines = []
+    for event in runner.events:
+        if event.get("event") not in events:
+            continue
+        data = event.get("event_data", {})
+        res = data.get("res", {})
+        if event["event"] == "runner_item_on_ok":
+            item = res.get("item") or {}
+            lines.append(json.dumps({"event": event["event"], "task": data.get("task"), "changed": res.get("changed"),
+                                     "item": "%s %s" % (item.get("kind"), (item.get("metadata") or {}).get("name")),
+                                     "diff": sorted(res.get("diff") or {})}))
+            continue
+        lines.append(json.dumps({"event": event["event"], "task": data.get("task"), "changed": res.get("changed"),
+                                 "msg": res.get("msg"),
+                                 **({"stats": {k: data[k] for k in ("ok", "changed", "failures")}}
+                                    if event["event"] == "playbook_on_stats" else {})}, default=str))
+    return "\n".join(lines)
+
+
+def test_a_check_job_reports_changes_and_makes_none(tmp_path, api_server):
+    kubeconfig, api = api_server
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    runner = awx_job(tmp_path, "check", kubeconfig, SURVEY, cmdline="--check --diff")
+    print("\n--- Check job events\n" + excerpt(runner))
+    assert (runner.status, runner.rc) == ("successful", 0), excerpt(runner)
+    assert runner.stats["changed"].get("localhost", 0) > 0
+    applied = [e["event_data"] for e in runner.events if e.get("event") == "runner_item_on_ok"
+               and e["event_data"].get("task_action") == "kubernetes.core.k8s"
+               and e["event_data"].get("task") == "Apply the objects"]
+    # Every object would be created, each with its --diff, and the job says so.
+    assert len(applied) >= 8 and all(item["res"]["changed"] for item in applied)
+    assert all(item["res"].get("diff") for item in applied)
+    with pytest.raises(client.ApiException) as missing:
+        client.CoreV1Api(api).read_namespaced_config_map(NAME, NAMESPACE)
+    assert missing.value.status == 404
+    with pytest.raises(client.ApiException):
+        client.AppsV1Api(api).read_namespaced_daemon_set(NAME, NAMESPACE)
+
+
+def test_the_job_applies_the_daemonset_from_survey_strings(tmp_path, api_server):
+    kubeconfig, api = api_server
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    runner = awx_job(tmp_path, "run", kubeconfig, SURVEY)
+    assert (runner.status, runner.rc) == ("successful", 0), excerpt(runner)
+    assert runner.stats["failures"] == {}
+    daemonset = client.AppsV1Api(api).read_namespaced_daemon_set(NAME, NAMESPACE)
+    pod = daemonset.spec.template.spec
+    assert pod.node_selector == {"node-role.kubernetes.io/control-plane": ""}
+    assert pod.containers[0].ports[0].container_port == 10300
+    budget = client.PolicyV1Api(api).read_namespaced_pod_disruption_budget(NAME, NAMESPACE)
+    assert budget.spec.max_unavailable == 1
+    # The same job again changes nothing.
+    again = awx_job(tmp_path, "again", kubeconfig, SURVEY)
+    assert again.status == "successful" and again.stats["changed"].get("localhost", 0) == 0, excerpt(again)
+
+
+def test_a_failed_job_carries_the_reason_and_puts_the_previous_objects_back(tmp_path, api_server):
+    kubeconfig, api = api_server
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    before = client.CoreV1Api(api).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"]
+    failing = dict(SURVEY, kube_scheduler_deployment_wait="true", kube_scheduler_deployment_wait_timeout="5",
+                   kube_scheduler_deployment_config={"percentageOfNodesToScore": 40,
+                                                     "profiles": [{"schedulerName": NAME}]})
+    runner = awx_job(tmp_path, "failing", kubeconfig, failing)
+    print("\n--- Failed job events\n" + excerpt(runner))
+    assert (runner.status, runner.rc) == ("failed", 2)
+    assert runner.stats["failures"] == {"localhost": 1}
+    failed = [e["event_data"] for e in runner.events if e.get("event") == "runner_on_failed"
+              and not e["event_data"].get("ignore_errors")]
+    reason = failed[-1]["res"]["msg"]
+    assert failed[-1]["task"] == "Fail with the reason"
+    assert "DaemonSet kube-system/%s failed" % NAME in reason
+    assert "Put back the previous ConfigMap and DaemonSet" in reason
+    assert client.CoreV1Api(api).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"] == before
