@@ -22,6 +22,7 @@ Families:
   mutations        seeded random mutations (drop, null, retype, boundary, duplicate, unknown key, empty) of valid configs
   docs_mutations   the same mutations of every docs example (make differential only, not CI)
   every_path       null, empty and a wrong type at every path of three rich configs (make differential only, not CI)
+  profiles_mix     two or three profiles with seeded plugin sets and args (make differential only, not CI)
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ CA_PEM = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJtakNDQVQrZ0F3SUJBZ0lVR01XUD
 KEY_PEM = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JR0hBZ0VBTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSEJHMHdhd0lCQVFRZ01EcjJZQWdiL0FOOU1wZkoKYk5qeXhRNEwwVWFDT1pwb1ZqYmxpYW1XTHFhaFJBTkNBQVJWS1BvOGxUL0pXNDF6c2RWTXhNNTJ6WUNCNkdUTAp0TXYzckZKWmJWK2paOGsxandGdGxVRXRCcFdidmVHb1NKVzFQc3BmOXd5Q2ZnVXhpZnQ2Vy9YSAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg=="
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
-            "syntax", "plugin_args", "fit_args", "mutations", "docs_mutations", "every_path")
+            "syntax", "plugin_args", "fit_args", "mutations", "docs_mutations", "every_path", "profiles_mix")
 # The families the CI entry (test_differential.py) runs; make differential runs them all.
-CI_FAMILIES = FAMILIES[:-2]
+CI_FAMILIES = FAMILIES[:-3]
 
 PLUGINS = ("PrioritySort", "SchedulingGates", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
            "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
@@ -904,6 +905,46 @@ def _every_path():
                     yield "every_path", "base%d %s %s" % (b, how, ".".join(str(p) for p in path)), dump(mutated)
 
 
+_ARGS_CHOICES = (
+    ("DefaultPreemption", {"minCandidateNodesPercentage": 5}), ("DefaultPreemption", {"minCandidateNodesAbsolute": 0,
+                                                                                     "minCandidateNodesPercentage": 0}),
+    ("InterPodAffinity", {"hardPodAffinityWeight": 50}), ("InterPodAffinity", {"hardPodAffinityWeight": 500}),
+    ("NodeResourcesFit", {"scoringStrategy": {"type": "MostAllocated"}}),
+    ("NodeResourcesFit", {"scoringStrategy": {"type": "Bogus"}}),
+    ("PodTopologySpread", {"defaultingType": "List"}), ("PodTopologySpread", {"defaultingType": "Bogus"}),
+    ("VolumeBinding", {"bindTimeoutSeconds": 5}), ("PrioritySort", {}), ("NodeAffinity", {}),
+    ("NodeResourcesBalancedAllocation", {"resources": [{"name": "cpu", "weight": 1}]}),
+)
+
+
+def _profiles_mix():
+    """Two or three profiles with seeded plugin sets and args (make differential only)."""
+    rng = random.Random(SEED + 4)
+    in_tree = list(PLUGINS[:19])
+    for n in range(80):
+        profiles = []
+        for i in range(rng.randint(2, 3)):
+            profile = {"schedulerName": rng.choice(["p%d" % i, "p%d" % i, "p0", ""])}
+            if rng.random() < 0.7:
+                plugins = {}
+                for point in rng.sample(("multiPoint", "queueSort", "filter", "score", "bind", "preScore"),
+                                        rng.randint(1, 2)):
+                    plugin_set = {}
+                    if rng.random() < 0.6:
+                        plugin_set["enabled"] = [{"name": name} for name in rng.sample(in_tree, rng.randint(1, 2))]
+                    if rng.random() < 0.5:
+                        plugin_set["disabled"] = [{"name": rng.choice(in_tree + ["*"])}]
+                    plugins[point] = plugin_set
+                profile["plugins"] = plugins
+            if rng.random() < 0.6:
+                profile["pluginConfig"] = [{"name": name, "args": args}
+                                           for name, args in rng.sample(_ARGS_CHOICES, rng.randint(1, 2))]
+            if rng.random() < 0.2:
+                profile["percentageOfNodesToScore"] = rng.choice([0, 50, 101])
+            profiles.append(profile)
+        yield "profiles_mix", "mix%02d" % n, dump({"profiles": profiles})
+
+
 GENERATORS = {
     "upstream_tables": _upstream_tables,
     "docs": lambda: _files("docs"),
@@ -919,6 +960,7 @@ GENERATORS = {
     "mutations": _mutations,
     "docs_mutations": _docs_mutations,
     "every_path": _every_path,
+    "profiles_mix": _profiles_mix,
 }
 
 
