@@ -51,7 +51,7 @@ def test_the_artifact_carries_the_ee_metadata_and_its_dependencies(artifact):
         names = set(tar.getnames())
         manifest = json.load(tar.extractfile("MANIFEST.json"))
     assert {"meta/execution-environment.yml", "requirements.txt", "bindep.txt", "meta/runtime.yml"} <= names
-    assert not [n for n in names if n.startswith((".build/", ".venv/"))]
+    assert not [n for n in names if n.startswith((".build/", ".venv/", ".ansible/", ".hypothesis/", ".pytest_cache/"))]
     info = manifest["collection_info"]
     assert set(info["dependencies"]) == {"kubernetes.core"}
     for key in ("repository", "documentation", "issues", "homepage"):
