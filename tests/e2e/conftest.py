@@ -12,21 +12,50 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cluster import (Certificates, Processes, apiserver_argv, binaries, etcd_argv, etcd_healthy, free_port,
-                     wait_for, write_kubeconfig)
+from cluster import (Certificates, Processes, apiserver_argv, apply_manifest, binaries, etcd_argv, etcd_healthy,
+                     free_port, missing_binaries, wait_for, write_kubeconfig)
 
 REPO = Path(__file__).resolve().parents[2]
 NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 
 BINARIES = binaries()
-SKIP_REASON = ("end-to-end test skipped: set KUBE_APISERVER_BIN, ETCD_BIN and KUBE_SCHEDULER_BIN to real "
-               "kube-apiserver, etcd and kube-scheduler binaries (Debian's etcd-server gives /usr/bin/etcd)")
+MISSING_REASON = ("end-to-end test needs real binaries: set KUBE_APISERVER_BIN, ETCD_BIN and KUBE_SCHEDULER_BIN to "
+                  "kube-apiserver, etcd and kube-scheduler (`make e2e` does; Debian's etcd-server gives /usr/bin/etcd); "
+                  "missing: ")
+# Schedulers from this minor on need the test-only RBAC and resource.k8s.io CRDs of this file on the 1.24 API server
+# (see ../shared/k8s/README.md); `make binaries` names it. A real cluster of the scheduler's own minor needs none.
+COMPAT_MANIFEST = os.environ.get("KUBE_APISERVER_COMPAT_MANIFEST", "")
+COMPAT_FROM_MINOR = 32
+
+
+def require_binaries() -> None:
+    """Skip the calling test module without the binaries, but fail it in CI, where they must be there."""
+    if BINARIES:
+        return
+    reason = MISSING_REASON + ", ".join(missing_binaries())
+    if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+        pytest.fail(reason + " (CI is set: the e2e must run, not skip)", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def pytest_report_header():
+    """Which binaries this run used, and what each says it is."""
+    lines = []
+    for name in ("KUBE_SCHEDULER_BIN", "KUBE_APISERVER_BIN", "ETCD_BIN"):
+        path = os.environ.get(name, "")
+        version = ""
+        if path and os.access(path, os.X_OK):
+            answer = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+            version = (answer.stdout or answer.stderr).strip().partition("\n")[0]
+        lines.append("e2e %s=%s (%s)" % (name, path or "not set", version or "no version"))
+    return lines
 
 
 class Cluster:  # pylint: disable=too-few-public-methods
     def __init__(self, directory: Path, processes: Processes, server: str, certs: Certificates, version: str):
         self.directory, self.processes, self.server, self.certs, self.version = (
             directory, processes, server, certs, version)
+        self.minor = int(version.split(".")[1])
         self.admin_kubeconfig = self._client_kubeconfig("admin", "kubernetes-admin", "system:masters")
         # kubeadm's scheduler.conf identity: the built-in RBAC binds system:kube-scheduler to this user.
         self.scheduler_kubeconfig = self._client_kubeconfig("scheduler", "system:kube-scheduler")
@@ -94,6 +123,11 @@ def cluster(tmp_path_factory):
             and client.RbacAuthorizationV1Api(api).read_namespaced_role(
                 "extension-apiserver-authentication-reader", "kube-system")
             and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
+        if result.minor >= COMPAT_FROM_MINOR:
+            if not COMPAT_MANIFEST or not os.path.isfile(COMPAT_MANIFEST):
+                pytest.fail("kube-scheduler %s needs KUBE_APISERVER_COMPAT_MANIFEST (apiserver-1.24-compat.yaml) "
+                            "on kube-apiserver 1.24; got %r" % (result.version, COMPAT_MANIFEST), pytrace=False)
+            apply_manifest(api, Path(COMPAT_MANIFEST))
         register_nodes(client.CoreV1Api(api), 3)
         yield result
     finally:
