@@ -44,7 +44,7 @@ class Result(object):
         return not self.errors
 
     def fail(self, errors: list) -> "Result":
-        self.errors = [e.as_dict() for e in errors]
+        self.errors = [e.as_dict() for e in E.for_minor(errors, minor_number(self.version))]
         return self
 
 

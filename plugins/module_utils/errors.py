@@ -31,7 +31,16 @@ _VALUE_OMITTED = (REQUIRED, FORBIDDEN, TOO_LONG)
 
 
 class GoLiteral(str):
-    """A value already rendered the way Go's fmt would print it (for example ``v1.Duration{Duration:5}``)."""
+    """A value already rendered the way Go's fmt would print it (for example ``v1.Duration{Duration:5}``).
+
+    ``json``: how Kubernetes 1.34+ prints it instead (apimachinery's ErrorBody falls back to json.Marshal rather
+    than %#v for values that are neither simple nor a fmt.Stringer), e.g. ``"5ns"``; None when unknown.
+    """
+
+    def __new__(cls, text, json=None):
+        obj = str.__new__(cls, text)
+        obj.json = json
+        return obj
 
 
 def go_quote(text: str) -> str:
@@ -74,12 +83,14 @@ def go_value(value) -> str:
 class ConfigError(object):
     """One problem, with the upstream field path, the error type and the whole line kube-scheduler prints."""
 
-    __slots__ = ("field", "type", "message")
+    __slots__ = ("field", "type", "message", "modern")
 
-    def __init__(self, field: str, type_: str, message: str):
+    def __init__(self, field: str, type_: str, message: str, modern: str = None):
         self.field = field
         self.type = type_
         self.message = message
+        # The message as Kubernetes 1.34+ prints it, where its bad value is printed differently (see GoLiteral).
+        self.modern = modern
 
     def as_dict(self) -> dict:
         return {"field": self.field, "type": self.type, "message": self.message}
@@ -96,7 +107,10 @@ def field_error(path: str, type_: str, value=None, detail: str = "") -> ConfigEr
     body = type_ if type_ in _VALUE_OMITTED else "%s: %s" % (type_, go_value(value))
     if detail:
         body += ": " + detail
-    return ConfigError(path, type_, "%s: %s" % (path, body))
+    modern = None
+    if type_ not in _VALUE_OMITTED and isinstance(value, GoLiteral) and value.json is not None:
+        modern = "%s: %s: %s" % (path, type_, value.json) + (": " + detail if detail else "")
+    return ConfigError(path, type_, "%s: %s" % (path, body), modern)
 
 
 def invalid(path: str, value, detail: str) -> ConfigError:
@@ -118,6 +132,22 @@ def forbidden(path: str, detail: str) -> ConfigError:
 def not_supported(path: str, value, valid_values) -> ConfigError:
     detail = "supported values: " + ", ".join(go_quote(v) for v in valid_values) if valid_values else ""
     return field_error(path, NOT_SUPPORTED, value, detail)
+
+
+def for_minor(errors: list, minor: int) -> list:
+    """The errors with their messages as that Kubernetes minor prints them."""
+    if minor >= 34:
+        for err in errors:
+            if err.modern is not None:
+                err.message = err.modern
+    return errors
+
+
+def go_json(value) -> str:
+    """encoding/json.Marshal of plain data: compact, HTML characters escaped."""
+    import json
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def dedupe(errors: list) -> list:

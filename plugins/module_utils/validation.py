@@ -54,9 +54,12 @@ def _go_plugin_set(plugin_set) -> E.GoLiteral:
             return "[]config.Plugin(nil)"
         return "[]config.Plugin{%s}" % ", ".join(
             "config.Plugin{Name:%s, Weight:%d}" % (E.go_quote(p.get("name", "")), p.get("weight", 0)) for p in items)
+    def plain(items):
+        return [{"Name": p.get("name", ""), "Weight": p.get("weight", 0)} for p in items] if items else None
     plugin_set = plugin_set or {}
     return E.GoLiteral("config.PluginSet{Enabled:%s, Disabled:%s}" % (
-        plugins(plugin_set.get("enabled")), plugins(plugin_set.get("disabled"))))
+        plugins(plugin_set.get("enabled")), plugins(plugin_set.get("disabled"))),
+        E.go_json({"Enabled": plain(plugin_set.get("enabled")), "Disabled": plain(plugin_set.get("disabled"))}))
 
 
 def _go_args(args) -> E.GoLiteral:
@@ -249,7 +252,7 @@ def validate_configuration(config: dict, version: str, features: Features, typed
             if name in existing:
                 # field.Duplicate with a *field.Path value, which prints through its String().
                 errs.append(E.duplicate(path + ".schedulerName",
-                                        E.GoLiteral("profiles[%d].schedulerName" % existing[name])))
+                                        E.GoLiteral("profiles[%d].schedulerName" % existing[name], "{}")))
             existing[name] = i
         errs.extend(_validate_common_queue_sort(profiles, version))
     errs.extend(_validate_percentage("percentageOfNodesToScore", config.get("percentageOfNodesToScore")))

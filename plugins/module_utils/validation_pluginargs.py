@@ -47,13 +47,15 @@ def index(path: str, i: int) -> str:
 def go_string_slice(values) -> E.GoLiteral:
     """%#v of a []string."""
     if values is None:
-        return E.GoLiteral("[]string(nil)")
-    return E.GoLiteral("[]string{%s}" % ", ".join(E.go_quote(v) for v in values))
+        return E.GoLiteral("[]string(nil)", "null")
+    return E.GoLiteral("[]string{%s}" % ", ".join(E.go_quote(v) for v in values), E.go_json(list(values)))
 
 
 def go_duration(text) -> E.GoLiteral:
     """%#v of a metav1.Duration."""
-    return E.GoLiteral("v1.Duration{Duration:%d}" % parse_duration(text))
+    from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults import format_duration
+    nanos = parse_duration(text)
+    return E.GoLiteral("v1.Duration{Duration:%d}" % nanos, E.go_json(format_duration(nanos)))
 
 
 # -- apimachinery/pkg/util/validation ---------------------------------------------------------------------------
@@ -274,7 +276,8 @@ def go_shape(shape) -> E.GoLiteral:
     """%#v of the internal []config.UtilizationShapePoint."""
     return E.GoLiteral("[]config.UtilizationShapePoint{%s}" % ", ".join(
         "config.UtilizationShapePoint{Utilization:%d, Score:%d}" % (p.get("utilization", 0), p.get("score", 0))
-        for p in shape))
+        for p in shape), E.go_json([{"Utilization": p.get("utilization", 0), "Score": p.get("score", 0)}
+                                    for p in shape]))
 
 
 def validate_volume_binding_args(path: str, args: dict, capacity_scoring_gate: str, gate_enabled: bool,

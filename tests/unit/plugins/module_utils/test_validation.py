@@ -184,12 +184,14 @@ def test_zero_leader_election_values_are_defaulted_before_validation(run):
     assert result.effective["leaderElection"]["resourceName"] == "kube-scheduler"
 
 
-def test_two_profiles_without_names(run, messages):
-    # The name is defaulted only for a single profile.
-    result = run("profiles:\n- {}\n- {}\n")
+@pytest.mark.parametrize("version, value", [("1.33", "profiles[0].schedulerName"), ("1.34", "{}")])
+def test_two_profiles_without_names(run, messages, version, value):
+    # The name is defaulted only for a single profile. The duplicate's value is a field.Path: up to 1.33 printed
+    # with a pointer address (not reproducible, the path is shown instead), from 1.34 as JSON, "{}".
+    result = run("profiles:\n- {}\n- {}\n", version=version)
     assert messages(result) == ["profiles[0].schedulerName: Required value",
                                 "profiles[1].schedulerName: Required value",
-                                "profiles[1].schedulerName: Duplicate value: profiles[0].schedulerName"]
+                                "profiles[1].schedulerName: Duplicate value: %s" % value]
 
 
 def test_queue_sort_written_in_one_profile_only(run, messages):
@@ -200,10 +202,15 @@ def test_queue_sort_written_in_one_profile_only(run, messages):
             queueSort:
               enabled: [{name: PrioritySort}]
         - schedulerName: b
-        """)
+        """, version="1.34")
+    # kube-scheduler v1.34.7 prints the PluginSet as JSON
     assert messages(result) == [
+        'profiles[1].plugins.queueSort: Invalid value: {"Enabled":null,"Disabled":null}: must be the same for all '
+        'profiles']
+    assert messages(run("profiles:\n- schedulerName: a\n  plugins:\n    queueSort:\n"
+                        "      enabled: [{name: PrioritySort}]\n- schedulerName: b\n", version="1.33")) == [
         "profiles[1].plugins.queueSort: Invalid value: config.PluginSet{Enabled:[]config.Plugin(nil), "
-        "Disabled:[]config.Plugin(nil)}: must be the same for all profiles"]
+        "Disabled:[]config.Plugin(nil)}: queueSort must be the same for all profiles"]
 
 
 def test_plugin_args_paths_keep_the_users_pluginconfig_index(run, messages):
@@ -247,10 +254,12 @@ def test_volume_binding_shape_needs_the_capacity_scoring_gate(run, messages, ver
               shape: [{utilization: 0, score: 10}]
         """, version=version)
     gate = "StorageCapacityScoring" if version >= "1.33" else "VolumeCapacityPriority"
+    # Up to 1.33 the value is printed with %#v, from 1.34 as JSON (as v1.33.3 and v1.34.7 print it).
+    value = ('[{"Utilization":0,"Score":10}]' if version >= "1.34" else
+             "[]config.UtilizationShapePoint{config.UtilizationShapePoint{Utilization:0, Score:10}}")
     assert messages(result) == [
-        "profiles[0].pluginConfig[0].args.shape: Invalid value: []config.UtilizationShapePoint{"
-        "config.UtilizationShapePoint{Utilization:0, Score:10}}: unexpected field `shape`, remove it or turn on the "
-        "feature gate %s" % gate]
+        "profiles[0].pluginConfig[0].args.shape: Invalid value: %s: unexpected field `shape`, remove it or turn on "
+        "the feature gate %s" % (value, gate)]
 
 
 @pytest.mark.parametrize("version", [v for v in SUPPORTED_MINORS if v >= "1.34"])
@@ -258,7 +267,7 @@ def test_volume_binding_shape_needs_the_capacity_scoring_gate(run, messages, ver
 def test_dynamic_resources_filter_timeout(run, messages, version, timeout, ok):
     result = run("profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: %s}\n" % timeout,
                  version=version)
+    # From 1.34 a metav1.Duration is printed as its JSON (kube-scheduler v1.34.7: Invalid value: "-1s").
     expected = [] if ok else [
-        "profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: v1.Duration{Duration:-1}: must be zero or "
-        "positive"]
+        'profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: "-1ns": must be zero or positive']
     assert messages(result) == expected
