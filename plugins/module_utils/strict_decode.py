@@ -397,8 +397,9 @@ def _json_kind(value) -> str:
 
 
 class _Walker(object):
-    def __init__(self, from_json: bool):
+    def __init__(self, from_json: bool, minor=None):
         self.from_json = from_json
+        self.minor = minor
         self.unknown = []
 
     def items(self, mapping: dict):
@@ -410,8 +411,13 @@ class _Walker(object):
         if struct is None:
             msg = "json: cannot unmarshal %s into Go value of type %s" % (value_desc, go_type)
         else:
+            fields = list(stack)
+            if (self.minor or 0) >= 35 and struct.name == "KubeSchedulerConfiguration" and fields in (
+                    ["enableProfiling"], ["enableContentionProfiling"]):
+                # v1.35.4 names the embedded struct these fields come from.
+                fields = ["DebuggingConfiguration"] + fields
             msg = "json: cannot unmarshal %s into Go struct field %s.%s of type %s" % (
-                value_desc, struct.name, ".".join(stack), go_type)
+                value_desc, struct.name, ".".join(fields), go_type)
         return msg
 
     def walk(self, node, value, path, struct, stack):
@@ -484,8 +490,10 @@ class _Walker(object):
         elif kind == "duration":
             # metav1.Duration.UnmarshalJSON: json.Unmarshal into a string, then time.ParseDuration.
             if not isinstance(value, str):
+                # The nested json.Unmarshal's error gets the outer field's context (v1.30.12-v1.35.4 print
+                # "Go struct field LeaderElectionConfiguration.leaderElection.leaseDuration of type string").
                 raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, self.type_error(
-                    _json_kind(value), None, stack, "string")))
+                    _json_kind(value), struct, stack, "string")))
             try:
                 parse_duration(value)
             except ValueError as exc:
@@ -580,7 +588,7 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
     if api_version != S.API_VERSION or kind != S.KIND:
         return DecodeResult(errors=[_not_registered(api_version, kind)])
 
-    walker = _Walker(from_json)
+    walker = _Walker(from_json, int(version.split(".")[1]))
     try:
         config = walker.walk(S.configuration_type(version, tuple(extension_points)), data, "", None, [])
     except _TypeError as exc:
@@ -630,6 +638,12 @@ def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: 
             return E.ConfigError(where + field, E.NOT_REGISTERED, "%s%sno kind %s is registered for version %s in "
                                  "scheme %s" % (prefix, inner, E.go_quote(kind), E.go_quote(api_version),
                                                 E.go_quote(_args_scheme(version))))
+    if not isinstance(args, dict):
+        # The nested decoder first reads apiVersion/kind from the raw args.
+        return E.ConfigError(where + ".args", E.DECODE, prefix + inner + (
+            "couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type "
+            "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+            "Kind string \"json:\\\"kind,omitempty\\\"\" }") % _json_kind(args))
     if isinstance(args, dict) and args.get("kind") not in (None, "", name + "Args"):
         return E.ConfigError(where + ".args.kind", E.DECODE, "%sargs for plugin %s were not of type %s, got %s" % (
             prefix, name, name + "Args." + S.GROUP, "%s.%s" % (args["kind"], S.GROUP)))

@@ -87,7 +87,7 @@ def _validate_percentage(path: str, value):
     return []
 
 
-def _validate_leader_election(le: dict) -> list:
+def _validate_leader_election(le: dict, minor: int = 34) -> list:
     """component-base config/validation ValidateLeaderElectionConfiguration."""
     if not le.get("leaderElect"):
         return []
@@ -99,8 +99,10 @@ def _validate_leader_election(le: dict) -> list:
             errs.append(E.invalid("leaderElection." + name, A.go_duration(le.get(name, "0s")),
                                   "must be greater than zero"))
     if durations["leaseDuration"] <= durations["renewDeadline"]:
+        # v1.34.7 on: "must be greater than `RenewDeadline`" (the value is still the renew deadline).
         errs.append(E.invalid("leaderElection.leaseDuration", A.go_duration(le.get("renewDeadline", "0s")),
-                              "LeaseDuration must be greater than RenewDeadline"))
+                              "LeaseDuration must be greater than RenewDeadline" if minor <= 33
+                              else "must be greater than `RenewDeadline`"))
     for name, detail in (("resourceLock", "resourceLock is required"),
                          ("resourceNamespace", "resourceNamespace is required"),
                          ("resourceName", "resourceName is required")):
@@ -232,7 +234,7 @@ def validate_configuration(config: dict, version: str, features: Features, typed
     if burst < 0:
         errs.append(E.invalid("clientConnection.burst", burst, "must be non-negative"))
     leader_election = config.get("leaderElection") or {}
-    errs.extend(_validate_leader_election(leader_election))
+    errs.extend(_validate_leader_election(leader_election, minor_number(version)))
     if leader_election.get("leaderElect") and leader_election.get("resourceLock") != "leases":
         errs.append(E.invalid("leaderElection.resourceLock", leader_election.get("resourceLock", ""),
                               'resourceLock value must be "leases"'))

@@ -309,3 +309,28 @@ def test_a_null_pointer_duration_is_unset(run, version):
     assert result.ok
     dra = [c for c in result.effective["profiles"][0]["pluginConfig"] if c["name"] == "DynamicResources"][0]
     assert dra["args"]["filterTimeout"] == "10s"
+
+
+@pytest.mark.parametrize("version, message", [
+    ("1.33", "leaderElection.leaseDuration: Invalid value: v1.Duration{Duration:15000000000}: LeaseDuration must be "
+             "greater than RenewDeadline"),
+    ("1.34", 'leaderElection.leaseDuration: Invalid value: "15s": must be greater than `RenewDeadline`'),
+])
+def test_lease_not_longer_than_renew_per_minor(run, messages, version, message):
+    assert messages(run("leaderElection:\n  leaseDuration: 15s\n  renewDeadline: 15s\n", version=version)) == [message]
+
+
+@pytest.mark.parametrize("version, name", [("1.34", "KubeSchedulerConfiguration.enableProfiling"),
+                                           ("1.35", "KubeSchedulerConfiguration.DebuggingConfiguration.enableProfiling")])
+def test_embedded_debugging_fields_in_type_errors(run, messages, version, name):
+    assert messages(run("enableProfiling: 'true'\n", version=version)) == [
+        "json: cannot unmarshal string into Go struct field %s of type bool" % name]
+
+
+def test_args_that_are_not_an_object(run, messages, fields):
+    result = run("profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args: not-an-object\n")
+    assert messages(result) == [
+        'decoding .profiles[0].pluginConfig[0]: decoding args for plugin DefaultPreemption: couldn\'t get version/kind; '
+        'json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string '
+        '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }']
+    assert fields(result) == ["profiles[0].pluginConfig[0].args"]

@@ -145,7 +145,10 @@ def test_duplicate_json_keys(messages):
     ("clientConnection:\n  qps: fast\n",
      "json: cannot unmarshal string into Go struct field ClientConnectionConfiguration.clientConnection.qps of type "
      "float32"),
-    ("leaderElection:\n  leaseDuration: 15\n", "json: cannot unmarshal number into Go value of type string"),
+    # v1.30.12-v1.35.4 give the nested Unmarshal's error the outer field's context.
+    ("leaderElection:\n  leaseDuration: 15\n",
+     "json: cannot unmarshal number into Go struct field LeaderElectionConfiguration.leaderElection.leaseDuration of "
+     "type string"),
     ("leaderElection:\n  leaseDuration: '15'\n", 'time: missing unit in duration "15"'),
     ("leaderElection:\n  leaseDuration: 1d\n", 'time: unknown unit "d" in duration "1d"'),
 ])

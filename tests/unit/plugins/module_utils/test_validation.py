@@ -50,7 +50,8 @@ def _set(config, path, value):
     node[path[-1]] = value
 
 
-def _validate(changes, version="1.34"):
+def _validate(changes, version="1.33"):
+    # 1.33: the last minor whose messages print values in Go syntax, as upstream's table of those releases.
     config = copy.deepcopy(VALID)
     for path, value in changes:
         _set(config, path, value)
@@ -99,9 +100,11 @@ CASES = [
     ("repeated-scheduler-name", [(("profiles", 0, "schedulerName"), "other")],
      ["profiles[1].schedulerName: Duplicate value: profiles[0].schedulerName"]),
     ("different-queue-sort", [(("profiles", 1, "plugins", "queueSort", "enabled", 0, "name"), "AnotherSort")],
-     ["profiles[1].plugins.queueSort: Invalid value: %s: must be the same for all profiles" % (SORT % "AnotherSort")]),
+     ["profiles[1].plugins.queueSort: Invalid value: %s: queueSort must be the same for all profiles"
+      % (SORT % "AnotherSort")]),
     ("one-empty-queue-sort", [(("profiles", 0, "plugins"), {})],
-     ["profiles[1].plugins.queueSort: Invalid value: %s: must be the same for all profiles" % (SORT % "CustomSort")]),
+     ["profiles[1].plugins.queueSort: Invalid value: %s: queueSort must be the same for all profiles"
+      % (SORT % "CustomSort")]),
     ("two queue sort plugins", [(("profiles", 0, "plugins", "queueSort", "enabled"), [{"name": "A"}, {"name": "B"}]),
                                 (("profiles", 1, "plugins", "queueSort", "enabled"), [{"name": "A"}, {"name": "B"}])],
      ["profiles[0].plugins.queueSort.Enabled: Invalid value: 2: only one queue sort plugin can be enabled"]),
