@@ -105,8 +105,20 @@ demo: deps image binaries
 demo-clean:
 	tests/demo/clean.sh
 
-e2e: deps
-	$(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e
+# The e2e (deployment and verify roles, real etcd + kube-apiserver 1.24) once per scheduler minor in E2E_MINORS, each
+# with KUBE_SCHEDULER_BIN_1_<minor>; every minor runs even when one fails, and the last lines give each one's time.
+E2E_MINORS ?= 1.30 1.35
+e2e: deps binaries
+	$(WITH_K8S) failed=""; summary=""; for minor in $(E2E_MINORS); do \
+	  var=KUBE_SCHEDULER_BIN_1_$${minor#1.}; bin=$${!var:-}; \
+	  if [ -z "$$bin" ] || [ ! -x "$$bin" ]; then echo "e2e $$minor: no kube-scheduler binary ($$var is '$$bin')" >&2; \
+	    failed="$$failed $$minor"; summary="$$summary\ne2e $$minor: FAILED (no binary)"; continue; fi; \
+	  echo "===== e2e $$minor: $$bin ($$($$bin --version)) ====="; start=$$(date +%s); rc=0; \
+	  KUBE_SCHEDULER_BIN=$$bin $(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e || rc=$$?; \
+	  result="$$([ $$rc -eq 0 ] && echo passed || echo "FAILED (exit $$rc)") in $$(( $$(date +%s) - start )) s"; \
+	  echo "===== e2e $$minor: $$result ====="; summary="$$summary\ne2e $$minor: $$result ($$($$bin --version))"; \
+	  [ $$rc -eq 0 ] || failed="$$failed $$minor"; \
+	done; echo -e "$${summary#\\n}"; [ -z "$$failed" ] || { echo "e2e: failed for$$failed" >&2; exit 1; }
 
 bench: deps
 	$(BIN)/python benchmarks/scheduler_config_bench.py
