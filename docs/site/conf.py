@@ -3,6 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Sphinx configuration of the collection's docs site (`make docs`: antsibull-docs writes the RST, sphinx -W builds).
 
+The collection's README.md is page "readme" (MyST), its repository links pointed at the project's repository.
 No network: intersphinx is not used. The few labels of Ansible's own docs that antsibull-docs refers to
 (ansible_collections.<ns>.<name>.<plugin>_<type> and the pages below) are resolved to docs.ansible.com here; any
 other unresolved reference stays a warning, which -W turns into a failed build.
@@ -11,6 +12,7 @@ other unresolved reference stays a warning, which -W turns into a failed build.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 
@@ -18,7 +20,8 @@ project = "kubesched.schedulers"
 copyright = "kubesched.schedulers contributors"  # pylint: disable=redefined-builtin
 title = "kubesched.schedulers"
 html_short_title = "kubesched.schedulers"
-extensions = ["sphinx_antsibull_ext"]
+extensions = ["sphinx_antsibull_ext", "myst_parser"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 pygments_style = "ansible"
 highlight_language = "YAML+Jinja"
 html_theme = "sphinx_ansible_theme"
@@ -56,5 +59,25 @@ def ansible_reference(app, env, node, contnode):  # pylint: disable=unused-argum
     return reference
 
 
+REPO = Path(__file__).resolve().parents[2]
+REPOSITORY = "https://github.com/kubesched/schedulers/blob/main/"
+_RELATIVE_LINK = re.compile(r"\]\((?!https?://|#)([^)\s]+)\)")
+
+
+def write_readme(app):
+    """The README as page "readme", its links to files of the repository made absolute."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    (Path(app.srcdir) / "readme.md").write_text(_RELATIVE_LINK.sub(lambda m: "](%s%s)" % (REPOSITORY, m.group(1)), text),
+                                                encoding="utf-8")
+
+
+def link_readme(app, docname, source):  # pylint: disable=unused-argument
+    """List the README in a table of contents of the collection index."""
+    if docname == "index":
+        source[0] += "\n\n.. toctree::\n   :caption: Overview\n\n   readme\n"
+
+
 def setup(app):
     app.connect("missing-reference", ansible_reference)
+    app.connect("builder-inited", write_readme)
+    app.connect("source-read", link_readme)
