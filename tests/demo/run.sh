@@ -68,9 +68,16 @@ ansible-playbook -i "$demo/inventory.yml" "$demo/report.yml" -e "demo_report_dir
 echo
 for host in "${hosts[@]:0:3}"; do cat "$state/report/$host.txt"; done
 echo
-ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/verify.yml" >"$state/verify.log" 2>&1 \
-  || { tail -40 "$state/verify.log"; echo "playbooks/verify.yml failed; full log: $state/verify.log"; exit 1; }
-sed -n '/Summary/,/^$/p' "$state/verify.log" | sed 's/^ *//; s/\\n/\n/g; s/^"//; s/"$//' | grep -v '^$' || true
+# The verify role's summary table, read from the json callback's result of its Summary task.
+ANSIBLE_STDOUT_CALLBACK=json ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/verify.yml" >"$state/verify.json" \
+  2>"$state/verify.err" || { tail -40 "$state/verify.json" "$state/verify.err"; echo "playbooks/verify.yml failed: $state/verify.json"; exit 1; }
+python3 - "$state/verify.json" <<'PY'
+import json, sys
+for play in json.load(open(sys.argv[1]))["plays"]:
+    for task in play["tasks"]:
+        if task["task"]["name"].endswith(" : Summary"):
+            print("\n".join(next(iter(task["hosts"].values()))["msg"]))
+PY
 cat <<EOT
 
 The hosts keep running. Look around:  podman exec -it ks-demo-m1 bash   (systemctl status kube-scheduler)
