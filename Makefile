@@ -29,11 +29,11 @@ WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-hostile clean
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-hostile clean e2e-awx docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills, all on the real binaries of ../shared/k8s
-test: deps host-deps binaries sanity lint unit e2e molecule
+test: deps host-deps binaries sanity lint docs unit e2e e2e-awx molecule
 
 deps: $(VENV)/.installed collection
 $(VENV)/.installed: requirements/test.txt requirements/constraints.txt
@@ -119,6 +119,10 @@ e2e: deps binaries
 	  echo "===== e2e $$minor: $$result ====="; summary="$$summary\ne2e $$minor: $$result ($$($$bin --version))"; \
 	  [ $$rc -eq 0 ] || failed="$$failed $$minor"; \
 	done; echo -e "$${summary#\\n}"; [ -z "$$failed" ] || { echo "e2e: failed for$$failed" >&2; exit 1; }
+
+# AWX-style jobs through ansible-runner (Check job, survey strings, a failing job's events) against a real API server.
+e2e-awx: deps binaries
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e-awx
 
 bench: deps
 	$(BIN)/python benchmarks/scheduler_config_bench.py
