@@ -74,7 +74,7 @@ def run(path, generator, args, kwargs, timeout):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--timeout", type=int, default=300, help="seconds before an input counts as a hang")
     args = parser.parse_args()
     print("%-55s %9s %8s %9s  %s" % ("input", "bytes", "seconds", "peak MiB", "outcome"))

@@ -54,6 +54,7 @@ def _go_plugin_set(plugin_set) -> E.GoLiteral:
             return "[]config.Plugin(nil)"
         return "[]config.Plugin{%s}" % ", ".join(
             "config.Plugin{Name:%s, Weight:%d}" % (E.go_quote(p.get("name", "")), p.get("weight", 0)) for p in items)
+
     def plain(items):
         return [{"Name": p.get("name", ""), "Weight": p.get("weight", 0)} for p in items] if items else None
     plugin_set = plugin_set or {}

@@ -285,8 +285,8 @@ def _multipoint():
         ("filter enabled duplicates default", {"filter": {"enabled": [{"name": "NodeName"}]}}),
         ("score overrides multiPoint weight", {"score": {"enabled": [{"name": "TaintToleration", "weight": 9}]}}),
         ("disable filter keep score", {"filter": {"disabled": [{"name": "NodeAffinity"}]}}),
-        ("disable at multiPoint re-enable at filter", {"multiPoint": {"disabled": [{"name": "NodeAffinity"}]},
-                                                      "filter": {"enabled": [{"name": "NodeAffinity"}]}}),
+        ("disable at multiPoint re-enable at filter",
+         {"multiPoint": {"disabled": [{"name": "NodeAffinity"}]}, "filter": {"enabled": [{"name": "NodeAffinity"}]}}),
         ("disable everything", {"multiPoint": {"disabled": [{"name": "*"}]}, "queueSort": {"disabled": [
             {"name": "*"}]}}),
         ("no bind", {"multiPoint": {"disabled": [{"name": "DefaultBinder"}]}}),
@@ -325,7 +325,7 @@ def _multipoint():
         plugins={"multiPoint": {"disabled": [{"name": "InterPodAffinity"}]}},
         plugin_config=[{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 5}}])]})
     rng = random.Random(SEED)
-    in_tree = [p for p in PLUGINS[:19]]
+    in_tree = list(PLUGINS[:19])
     for n in range(40):
         plugins = {}
         for point in rng.sample(("multiPoint",) + POINTS, rng.randint(1, 3)):
@@ -407,8 +407,7 @@ def _extenders():
                              ("cert and key garbage", {"certData": "YWJj", "keyData": "YWJj"}, False),
                              ("serverName only", {"serverName": "ext.example"}, True),
                              ("empty tlsConfig", {}, False), ("empty tlsConfig https", {}, True),
-                             ("valid ca", {"caData": CA_PEM}, True), ("valid ca insecure", {"caData": CA_PEM,
-                                                                                         "insecure": True}, False),
+                             ("valid ca", {"caData": CA_PEM}, True), ("valid ca insecure", {"caData": CA_PEM, "insecure": True}, False),
                              ("valid cert and key", {"certData": CA_PEM, "keyData": KEY_PEM}, True),
                              ("valid cert, garbage key", {"certData": CA_PEM, "keyData": "YWJj"}, True),
                              ("valid ca then garbage", {"caData": CA_PEM[:-4] + "YWJj"}, False)):
@@ -439,8 +438,8 @@ def _extenders():
          {"scoringStrategy": {"type": "Foo"}}, None),
         ("ignored resource, all disabled", [
             {"urlPrefix": url, "managedResources": [{"name": "example.com/a", "ignoredByScheduler": True}]}],
-         None, {"multiPoint": {"disabled": [{"name": "*"}], "enabled": [{"name": "PrioritySort"},
-                                                                       {"name": "DefaultBinder"}]}}),
+         None, {"multiPoint": {"disabled": [{"name": "*"}],
+                               "enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}]}}),
     )
     for name, extenders, args, plugins in more:
         profile = {}
@@ -823,12 +822,10 @@ def _paths(node, path=()):
     yield path
     if isinstance(node, dict):
         for key in node:
-            for sub in _paths(node[key], path + (key,)):
-                yield sub
+            yield from _paths(node[key], path + (key,))
     elif isinstance(node, list):
         for index, item in enumerate(node):
-            for sub in _paths(item, path + (index,)):
-                yield sub
+            yield from _paths(item, path + (index,))
 
 
 def _mutate(config, path, how, rng):
@@ -919,8 +916,8 @@ def _every_path():
 
 
 _ARGS_CHOICES = (
-    ("DefaultPreemption", {"minCandidateNodesPercentage": 5}), ("DefaultPreemption", {"minCandidateNodesAbsolute": 0,
-                                                                                     "minCandidateNodesPercentage": 0}),
+    ("DefaultPreemption", {"minCandidateNodesPercentage": 5}),
+    ("DefaultPreemption", {"minCandidateNodesAbsolute": 0, "minCandidateNodesPercentage": 0}),
     ("InterPodAffinity", {"hardPodAffinityWeight": 50}), ("InterPodAffinity", {"hardPodAffinityWeight": 500}),
     ("NodeResourcesFit", {"scoringStrategy": {"type": "MostAllocated"}}),
     ("NodeResourcesFit", {"scoringStrategy": {"type": "Bogus"}}),

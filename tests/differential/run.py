@@ -43,8 +43,8 @@ def table(results, minors) -> str:
         rows = [r for r in results if r[0] == minor]
         lines.append("")
         lines.append("kube-scheduler %s (%s)" % (minor, os.path.basename(harness.binary_path(minor) or "?")))
-        lines.append("%-16s %7s %9s %9s %9s %9s %9s %7s" % ("family", "configs", "verdict", "field", "effective",
-                                                             "plugins", "agree", "exact"))
+        lines.append("%-16s %7s %9s %9s %9s %9s %9s %7s"
+                     % ("family", "configs", "verdict", "field", "effective", "plugins", "agree", "exact"))
         for family in families + ["total"]:
             sel = [r for r in rows if family in ("total", r[1])]
             if not sel:
@@ -66,7 +66,7 @@ def disagreements(results) -> list:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--minors", default=os.environ.get("DIFF_MINORS", " ".join(harness.BINARY_MINORS)))
     parser.add_argument("--families", default="")
     parser.add_argument("--jobs", type=int, default=2)

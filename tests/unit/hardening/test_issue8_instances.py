@@ -35,7 +35,7 @@ def errors_of(value):
 def assert_unit_is_clean(resolved):
     unit = render(resolved)
     entries = parse(unit)
-    assert [section for section in dict.fromkeys(s for s, _k, _v in entries)] == ["Unit", "Service", "Install"]
+    assert list(dict.fromkeys(s for s, _k, _v in entries)) == ["Unit", "Service", "Install"]
     exec_starts = [value for section, key, value in entries if key.startswith("ExecStart")]
     assert len(exec_starts) == 1
     assert exec_words(exec_starts[0]) == ["/usr/local/bin/kube-scheduler"] + resolved["flags"]

@@ -124,11 +124,11 @@ flag_names = st.one_of(st.sampled_from(["v", "feature-gates", "kube-api-qps", "l
 extra_plugins = st.one_of(
     st.lists(st.one_of(
         st.sampled_from(["Coscheduling", "*", ""]), hostile_text, scalar,
-        st.fixed_dictionaries({"name": st.one_of(st.just("Coscheduling"), hostile_text, scalar)},
-                              optional={"extension_points": st.one_of(
-                                  st.lists(st.sampled_from(["queueSort", "score", "bogus"]), max_size=3), scalar),
-                                        "args_kind": st.one_of(st.just("CoschedulingArgs"), scalar),
-                                        "colour": scalar})), max_size=3),
+        st.fixed_dictionaries(
+            {"name": st.one_of(st.just("Coscheduling"), hostile_text, scalar)},
+            optional={"extension_points": st.one_of(st.lists(st.sampled_from(["queueSort", "score", "bogus"]), max_size=3), scalar),
+                      "args_kind": st.one_of(st.just("CoschedulingArgs"), scalar),
+                      "colour": scalar})), max_size=3),
     structure)
 valid_instance = st.fixed_dictionaries(
     {"name": st.sampled_from(["batch", "kube-scheduler", "a", "x-1"]), "default_scheduler": st.just(True)},

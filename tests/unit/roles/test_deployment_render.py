@@ -43,9 +43,9 @@ CASE_PLAY = """
 
 CASES = {"v" + minor.replace(".", "_"): {"kube_scheduler_deployment_version": minor + ".0"}
          for minor in SUPPORTED_MINORS}
-CASES.update({"ds_v" + minor.replace(".", "_"): {"kube_scheduler_deployment_version": minor + ".0",
-                                               "kube_scheduler_deployment_kind": "DaemonSet"}
-              for minor in SUPPORTED_MINORS})
+CASES.update({"ds_v" + minor.replace(".", "_"): {
+    "kube_scheduler_deployment_version": minor + ".0", "kube_scheduler_deployment_kind": "DaemonSet"}
+    for minor in SUPPORTED_MINORS})
 # As an AWX survey or -e key=value gives them: every boolean and number a string.
 SURVEY = {
     "kube_scheduler_deployment_replicas": "3",
