@@ -82,16 +82,19 @@ def scheduled(uid, reporter):
             "note": "Successfully assigned"}
 
 
-def lease_result(lease, holder, seconds_ago):
-    return {"item": lease, "resources": [{"spec": {"holderIdentity": holder, "leaseDurationSeconds": 15,
-                                                   "renewTime": renew_time(seconds_ago)}}]}
+def lease(name, holder, seconds_ago):
+    return {"metadata": {"name": name}, "spec": {"holderIdentity": holder, "leaseDurationSeconds": 15,
+                                                 "renewTime": renew_time(seconds_ago)}}
 
 
 BUILT_AT = time.monotonic()  # the lease times below are relative to now; the playbook runs later
 TARGETS = [{"name": "default-scheduler", "lease": "kube-system/kube-scheduler", "source": "instance kube-scheduler"},
            {"name": "bin-packing", "lease": "kube-system/bin-packing", "source": "deployment kube-system/bin-packing"}]
-LEASES = {"results": [lease_result("kube-system/kube-scheduler", "master-1_1234", 3),
-                      lease_result("kube-system/bin-packing", "bin-packing-7d9f_5678", 1)]}
+# As the role reads them: one k8s_info list per namespace (looped over the namespaces), other leases beside ours.
+LEASES = {"results": [{"item": "kube-system", "resources": [
+    lease("kube-controller-manager", "cm-1_9999", 2),
+    lease("kube-scheduler", "master-1_1234", 3),
+    lease("bin-packing", "bin-packing-7d9f_5678", 1)]}]}
 HEALTHY = ({"host": "localhost", "instance": "kube-scheduler", "url": "https://127.0.0.1:10259/livez", "ok": True,
             "detail": "HTTP 200 ok"},)
 
