@@ -33,7 +33,15 @@ SCENARIO ?= $(SCENARIOS)
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills, all on the real binaries of ../shared/k8s
-test: deps host-deps binaries sanity lint docs unit e2e e2e-awx molecule
+# The end-to-end suites (waiting mostly on their API server) run beside the Molecule scenarios (waiting mostly on
+# their hosts); their logs follow in that order, Molecule's count last.
+test: deps host-deps binaries sanity lint docs unit image
+	rc=0; \
+	$(MAKE) --no-print-directory --keep-going e2e e2e-awx > $(BUILD)/test-e2e.log 2>&1 & e2e=$$!; \
+	$(MAKE) --no-print-directory molecule > $(BUILD)/test-molecule.log 2>&1 & molecule=$$!; \
+	wait $$e2e || rc=1; cat $(BUILD)/test-e2e.log; \
+	wait $$molecule || rc=1; cat $(BUILD)/test-molecule.log; \
+	[ $$rc -eq 0 ]
 
 deps: $(VENV)/.installed collection
 $(VENV)/.installed: requirements/test.txt requirements/constraints.txt

@@ -20,8 +20,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
-from cluster import (Certificates, Processes, apiserver_argv, binaries, etcd_argv,  # noqa: E402 pylint: disable=wrong-import-position
-                     etcd_healthy, free_port, missing_binaries, wait_for, write_kubeconfig)
+from cluster import (Certificates, Processes, binaries, missing_binaries,  # noqa: E402 pylint: disable=wrong-import-position
+                     start_control_plane)
 
 ansible_runner = pytest.importorskip("ansible_runner")
 
@@ -53,21 +53,9 @@ def api_server(tmp_path_factory):
     processes = Processes(directory)
     certs = Certificates(directory)
     try:
-        client_port, peer_port, api_port = free_port(), free_port(), free_port()
-        processes.start("etcd", etcd_argv(BINARIES["ETCD_BIN"], directory / "etcd", client_port, peer_port))
-        wait_for("etcd", lambda: etcd_healthy(client_port), timeout=30, processes=processes)
-        serving = certs.issue("apiserver", "kube-apiserver", server_names=("127.0.0.1", "localhost", "10.96.0.1"))
-        processes.start("kube-apiserver", apiserver_argv(BINARIES["KUBE_APISERVER_BIN"], certs, serving,
-                                                         "http://127.0.0.1:%d" % client_port, api_port,
-                                                         directory / "apiserver-certs"))
-        cert, key = certs.issue("admin", "kubernetes-admin", "system:masters")
-        kubeconfig = write_kubeconfig(directory / "admin.conf", "https://127.0.0.1:%d" % api_port, certs.ca_file,
-                                      {"client-certificate": str(cert), "client-key": str(key)})
-        from kubernetes import client, config  # pylint: disable=import-outside-toplevel
+        _server, kubeconfig = start_control_plane(directory, processes, certs, BINARIES)
+        from kubernetes import config  # pylint: disable=import-outside-toplevel
         api = config.new_client_from_config(config_file=str(kubeconfig))
-        wait_for("kube-apiserver and its bootstrap RBAC", lambda: (
-            client.RbacAuthorizationV1Api(api).read_cluster_role("system:kube-scheduler")
-            and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
         yield kubeconfig, api
     finally:
         processes.stop_all()

@@ -203,6 +203,32 @@ def apiserver_argv(binary: str, certs: Certificates, serving: tuple[Path, Path],
     ]
 
 
+def start_control_plane(directory: Path, processes: Processes, certs: Certificates, found: dict[str, str]):
+    """etcd and kube-apiserver (``found``: ETCD_BIN, KUBE_APISERVER_BIN) on loopback, with an admin kubeconfig;
+    returns (server URL, admin kubeconfig path) once the bootstrap RBAC policy and kube-system are served."""
+    from kubernetes import client, config  # pylint: disable=import-outside-toplevel
+    client_port, peer_port, api_port = free_port(), free_port(), free_port()
+    processes.start("etcd", etcd_argv(found["ETCD_BIN"], directory / "etcd", client_port, peer_port))
+    wait_for("etcd", lambda: etcd_healthy(client_port), timeout=30, processes=processes)
+    serving = certs.issue("apiserver", "kube-apiserver", server_names=(
+        "127.0.0.1", "localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+        "kubernetes.default.svc.cluster.local", "10.96.0.1"))
+    processes.start("kube-apiserver", apiserver_argv(
+        found["KUBE_APISERVER_BIN"], certs, serving, "http://127.0.0.1:%d" % client_port, api_port,
+        directory / "apiserver-certs"))
+    server = "https://127.0.0.1:%d" % api_port
+    cert, key = certs.issue("admin", "kubernetes-admin", "system:masters")
+    admin = write_kubeconfig(directory / "admin.conf", server, certs.ca_file,
+                             {"client-certificate": str(cert), "client-key": str(key)})
+    api = config.new_client_from_config(config_file=str(admin))
+    rbac = client.RbacAuthorizationV1Api(api)
+    wait_for("kube-apiserver and its bootstrap RBAC", lambda: (
+        rbac.read_cluster_role("system:kube-scheduler")
+        and rbac.read_namespaced_role("extension-apiserver-authentication-reader", "kube-system")
+        and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
+    return server, admin
+
+
 def etcd_healthy(client_port: int) -> bool:
     """etcd's own health endpoint on its client port."""
     with urllib.request.urlopen("http://127.0.0.1:%d/health" % client_port, timeout=2) as answer:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cluster import (Certificates, Processes, apiserver_argv, apply_manifest, binaries, etcd_argv, etcd_healthy,
-                     free_port, missing_binaries, wait_for, write_kubeconfig)
+from cluster import (Certificates, Processes, apply_manifest, binaries, missing_binaries, start_control_plane,
+                     write_kubeconfig)
 
 REPO = Path(__file__).resolve().parents[2]
 NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
@@ -52,11 +52,11 @@ def pytest_report_header():
 
 
 class Cluster:  # pylint: disable=too-few-public-methods
-    def __init__(self, directory: Path, processes: Processes, server: str, certs: Certificates, version: str):
-        self.directory, self.processes, self.server, self.certs, self.version = (
-            directory, processes, server, certs, version)
+    def __init__(self, directory: Path, processes: Processes, control_plane: tuple[str, Path], certs: Certificates,
+                 version: str):
+        self.directory, self.processes, self.certs, self.version = directory, processes, certs, version
+        self.server, self.admin_kubeconfig = control_plane
         self.minor = int(version.split(".")[1])
-        self.admin_kubeconfig = self._client_kubeconfig("admin", "kubernetes-admin", "system:masters")
         # kubeadm's scheduler.conf identity: the built-in RBAC binds system:kube-scheduler to this user.
         self.scheduler_kubeconfig = self._client_kubeconfig("scheduler", "system:kube-scheduler")
 
@@ -106,23 +106,9 @@ def cluster(tmp_path_factory):
     processes = Processes(directory)
     certs = Certificates(directory)
     try:
-        client_port, peer_port, api_port = free_port(), free_port(), free_port()
-        processes.start("etcd", etcd_argv(BINARIES["ETCD_BIN"], directory / "etcd", client_port, peer_port))
-        wait_for("etcd", lambda: etcd_healthy(client_port), timeout=30, processes=processes)
-        serving = certs.issue("apiserver", "kube-apiserver", server_names=(
-            "127.0.0.1", "localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
-            "kubernetes.default.svc.cluster.local", "10.96.0.1"))
-        processes.start("kube-apiserver", apiserver_argv(
-            BINARIES["KUBE_APISERVER_BIN"], certs, serving, "http://127.0.0.1:%d" % client_port, api_port,
-            directory / "apiserver-certs"))
-        result = Cluster(directory, processes, "https://127.0.0.1:%d" % api_port, certs, binary_version())
+        result = Cluster(directory, processes, start_control_plane(directory, processes, certs, BINARIES), certs,
+                         binary_version())
         api = result.api()
-        # Ready once the bootstrap policy (system:kube-scheduler and friends) and kube-system exist.
-        wait_for("kube-apiserver and its bootstrap RBAC", lambda: (
-            client.RbacAuthorizationV1Api(api).read_cluster_role("system:kube-scheduler")
-            and client.RbacAuthorizationV1Api(api).read_namespaced_role(
-                "extension-apiserver-authentication-reader", "kube-system")
-            and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
         if result.minor >= COMPAT_FROM_MINOR:
             if not COMPAT_MANIFEST or not os.path.isfile(COMPAT_MANIFEST):
                 pytest.fail("kube-scheduler %s needs KUBE_APISERVER_COMPAT_MANIFEST (apiserver-1.24-compat.yaml) "
