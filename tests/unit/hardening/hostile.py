@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 HEAD = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
         "- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NotAPlugin\n    args:\n")
 
@@ -58,3 +60,11 @@ def fan(values, anchor=1000):
     """One anchored list of ``anchor`` values, aliased until about ``values`` values are decoded."""
     return (HEAD + "      a: &a [" + ",".join(["1"] * (anchor - 1)) + "]\n      b: ["
             + ",".join(["*a"] * (values // (anchor + 1))) + "]\n")
+
+
+def pem_data(kind, body):
+    """base64 of a PEM block whose DER is an ASN.1 sequence around ``body``: enough for the extender TLS checks,
+    and recognisable key material for the redaction tests."""
+    der = b"\x30" + bytes([len(body)]) + body
+    text = "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (kind, base64.b64encode(der).decode(), kind)
+    return base64.b64encode(text.encode()).decode()

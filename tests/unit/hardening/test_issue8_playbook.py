@@ -6,7 +6,6 @@ effect on its own file is known exactly.
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -19,16 +18,9 @@ import hostile
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import redact_text, remove_leftovers
 
 
-def pem_data(kind, body):
-    """base64 of a PEM block whose DER is an ASN.1 sequence around ``body``: enough for the extender TLS checks."""
-    der = b"\x30" + bytes([len(body)]) + body
-    text = "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (kind, base64.b64encode(der).decode(), kind)
-    return base64.b64encode(text.encode()).decode()
-
-
-KEY = pem_data("PRIVATE KEY", b"SECRET-KEY-MATERIAL-12345")
-CERT = pem_data("CERTIFICATE", b"CERT-MATERIAL-67890")
-OLD_KEY = pem_data("PRIVATE KEY", b"OLD-KEY-MATERIAL")  # in the file that a write replaces
+KEY = hostile.pem_data("PRIVATE KEY", b"SECRET-KEY-MATERIAL-12345")
+CERT = hostile.pem_data("CERTIFICATE", b"CERT-MATERIAL-67890")
+OLD_KEY = hostile.pem_data("PRIVATE KEY", b"OLD-KEY-MATERIAL")  # in the file that a write replaces
 SECRETS = (KEY, CERT, OLD_KEY, "SECRET-KEY-MATERIAL", "CERT-MATERIAL", "OLD-KEY-MATERIAL")
 CONFIG = {"profiles": [{"schedulerName": "default-scheduler"}]}
 OTHER = {"profiles": [{"schedulerName": "other-scheduler"}]}

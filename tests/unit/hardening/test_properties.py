@@ -18,7 +18,6 @@ Example counts are modest (see SETTINGS) so the suite runs in well under two min
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -33,6 +32,7 @@ from hypothesis import strategies as st
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.module_utils.static_pod_manifest import static_pod_manifest_yaml
+import hostile
 from action_harness import run_action
 from systemd_unit import exec_words, parse, render
 
@@ -42,14 +42,8 @@ VERSION = "1.33.2"
 CONFIG_DIR = "/etc/kubernetes/schedulers"
 
 
-def _pem_data(kind, body):
-    der = b"\x30" + bytes([len(body)]) + body
-    text = "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (kind, base64.b64encode(der).decode(), kind)
-    return base64.b64encode(text.encode()).decode()
-
-
-KEY = _pem_data("PRIVATE KEY", b"PROPERTY-KEY-MATERIAL-4711")
-CERT = _pem_data("CERTIFICATE", b"PROPERTY-CERT-MATERIAL-0815")
+KEY = hostile.pem_data("PRIVATE KEY", b"PROPERTY-KEY-MATERIAL-4711")
+CERT = hostile.pem_data("CERTIFICATE", b"PROPERTY-CERT-MATERIAL-0815")
 SECRETS = (KEY, CERT, "PROPERTY-KEY-MATERIAL", "PROPERTY-CERT-MATERIAL")
 
 HOSTILE = [
