@@ -49,15 +49,17 @@ $(VENV)/.installed: requirements/test.txt requirements/constraints.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/test.txt -c requirements/constraints.txt
 	touch $@
 
+# Safe to run twice at once (make test runs sub-makes side by side): the link is made only when it differs.
 collection:
 	mkdir -p $(dir $(COLLECTION_LINK))
-	ln -sfn $(CURDIR) $(COLLECTION_LINK)
+	[ "$$(readlink $(COLLECTION_LINK))" = "$(CURDIR)" ] || ln -sfn $(CURDIR) $(COLLECTION_LINK)
 
 host-deps:
 	tests/hosts/install-host-deps.sh
 
+# A private temp file per run, renamed into place: safe to run twice at once.
 binaries: host-deps
-	tests/k8s-binaries.sh "$(K8S_SHARED)" > $(K8S_ENV).tmp && mv $(K8S_ENV).tmp $(K8S_ENV)
+	tests/k8s-binaries.sh "$(K8S_SHARED)" > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
 	@grep -E '^export KUBE_(SCHEDULER|APISERVER)_BIN=' $(K8S_ENV) | sed 's/^export /binaries: /'
 
 image: host-deps
