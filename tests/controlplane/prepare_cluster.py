@@ -1,56 +1,22 @@
-"""Makes a fresh test API server ready for schedulers, as an admin (kubeconfig argument 1):
-waits for the bootstrap RBAC policy, applies the test-only compatibility manifest for schedulers newer than the
-1.24 API server (--compat FILE: ../shared/k8s/apiserver-1.24-compat.yaml), and registers API-only Nodes (--nodes)
-with room for many pods, and grants system:kube-scheduler its extra leases (--leases NAME..., in kube-system), as an
-operator does for a second scheduler with a lease of its own. No kubelet runs them: the TaintNodesByCondition admission plugin gives each the
-node.kubernetes.io/not-ready:NoSchedule taint, which test pods tolerate. Idempotent."""
+"""Makes a fresh test API server ready for schedulers, as an admin (kubeconfig argument 1), with the e2e test's own
+helpers (tests/e2e/cluster.py): waits for the bootstrap RBAC policy, applies the test-only compatibility manifest
+for schedulers newer than the 1.24 API server (--compat FILE: ../shared/k8s/apiserver-1.24-compat.yaml), registers
+API-only Nodes (--nodes) with room for many pods and the not-ready taint that no kubelet removes here (test pods
+tolerate it), and grants system:kube-scheduler its extra leases (--leases NAME..., in kube-system), as an operator
+does for a second scheduler with a lease of its own. Idempotent: the demo runs it again on existing hosts."""
 from __future__ import annotations
 
 import argparse
 import sys
-import time
+from pathlib import Path
 
-import yaml
-from kubernetes import client, config, utils
+from kubernetes import client, config
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+from cluster import (apply_manifest, bootstrap_policy_served, register_nodes,  # noqa: E402  pylint: disable=wrong-import-position
+                     wait_for)
 
 CAPACITY = {"cpu": "64", "memory": "256Gi", "pods": "2000"}
-
-
-def wait_for_bootstrap_policy(api, timeout=120):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            rbac = client.RbacAuthorizationV1Api(api)
-            rbac.read_cluster_role("system:kube-scheduler")
-            rbac.read_namespaced_role("extension-apiserver-authentication-reader", "kube-system")
-            return
-        except Exception:  # pylint: disable=broad-except  # not served yet
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(1)
-
-
-def apply(api, path):
-    """Create every object of the file that does not exist yet (CRDs first; they are created in file order)."""
-    with open(path, encoding="utf-8") as handle:
-        for document in yaml.safe_load_all(handle):
-            if not document:
-                continue
-            try:
-                utils.create_from_dict(api, document)
-            except utils.FailToCreateError as exc:
-                if any(error.status != 409 for error in exc.api_exceptions):
-                    raise
-
-
-def register_nodes(api, names):
-    core = client.CoreV1Api(api)
-    existing = {node.metadata.name for node in core.list_node().items}
-    for name in names:
-        if name not in existing:
-            core.create_node(client.V1Node(metadata=client.V1ObjectMeta(
-                name=name, labels={"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"})))
-        core.patch_node_status(name, {"status": {"capacity": CAPACITY, "allocatable": CAPACITY}})
 
 
 def grant_leases(api, names):
@@ -85,10 +51,10 @@ def main() -> int:
     parser.add_argument("--leases", nargs="*", default=[])
     args = parser.parse_args()
     api = config.new_client_from_config(config_file=args.kubeconfig)
-    wait_for_bootstrap_policy(api)
+    wait_for("the bootstrap RBAC policy", lambda: bootstrap_policy_served(api), timeout=120)
     if args.compat:
-        apply(api, args.compat)
-    register_nodes(api, args.nodes)
+        apply_manifest(api, Path(args.compat))
+    register_nodes(api, args.nodes, CAPACITY)
     grant_leases(api, args.leases)
     print("cluster ready: %d nodes" % len(client.CoreV1Api(api).list_node().items))
     return 0

@@ -221,12 +221,38 @@ def start_control_plane(directory: Path, processes: Processes, certs: Certificat
     admin = write_kubeconfig(directory / "admin.conf", server, certs.ca_file,
                              {"client-certificate": str(cert), "client-key": str(key)})
     api = config.new_client_from_config(config_file=str(admin))
-    rbac = client.RbacAuthorizationV1Api(api)
-    wait_for("kube-apiserver and its bootstrap RBAC", lambda: (
-        rbac.read_cluster_role("system:kube-scheduler")
-        and rbac.read_namespaced_role("extension-apiserver-authentication-reader", "kube-system")
-        and client.CoreV1Api(api).read_namespace("kube-system")), timeout=90, processes=processes)
+    wait_for("kube-apiserver and its bootstrap RBAC", lambda: bootstrap_policy_served(api), timeout=90,
+             processes=processes)
     return server, admin
+
+
+def bootstrap_policy_served(api_client) -> bool:
+    """True once the API server serves the bootstrap RBAC policy schedulers need and kube-system (raises before)."""
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    rbac = client.RbacAuthorizationV1Api(api_client)
+    return bool(rbac.read_cluster_role("system:kube-scheduler")
+                and rbac.read_namespaced_role("extension-apiserver-authentication-reader", "kube-system")
+                and client.CoreV1Api(api_client).read_namespace("kube-system"))
+
+
+# TaintNodesByCondition gives a new Node this taint; with no kubelet nothing removes it, so test pods tolerate it.
+NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+
+
+def register_nodes(api_client, names, capacity=None) -> None:
+    """Nodes as a kubelet registers them: labels, the not-ready taint and ``capacity`` (also allocatable).
+    A Node that exists already keeps its spec and gets the capacity again."""
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    core = client.CoreV1Api(api_client)
+    existing = {node.metadata.name for node in core.list_node().items}
+    resources = capacity or {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    for name in names:
+        if name not in existing:
+            core.create_node(client.V1Node(
+                metadata=client.V1ObjectMeta(name=name, labels={"kubernetes.io/hostname": name,
+                                                                "kubernetes.io/os": "linux"}),
+                spec=client.V1NodeSpec(taints=[client.V1Taint(**NOT_READY_TAINT)])))
+        core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources}})
 
 
 def etcd_healthy(client_port: int) -> bool:
@@ -254,15 +280,20 @@ def missing_binaries(found: dict[str, str] | None = None) -> list[str]:
 
 
 def apply_manifest(api_client, path: Path) -> None:
-    """Create every object of a multi-document YAML file as the client's user; CRDs are waited for until
-    established, so that the group they add is served before anything lists it."""
+    """Create every object of a multi-document YAML file as the client's user, leaving ones that exist already
+    (so a rerun passes); CRDs are waited for until established, so that the group they add is served before
+    anything lists it."""
     from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
     objects = dynamic.DynamicClient(api_client)
     crds = []
     for document in yaml.safe_load_all(path.read_text()):
         if not document:
             continue
-        objects.resources.get(api_version=document["apiVersion"], kind=document["kind"]).create(body=document)
+        try:
+            objects.resources.get(api_version=document["apiVersion"], kind=document["kind"]).create(body=document)
+        except client.ApiException as exc:
+            if exc.status != 409:
+                raise
         if document["kind"] == "CustomResourceDefinition":
             crds.append(document["metadata"]["name"])
     extensions = client.ApiextensionsV1Api(api_client)

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cluster import (Certificates, Processes, apply_manifest, binaries, missing_binaries, start_control_plane,
-                     write_kubeconfig)
+from cluster import (Certificates, Processes, apply_manifest, binaries, missing_binaries,
+                     register_nodes, start_control_plane, write_kubeconfig)
 
 REPO = Path(__file__).resolve().parents[2]
-NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 
 BINARIES = binaries()
 MISSING_REASON = ("end-to-end test needs real binaries: set KUBE_APISERVER_BIN, ETCD_BIN and KUBE_SCHEDULER_BIN to "
@@ -100,8 +99,6 @@ def binary_version() -> str:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from kubernetes import client  # pylint: disable=import-outside-toplevel
-
     directory = tmp_path_factory.mktemp("e2e")
     processes = Processes(directory)
     certs = Certificates(directory)
@@ -114,20 +111,7 @@ def cluster(tmp_path_factory):
                 pytest.fail("kube-scheduler %s needs KUBE_APISERVER_COMPAT_MANIFEST (apiserver-1.24-compat.yaml) "
                             "on kube-apiserver 1.24; got %r" % (result.version, COMPAT_MANIFEST), pytrace=False)
             apply_manifest(api, Path(COMPAT_MANIFEST))
-        register_nodes(client.CoreV1Api(api), 3)
+        register_nodes(api, ["node-%d" % index for index in range(1, 4)])
         yield result
     finally:
         processes.stop_all()
-
-
-def register_nodes(core, count: int) -> None:
-    """Nodes as a kubelet registers them: with capacity, and with the not-ready taint that nothing removes here."""
-    from kubernetes import client  # pylint: disable=import-outside-toplevel
-    for index in range(1, count + 1):
-        name = "node-%d" % index
-        core.create_node(client.V1Node(
-            metadata=client.V1ObjectMeta(name=name, labels={"kubernetes.io/hostname": name,
-                                                            "kubernetes.io/os": "linux"}),
-            spec=client.V1NodeSpec(taints=[client.V1Taint(**NOT_READY_TAINT)])))
-        resources = {"cpu": "4", "memory": "8Gi", "pods": "110"}
-        core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources}})

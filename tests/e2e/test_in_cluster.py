@@ -16,8 +16,8 @@ import pytest
 import yaml
 from kubernetes import client
 
-from cluster import free_port, wait_for, write_kubeconfig
-from conftest import BINARIES, COMPAT_FROM_MINOR, NOT_READY_TAINT, changed_count, require_binaries
+from cluster import NOT_READY_TAINT, free_port, wait_for, write_kubeconfig
+from conftest import BINARIES, COMPAT_FROM_MINOR, changed_count, require_binaries
 
 require_binaries()
 
