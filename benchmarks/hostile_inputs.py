@@ -42,8 +42,8 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import hostile
-from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 path, generator, args, kwargs = sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
 value = getattr(hostile, generator)(*args, **kwargs)
 size = len(value) if isinstance(value, str) else 0  # a mapping has no text

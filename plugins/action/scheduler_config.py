@@ -16,12 +16,12 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.basic import FILE_COMMON_ARGUMENTS
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import check_extra_plugins
-from ansible_collections.kubesched.schedulers.plugins.module_utils.redaction import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     SECRET_KEYS, redact, redact_message, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_text
-from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
 
 MODULE = 'kubesched.schedulers.scheduler_config'

@@ -10,9 +10,9 @@ import json
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import UnsupportedVersion, minor_of
-from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 
 ARGUMENT_SPEC = {
     "instances": {"type": "list", "elements": "raw", "required": True},

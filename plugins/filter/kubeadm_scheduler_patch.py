@@ -48,7 +48,7 @@ def _split(flag):
 def kubeadm_scheduler_patch(instance, kubernetes_version):
     """The ClusterConfiguration fragment ({apiVersion, kind, scheduler: {extraArgs, extraVolumes}}) for ``instance``.
 
-    ``instance`` is a resolved, present instance of scheduler_instances (module_utils/instances.py): ``flags`` is
+    ``instance`` is a resolved, present instance of scheduler_instances (plugin_utils/instances.py): ``flags`` is
     its full command line (--config among it), ``config_path`` and ``kubeconfig`` the host files the pod reads.
     Only kubeadm's own scheduler (the instance named kube-scheduler) can be carried by kubeadm.
     """

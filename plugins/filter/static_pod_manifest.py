@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.static_pod_manifest import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
     is_scheduler_pod, static_pod_manifest_yaml)
 
 

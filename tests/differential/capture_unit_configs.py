@@ -45,7 +45,7 @@ class Recorder(object):
         self.test = item.nodeid.split("::", 1)[-1]
 
     def install(self):
-        from ansible_collections.kubesched.schedulers.plugins.module_utils import configuration
+        from ansible_collections.kubesched.schedulers.plugins.plugin_utils import configuration
         registry, decode = configuration._registry, configuration._decode  # pylint: disable=protected-access
 
         def _registry(version, extra_plugins):
@@ -72,7 +72,7 @@ class Recorder(object):
 
         # test_validation_pluginargs.py calls the args validators directly (upstream's validation_pluginargs_test.go
         # tables): each args dict becomes a profile's pluginConfig for that plugin.
-        from ansible_collections.kubesched.schedulers.plugins.module_utils import validation_pluginargs as A
+        from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation_pluginargs as A
         for function, plugin in VALIDATORS.items():
             setattr(A, function, self._wrap(getattr(A, function), plugin))
 
@@ -93,7 +93,7 @@ def validation_table():
     """test_validation.py's port of TestValidateKubeSchedulerConfiguration (it calls the validator directly): each
     case as a whole config, with upstream's CustomSort/CustomBind swapped for in-tree plugins the binary has."""
     import copy
-    sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "plugins", "module_utils"))
+    sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "plugins", "plugin_utils"))
     import test_validation as T  # pylint: disable=import-error,import-outside-toplevel
     for name, changes, _expected in T.CASES:
         config = copy.deepcopy(T.VALID)
@@ -108,7 +108,7 @@ def validation_table():
 def main() -> int:
     recorder = Recorder()
     recorder.install()
-    code = pytest.main(["-q", "-p", "no:cacheprovider", os.path.join(ROOT, "tests", "unit", "plugins", "module_utils")],
+    code = pytest.main(["-q", "-p", "no:cacheprovider", os.path.join(ROOT, "tests", "unit", "plugins", "plugin_utils")],
                        plugins=[recorder])
     for name, text in validation_table():
         recorder.texts.setdefault(text, name)

@@ -23,9 +23,9 @@ import tempfile
 
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import configuration
-from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.module_utils import framework_checks
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import configuration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(ROOT, ".build", "differential", "cache")

@@ -30,8 +30,8 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.module_utils.static_pod_manifest import static_pod_manifest_yaml
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import static_pod_manifest_yaml
 import hostile
 from action_harness import run_action
 from systemd_unit import exec_words, parse, render

@@ -14,7 +14,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
 
 CASE_PLAY = """
 - name: {case}

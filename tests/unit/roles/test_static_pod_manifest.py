@@ -11,7 +11,7 @@ and every manifest is checked by kubernetes-validate against the OpenAPI schema 
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import static_pod_manifest as builder
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import static_pod_manifest as builder
 
 VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0"]
 KUBECONFIG = "/etc/kubernetes/scheduler.conf"

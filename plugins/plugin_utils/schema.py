@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = GROUP + "/v1"

@@ -10,7 +10,7 @@ import hashlib
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 
 # Bin-packing profile from the Kubernetes docs (Resource Bin Packing, MostAllocated).
 BIN_PACKING = """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import go_yaml_scalar
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import go_yaml_scalar
 
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 
@@ -96,7 +96,7 @@ def test_duplicate_keys_name_the_field(run, messages, fields):
     assert messages(result) == ['strict decoding error: yaml: unmarshal errors:\n  line 5: key "leaderElect" '
                                 'already set in map']
     assert fields(result) == ["leaderElection.leaderElect"]
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
                              ' "parallelism": 4, "parallelism": 5}')
     assert [e["field"] for e in result.errors] == ["parallelism"]
@@ -253,7 +253,7 @@ def test_extender_insecure_with_a_ca(run, messages):
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_json_has_no_nan_or_infinity(literal):
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
                              '"profiles": [{"pluginConfig": [{"name": "Custom", "args": {"x": %s}}]}]}' % literal)
     assert not result.ok and "invalid character" in result.errors[0]["message"]
@@ -261,7 +261,7 @@ def test_json_has_no_nan_or_infinity(literal):
 
 @pytest.mark.parametrize("text", ["", "# nothing\n", "---\n---\napiVersion: kubescheduler.config.k8s.io/v1\n"])
 def test_an_empty_first_document_misses_its_kind(text):
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content=text)
     assert [e["message"] for e in result.errors] == ["Object 'Kind' is missing in '%s'" % text]
     assert [e["field"] for e in result.errors] == ["kind"]

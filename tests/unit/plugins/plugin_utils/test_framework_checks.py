@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.framework_checks import check_leader_election
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.framework_checks import check_leader_election
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
 
 PREFIX = "initializing profiles: creating profile for scheduler name a: "
 

@@ -16,13 +16,13 @@ import ipaddress
 import json
 import re
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.module_utils.kube_scheduler_flags import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import (
     BOOL, IGNORED_WITH_CONFIG, REMOVED, flags_for)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.redaction import redact_message, secret_values
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_text
-from ansible_collections.kubesched.schedulers.plugins.module_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
     UnsupportedVersion, full_version, minor_number)
 
 VAR = "kube_scheduler_instances"

@@ -13,11 +13,11 @@ Profiles are built in order and the first failing one stops start-up, so at most
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import extension_points as extension_points_of
-from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import in_tree_plugins
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_duration
-from ansible_collections.kubesched.schedulers.plugins.module_utils.validation_pluginargs import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import extension_points as extension_points_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import in_tree_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
     fit_args_panic, validate_node_resources_fit_args)
 
 # frameworkImpl.getExtensionPoints order, with the Go interface names errors quote.

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
 
 from upstream_vectors import MULTIPOINT_1_31_TO_1_33
 

@@ -13,8 +13,8 @@ import copy
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import validation as V
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation as V
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
 
 V1 = "kubescheduler.config.k8s.io/v1"
 FEATURES = V.Features(34, False, True, False)

@@ -11,7 +11,7 @@ facts were read upstream (with the source) and which are still inferred.
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 # staging/src/k8s.io/kube-scheduler/config/v1/types.go, struct Plugins: field order without multiPoint.
 _EXTENSION_POINTS = (

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS as SUPPORTED
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS as SUPPORTED
 
 UNKNOWN = 'strict decoding error: unknown field "%s"'
 
@@ -58,7 +58,7 @@ def test_all_unknown_fields_are_reported_in_sorted_key_order(run, messages):
 
 
 def test_json_unknown_fields_keep_document_order():
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
                              '"foo": 1, "baz": 2}')
     assert [e["message"] for e in result.errors] == [UNKNOWN % "foo", UNKNOWN % "baz"]
@@ -118,7 +118,7 @@ def test_duplicate_yaml_keys_at_any_depth(run, messages):
 
 
 def test_duplicate_json_keys(messages):
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
                              ' "parallelism": 2, "parallelism": 3}')
     assert messages(result) == ['strict decoding error: duplicate field "parallelism"']
@@ -172,7 +172,7 @@ def test_type_error_in_args(run, messages):
 
 @pytest.mark.parametrize("api_version", ["kubescheduler.config.k8s.io/v1beta2", "kubescheduler.config.k8s.io/v1beta3"])
 def test_removed_beta_versions_are_not_registered(api_version):
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content="apiVersion: %s\nkind: KubeSchedulerConfiguration\n" % api_version)
     message = result.errors[0]["message"]
     assert message.startswith('no kind "KubeSchedulerConfiguration" is registered for version "%s" in scheme '
@@ -182,7 +182,7 @@ def test_removed_beta_versions_are_not_registered(api_version):
 
 
 def test_wrong_kind_and_missing_kind():
-    from ansible_collections.kubesched.schedulers.plugins.module_utils.configuration import process
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     wrong = process(content="apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeProxyConfiguration\n")
     assert wrong.errors[0]["message"].startswith(
         'no kind "KubeProxyConfiguration" is registered for version "kubescheduler.config.k8s.io/v1"')

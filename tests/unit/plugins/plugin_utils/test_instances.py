@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 
 CONFIG_DIR = "/etc/kubernetes/schedulers"
 DEFAULT = {"name": "kube-scheduler", "default_scheduler": True}

@@ -23,9 +23,9 @@ import math
 import re
 import struct
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.module_utils import schema as S
-from ansible_collections.kubesched.schedulers.plugins.module_utils import yaml_limits
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import schema as S
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_limits
 
 SCHEME = "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme/scheme.go:30"
 STRICT = "strict decoding error: "

@@ -10,7 +10,7 @@ the kube-scheduler command-line reference of each release. Pure Python: no Ansib
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 BOOL = "bool"
 VALUE = "value"

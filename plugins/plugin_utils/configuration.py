@@ -14,17 +14,17 @@ import binascii
 import copy
 import re
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.module_utils import framework_checks
-from ansible_collections.kubesched.schedulers.plugins.module_utils import strict_decode
-from ansible_collections.kubesched.schedulers.plugins.module_utils import validation
-from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import strict_decode
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import (
     default_plugin_args, extender_ignored_resources, set_defaults)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.render import checksum, render_yaml
-from ansible_collections.kubesched.schedulers.plugins.module_utils.schema import API_VERSION, KIND
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import checksum, render_yaml
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of
 
 
 class Result(object):

@@ -11,11 +11,11 @@ for removed plugins) is reported in the Plugins struct order.
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.module_utils import validation_pluginargs as A
-from ansible_collections.kubesched.schedulers.plugins.module_utils.schema import API_VERSION
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import parse_duration
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation_pluginargs as A
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 # invalidPluginsByVersion: empty for v1 in 1.30; the in-tree volume-limit plugins are listed for v1 from 1.31 on.
 # kube-scheduler v1.31.8 refuses them ("was invalid in version") in enabled lists and pluginConfig, although its

@@ -18,9 +18,9 @@ import copy
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.defaults import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import (
     default_plugin_args, format_duration, merge_plugin_set, parse_duration, set_defaults)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
 
 from upstream_vectors import MULTIPOINT_1_31_TO_1_33
 

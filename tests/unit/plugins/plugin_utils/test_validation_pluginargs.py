@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import validation_pluginargs as A
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation_pluginargs as A
 
 DEFAULT_STRATEGY = {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
 QUALIFIED = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "

@@ -17,10 +17,10 @@ import copy
 import re
 from fractions import Fraction
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils.plugin_registry import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
-from ansible_collections.kubesched.schedulers.plugins.module_utils.strict_decode import float32
-from ansible_collections.kubesched.schedulers.plugins.module_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import float32
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
