@@ -11,7 +11,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, full_version, minor_of
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 
 ARGUMENT_SPEC = {
@@ -35,9 +35,13 @@ class ActionModule(ActionBase):
         validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         del validation
         try:
-            minor_of(args["kubernetes_version"])
+            minor = minor_of(args["kubernetes_version"])
         except UnsupportedVersion as exc:
             return dict(result, failed=True, msg=str(exc))
+        try:
+            release = full_version(args["kubernetes_version"])
+        except UnsupportedVersion:
+            release = None  # a minor alone: enough to validate, not to name a binary or an image
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
             _plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)
@@ -46,11 +50,11 @@ class ActionModule(ActionBase):
         if errors:
             return dict(result, failed=True, errors=errors,
                         msg="scheduler instances are not valid, nothing was changed:\n" + "\n".join(errors))
-        if any(instance["config_has_secrets"] for instance in instances):
-            # config_rendered carries extender key material the roles must write: hide the result from every
-            # output, as no_log would (registered variables keep it).
+        if any(instance["config_has_secrets"] or instance["kubeconfig_content"] is not None for instance in instances):
+            # config_rendered carries extender key material, kubeconfig_content credentials, which the roles must
+            # write: hide the result from every output, as no_log would (registered variables keep it).
             result["_ansible_no_log"] = True
-        return dict(result, changed=False, instances=instances)
+        return dict(result, changed=False, instances=instances, minor=minor, full_version=release)
 
     def _peer_instances(self, task_vars, peers_var, own_instances):
         """The same variable on every other host of the play; a host without it uses this host's value, which

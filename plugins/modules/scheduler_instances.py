@@ -132,8 +132,13 @@ instances:
       description: The kubeconfig path on the master.
       type: str
     kubeconfig_content_given:
-      description: Whether the input gave kubeconfig content; the content itself is never returned.
+      description: Whether the input gave kubeconfig content.
       type: bool
+    kubeconfig_content:
+      description:
+        - The kubeconfig text the role writes, or null. When any instance has one, the whole result is hidden from
+          every output, as with C(no_log) (the registered variable keeps it for the roles).
+      type: str
     config_path:
       description: Where the instance's config file goes.
       type: str
@@ -178,10 +183,23 @@ instances:
       description: The container image for static pods.
       type: str
       sample: registry.k8s.io/kube-scheduler:v1.34.2
+    image_given:
+      description: Whether the instance names its image (an adopted kubeadm manifest keeps kubeadm's otherwise).
+      type: bool
     extra_plugins:
       description: The declared out-of-tree plugins.
       type: list
       elements: raw
+minor:
+  description: The Kubernetes minor of O(kubernetes_version), as the library parses it; roles use it instead of a regex of their own.
+  returned: success
+  type: str
+  sample: "1.34"
+full_version:
+  description: The full release of O(kubernetes_version), or null when only a minor was given (it names no binary or image then).
+  returned: success
+  type: str
+  sample: 1.34.2
 errors:
   description: One line per problem, each naming the field.
   returned: failure

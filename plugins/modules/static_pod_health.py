@@ -70,85 +70,9 @@ last_error:
   type: str
 """
 
-import os
-import time
-
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.urls import open_url
 
-_LISTEN = "0A"
-
-
-def listening_inodes(port):
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as handle:
-                lines = handle.readlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            local_port = int(fields[1].rsplit(":", 1)[1], 16)
-            if local_port == port and fields[3] == _LISTEN:
-                inodes.add(fields[9])
-    return inodes
-
-
-def listener_pid(port):
-    inodes = listening_inodes(port)
-    if not inodes:
-        return None
-    wanted = set("socket:[%s]" % inode for inode in inodes)
-    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
-        fd_dir = "/proc/%s/fd" % pid
-        try:
-            fds = os.listdir(fd_dir)
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(os.path.join(fd_dir, fd)) in wanted:
-                    return int(pid)
-            except OSError:
-                continue
-    return None
-
-
-def health_error(url):
-    """None when url answers 200 ok, else the reason."""
-    try:
-        response = open_url(url, timeout=5, validate_certs=False)
-        body = response.read().decode("utf-8", "replace").strip()
-    except Exception as exc:  # connection refused, TLS errors, HTTP errors: all mean not healthy yet
-        return "%s: %s" % (url, exc)
-    if response.getcode() != 200 or body != "ok":
-        return "%s answered %s %r" % (url, response.getcode(), body[:200])
-    return None
-
-
-def wait_for_new_healthy(module, port, url, previous_pid, timeout, settle):
-    deadline = time.time() + timeout
-    last_error = "no process listens on port %d" % port
-    healthy_since, healthy_pid = None, None
-    while time.time() < deadline:
-        pid = listener_pid(port)
-        if pid is None:
-            last_error = "no process listens on port %d" % port
-        elif pid == previous_pid:
-            last_error = "the previous process %d still listens on port %d" % (pid, port)
-        else:
-            last_error = health_error(url)
-        if pid is not None and pid != previous_pid and last_error is None:
-            if healthy_pid != pid:
-                healthy_since, healthy_pid = time.time(), pid
-            if time.time() - healthy_since >= settle:
-                module.exit_json(changed=False, pid=pid, last_error=None)
-        else:
-            healthy_since, healthy_pid = None, None
-        time.sleep(1)
-    module.fail_json(msg="no new healthy kube-scheduler on port %d within %ds: %s" % (port, timeout, last_error),
-                     pid=listener_pid(port), last_error=last_error)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._health import listener_pid, wait_for_new_healthy
 
 
 def main():
@@ -167,8 +91,12 @@ def main():
     params = module.params
     if not params["wait"]:
         module.exit_json(changed=False, pid=listener_pid(params["port"]))
-    wait_for_new_healthy(module, params["port"], params["url"], params["previous_pid"], params["timeout"],
-                         params["settle"])
+    pid, error = wait_for_new_healthy(params["port"], params["url"], params["previous_pid"], params["timeout"],
+                                      params["settle"])
+    if error:
+        module.fail_json(msg="no new healthy kube-scheduler on port %d within %ds: %s" % (params["port"], params["timeout"], error),
+                         pid=pid, last_error=error)
+    module.exit_json(changed=False, pid=pid, last_error=None)
 
 
 if __name__ == "__main__":

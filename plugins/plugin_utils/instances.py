@@ -126,9 +126,13 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         "bind_address": fields["bind_address"],
         "kubeconfig": fields["kubeconfig"],
         "kubeconfig_content_given": fields["kubeconfig_content"] is not None,
+        # The resolved instance carries everything the roles need; the action hides its result when this is set.
+        "kubeconfig_content": fields["kubeconfig_content"],
         "config_path": config_path,
         "extra_plugins": fields["extra_plugins"],
         "image": fields["image"] or _default_image(kubernetes_version),
+        # An adopted kubeadm manifest keeps kubeadm's image unless the instance names one.
+        "image_given": fields["image"] is not None,
     }
     instance["health_path"] = "/livez" if minor_number(kubernetes_version) >= 31 else "/healthz"
     instance["health_url"] = "https://%s:%d%s" % (

@@ -1,4 +1,4 @@
-"""Render the systemd role's unit template with a resolved instance and read it back with systemd's own rules.
+"""Render the systemd role's unit (plugin_utils/systemd_unit.py) for a resolved instance and read it back with systemd's own rules.
 
 systemd (src/shared/conf-parser.c, src/basic/fileio.c read_line, src/basic/extract-word.c) reads a unit as:
 lines end at \\n, \\r\\n, \\r or NUL; a line ending in a backslash continues on the next one (the backslash becomes a
@@ -10,11 +10,9 @@ specifier and a lone $ a variable, which the template must never leave behind).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import jinja2
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit
 
-TEMPLATE = Path(__file__).resolve().parents[3] / "roles" / "systemd" / "templates" / "kube-scheduler.service.j2"
 ROLE_VARS = {"kube_scheduler_system_user": "kube-scheduler", "kube_scheduler_system_group": "kube-scheduler",
              "kube_scheduler_binary_link": "/usr/local/bin/kube-scheduler"}
 _EOL = re.compile(r"\r\n|\n|\r|\x00")
@@ -23,10 +21,10 @@ _C_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", 
 
 
 def render(instance, **role_vars):
-    """The unit text as the template module writes it (trim_blocks, the trailing newline kept)."""
-    environment = jinja2.Environment(trim_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    template = environment.from_string(TEMPLATE.read_text())
-    return template.render(item=instance, **dict(ROLE_VARS, **role_vars))
+    """The unit text the rollout engine writes."""
+    merged = dict(ROLE_VARS, **role_vars)
+    return systemd_unit(instance, merged["kube_scheduler_binary_link"], merged["kube_scheduler_system_user"],
+                        merged["kube_scheduler_system_group"])
 
 
 def parse(text):

@@ -8,7 +8,7 @@ templar); the host-side module runs as a real subprocess with the arguments the 
 
 - a clean error (a failed result, or AnsibleActionFail) or accepted: never any other exception;
 - never a write on failure: dest keeps its bytes, mode and kind, and no temp file is left;
-- never an injected unit line: an accepted instance renders roles/systemd/templates/kube-scheduler.service.j2 into
+- never an injected unit line: an accepted instance renders plugins/plugin_utils/systemd_unit.py into
   exactly the baseline's sections and keys, read with systemd's rules, with ExecStart's words exactly the argv;
   the static pod manifest parses back to the same command;
 - never a secret (extender keyData/certData) in any result, message, diff or module output.

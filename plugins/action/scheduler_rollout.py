@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Render every file a master should have, then let the rollout module plan or apply them in one call.
+
+The controller renders (units or static pod manifests, from the resolved instances); the host module compares,
+diffs and, when asked to apply, changes one instance at a time behind a health gate and restores on failure.
+A static-pod master is read first (its current and adopted manifests, kubeconfig checksums), because what its
+manifest should be builds on what kubeadm wrote there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
+    RolloutError, static_pod_host, static_pod_reads, systemd_host)
+
+ENGINE = "kubesched.schedulers.rollout"
+# A user or group name as useradd accepts it; it is written into the unit.
+_ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+
+ARGUMENT_SPEC = {
+    "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
+    "apply": {"type": "bool", "default": False},
+    "instances": {"type": "list", "elements": "dict", "required": True},
+    "kubernetes_version": {"type": "str", "required": True},
+    "config_dir": {"type": "path", "required": True},
+    "state_dir": {"type": "path", "required": True},
+    "health_timeout": {"type": "int", "default": 180},
+    "settle": {"type": "int", "default": 5},
+    "unit_dir": {"type": "path", "default": "/etc/systemd/system"},
+    "binary_link": {"type": "path", "default": "/usr/local/bin/kube-scheduler"},
+    "binary_path": {"type": "path"},
+    "user": {"type": "str", "default": "kube-scheduler"},
+    "group": {"type": "str", "default": "kube-scheduler"},
+    "manifest_dir": {"type": "path", "default": "/etc/kubernetes/manifests"},
+}
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        instances = json.loads(json.dumps(args["instances"]))
+        engine = {"apply": args["apply"], "state_dir": args["state_dir"], "health_timeout": args["health_timeout"],
+                  "settle": args["settle"]}
+        drift = None
+        if args["kind"] == "systemd":
+            for account in ("user", "group"):
+                if not _ACCOUNT.fullmatch(args[account]):
+                    return dict(result, failed=True, msg="%s: Invalid value: %r: must be a system account name (lower-case "
+                                "letters, digits, '_' and '-')" % (account, args[account]))
+            if not args["binary_path"]:
+                return dict(result, failed=True, msg="binary_path: Required value: the systemd kind runs a binary")
+            engine.update(systemd_host(instances, {
+                "unit_dir": args["unit_dir"], "config_dir": args["config_dir"], "binary_link": args["binary_link"],
+                "binary_path": args["binary_path"], "version": args["kubernetes_version"],
+                "user": args["user"], "group": args["group"]}))
+        else:
+            reads = static_pod_reads(instances, args["manifest_dir"], args["state_dir"])
+            answer = self._engine({"kind": "static_pod", "read": reads}, task_vars)
+            if answer.get("failed"):
+                return dict(result, **answer)
+            try:
+                host, drift = static_pod_host(instances, {
+                    "manifest_dir": args["manifest_dir"], "config_dir": args["config_dir"],
+                    "state_dir": args["state_dir"], "version": args["kubernetes_version"]}, answer.get("read") or {})
+            except RolloutError as exc:
+                return dict(result, failed=True, msg=str(exc))
+            engine.update(host)
+        answer = self._engine(engine, task_vars)
+        result.update(answer)
+        # A plan outside check mode changes nothing: it says what is pending and leaves "changed" (and the diff on
+        # screen) to the apply step. In check mode the plan is what a Check job reports.
+        result["pending"] = bool(answer.get("changed"))
+        if not args["apply"] and not self._task.check_mode:
+            result["changed"] = False
+            result.pop("diff", None)
+        if drift is not None:
+            planned = (answer.get("plan") or {}).get("instances") or {}
+            result["drift"] = {name: dict(entry, drifted=_action(planned, name) != "none",
+                                          reason=entry["reason"] if _action(planned, name) != "none" else "none")
+                               for name, entry in drift.items()}
+        if answer.get("failed") and answer.get("rolled_back"):
+            result["msg"] = "%s: rolled back. %s" % (task_vars.get("inventory_hostname"), answer.get("msg", ""))
+        return result
+
+    def _engine(self, module_args, task_vars):
+        answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)
+        answer.pop("invocation", None)  # the file contents, some of them credentials
+        return answer
+
+
+def _action(planned, name):
+    return (planned.get(name) or {}).get("action", "none")

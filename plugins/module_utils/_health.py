@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one health gate of this collection: a NEW process listens on the scheduler's port and answers health.
+
+A health answer from the process that listened before a change (the old pod the kubelet has not replaced yet, the
+unit systemd has not restarted yet) never counts, as kubeadm waits for a static pod's hash to change before it
+asks the component. Host code: stdlib and ansible.module_utils only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ansible.module_utils.urls import open_url
+
+_LISTEN = "0A"
+
+
+def _listening_inodes(port):
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as handle:
+                lines = handle.readlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == _LISTEN:
+                inodes.add(fields[9])
+    return inodes
+
+
+def listener_pid(port):
+    """The process listening on TCP ``port`` (host network: pods' processes are visible from the host), or None."""
+    inodes = _listening_inodes(port)
+    if not inodes:
+        return None
+    wanted = set("socket:[%s]" % inode for inode in inodes)
+    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+        fd_dir = "/proc/%s/fd" % pid
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(os.path.join(fd_dir, fd)) in wanted:
+                    return int(pid)
+            except OSError:
+                continue
+    # A socket whose owner we cannot see (another PID namespace) still means the port is taken.
+    return 0
+
+
+def health_error(url):
+    """None when ``url`` answers 200 "ok" (the serving certificate is not verified), else the reason."""
+    try:
+        response = open_url(url, timeout=5, validate_certs=False)
+        body = response.read().decode("utf-8", "replace").strip()
+    except Exception as exc:  # refused, TLS errors, HTTP errors: all mean "not healthy yet"
+        return "%s: %s" % (url, exc)
+    if response.getcode() != 200 or body != "ok":
+        return "%s answered %s %r" % (url, response.getcode(), body[:200])
+    return None
+
+
+def wait_for_new_healthy(port, url, previous_pid, timeout, settle, clock=time.time, sleep=time.sleep):
+    """Wait until a process other than ``previous_pid`` listens on ``port``, answers ``url`` and still does after
+    ``settle`` seconds. Returns (pid, None) when it does, (pid or None, last error) at the deadline."""
+    deadline = clock() + timeout
+    last_error = "no process listens on port %d" % port
+    healthy_since, healthy_pid = None, None
+    while True:
+        pid = listener_pid(port)
+        if pid is None:
+            last_error = "no process listens on port %d" % port
+        elif previous_pid and pid == previous_pid:
+            last_error = "the previous process %d still listens on port %d" % (pid, port)
+        else:
+            last_error = health_error(url)
+        if pid is not None and not (previous_pid and pid == previous_pid) and last_error is None:
+            if healthy_pid != pid:
+                healthy_since, healthy_pid = clock(), pid
+            if clock() - healthy_since >= settle:
+                return pid, None
+        else:
+            healthy_since, healthy_pid = None, None
+        if clock() >= deadline:
+            return pid, last_error
+        sleep(1)
+
+
+def wait_for_port_free(port, timeout, clock=time.time, sleep=time.sleep):
+    """True once nothing listens on ``port`` (a removed pod has stopped), False at the deadline."""
+    deadline = clock() + timeout
+    while listener_pid(port) is not None:
+        if clock() >= deadline:
+            return False
+        sleep(1)
+    return True

@@ -1,0 +1,537 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The rollout engine on a master, for both kinds of scheduler (systemd units and static pods).
+
+Plan: compare every file the controller rendered with the host (content, owner, group, mode), the binary link, and
+the units' state; report per instance what would change, with a diff. Nothing is written.
+Apply, kubeadm's upgradeComponent per instance, one after the other: back up what the change replaces, write
+atomically, restart (systemd) or let the kubelet replace the pod (static pods), wait for a NEW healthy process; on
+any failure restore everything this call changed, keep the backups and fail; on success clear the backups.
+What differs by kind sits behind two seams: a Restarter (how a change is made to take effect) and a Waiter (how a
+new healthy process is awaited). Host code: stdlib only.
+"""
+
+from __future__ import annotations
+
+import grp
+import hashlib
+import json
+import os
+import pwd
+import shutil
+import stat
+import tempfile
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
+
+MAX_READ = 1024 * 1024
+
+
+class RolloutFailed(Exception):
+    """A step failed; ``restored`` says what was put back."""
+
+
+# --- seams ------------------------------------------------------------------------------------------------------
+
+class SystemdRestarter(object):
+    """Units are restarted by systemd; a changed unit file needs a daemon-reload first."""
+
+    restarts_itself = False
+
+    def __init__(self, run):
+        self._run = run  # argv -> (rc, stdout, stderr)
+
+    def _must(self, argv):
+        rc, out, err = self._run(argv)
+        if rc != 0:
+            raise RolloutFailed("%s failed (rc %s): %s" % (" ".join(argv), rc, (err or out).strip()))
+
+    def reload(self):
+        self._must(["systemctl", "daemon-reload"])
+
+    def restart(self, unit):
+        self._must(["systemctl", "enable", unit])
+        self._must(["systemctl", "restart", unit])
+
+    def stop(self, unit):
+        self._run(["systemctl", "disable", "--now", unit])
+
+    def running(self, unit):
+        active = self._run(["systemctl", "is-active", "--quiet", unit])[0] == 0
+        enabled = self._run(["systemctl", "is-enabled", "--quiet", unit])[0] == 0
+        return active and enabled
+
+    def log_tail(self, unit):
+        rc, out, _err = self._run(["journalctl", "--unit", unit, "--lines", "10", "--no-pager", "--output", "cat"])
+        return [line for line in out.splitlines() if line.strip()] if rc == 0 else []
+
+
+class KubeletRestarter(object):
+    """The kubelet replaces a static pod when its manifest changes, and stops it when the manifest goes."""
+
+    restarts_itself = True
+
+    def reload(self):
+        pass
+
+    def restart(self, unit):
+        pass
+
+    def stop(self, unit):
+        pass
+
+    def running(self, unit):
+        return True
+
+    def log_tail(self, unit):
+        return []
+
+
+# --- files --------------------------------------------------------------------------------------------------------
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _ids(owner, group):
+    """(uid, gid), None for a name that does not exist (yet: check mode before the account is created)."""
+    try:
+        uid = pwd.getpwnam(owner).pw_uid
+        gid = grp.getgrnam(group).gr_gid
+    except KeyError:
+        return None
+    return uid, gid
+
+
+def read_file(path):
+    """{exists, content, sha256} of a small text file (content null when too big or not UTF-8)."""
+    if not os.path.isfile(path):
+        return {"exists": os.path.lexists(path), "content": None, "sha256": None}
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_READ + 1)
+    content = None
+    if len(data) <= MAX_READ:
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError:
+            content = None
+    return {"exists": True, "content": content, "sha256": sha256_file(path)}
+
+
+def file_changes(spec):
+    """What differs between a wanted file and the host: 'content', 'attributes' or None."""
+    path = spec["path"]
+    if os.path.islink(path) or not os.path.isfile(path):
+        return "content"
+    if sha256_file(path) != hashlib.sha256(spec["content"].encode("utf-8")).hexdigest():
+        return "content"
+    st = os.stat(path)
+    ids = _ids(spec["owner"], spec["group"])
+    if ids is None or (st.st_uid, st.st_gid) != ids or stat.S_IMODE(st.st_mode) != int(spec["mode"], 8):
+        return "attributes"
+    return None
+
+
+def _shown(spec, text):
+    if text is None:
+        return ""
+    if spec.get("secret"):
+        return "<secret: %d bytes, sha256 %s>\n" % (len(text.encode("utf-8")), hashlib.sha256(text.encode("utf-8")).hexdigest())
+    return text
+
+
+def file_diff(spec):
+    before = read_file(spec["path"])
+    before_text = before["content"] if before["exists"] else None
+    attrs = ""
+    if os.path.isfile(spec["path"]):
+        st = os.stat(spec["path"])
+        attrs = " (%s:%s %04o)" % (_name(pwd.getpwuid, st.st_uid), _name(grp.getgrgid, st.st_gid), stat.S_IMODE(st.st_mode))
+    return {
+        "before_header": spec["path"] + attrs if before["exists"] else "%s (absent)" % spec["path"],
+        "after_header": "%s (%s:%s %s)" % (spec["path"], spec["owner"], spec["group"], spec["mode"]),
+        "before": _shown(spec, before_text),
+        "after": _shown(spec, spec["content"]),
+    }
+
+
+def _name(lookup, number):
+    try:
+        return lookup(number)[0]
+    except KeyError:
+        return str(number)
+
+
+def make_parents(path):
+    """Missing parent directories are made root 0755; existing ones are left as they are."""
+    parent = os.path.dirname(path)
+    missing = []
+    while parent and not os.path.isdir(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    for directory in reversed(missing):
+        os.mkdir(directory, 0o755)
+        os.chown(directory, 0, 0)
+        os.chmod(directory, 0o755)
+
+
+def write_atomically(spec):
+    """A hidden temporary file in the same directory (the kubelet ignores dot files), renamed into place."""
+    ids = _ids(spec["owner"], spec["group"])
+    if ids is None:
+        raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
+    make_parents(spec["path"])
+    directory, base = os.path.split(spec["path"])
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s.kubesched-" % base)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(spec["content"].encode("utf-8"))
+            handle.flush()
+            os.fchown(handle.fileno(), *ids)
+            os.fchmod(handle.fileno(), int(spec["mode"], 8))
+            os.fsync(handle.fileno())
+        os.replace(tmp, spec["path"])
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def set_attributes(spec):
+    ids = _ids(spec["owner"], spec["group"])
+    if ids is None:
+        raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
+    os.chown(spec["path"], *ids)
+    os.chmod(spec["path"], int(spec["mode"], 8))
+
+
+def remove_path(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+# --- backups: one directory per instance, kubeadm's semantics ----------------------------------------------------
+
+class Backup(object):
+    """What a change replaces, kept in ``<state_dir>/<name>/backup/`` until the change is healthy."""
+
+    def __init__(self, state_dir, name):
+        self.dir = os.path.join(state_dir, name, "backup")
+        self.entries = []  # {"path", "existed", "copy"}
+
+    def save(self, paths):
+        remove_path(self.dir)
+        os.makedirs(self.dir, 0o700)
+        os.chmod(os.path.dirname(self.dir), 0o700)
+        for index, path in enumerate(paths):
+            entry = {"path": path, "existed": os.path.isfile(path), "copy": None}
+            if entry["existed"]:
+                entry["copy"] = os.path.join(self.dir, str(index))
+                shutil.copy2(path, entry["copy"])
+                st = os.stat(path)
+                os.chown(entry["copy"], st.st_uid, st.st_gid)
+            self.entries.append(entry)
+        with open(os.path.join(self.dir, "index.json"), "w") as handle:
+            json.dump(self.entries, handle)
+
+    def restore(self):
+        """Files back in reverse write order (the unit or manifest first goes back first); new files removed.
+        Every file is tried; returns the ones that could not be put back."""
+        problems = []
+        for entry in reversed(self.entries):
+            try:
+                if entry["existed"]:
+                    directory, base = os.path.split(entry["path"])
+                    tmp = os.path.join(directory, ".%s.kubesched-restore" % base)
+                    shutil.copy2(entry["copy"], tmp)
+                    st = os.stat(entry["copy"])
+                    os.chown(tmp, st.st_uid, st.st_gid)
+                    os.replace(tmp, entry["path"])
+                elif os.path.lexists(entry["path"]):
+                    os.unlink(entry["path"])
+            except OSError as exc:
+                problems.append("%s (%s; its copy is %s)" % (entry["path"], exc, entry["copy"]))
+        return problems
+
+    def existed_before(self):
+        return any(entry["existed"] for entry in self.entries)
+
+    def clear(self):
+        remove_path(self.dir)
+        instance_dir = os.path.dirname(self.dir)
+        if os.path.isdir(instance_dir) and not os.listdir(instance_dir):
+            os.rmdir(instance_dir)
+
+
+# --- the engine ---------------------------------------------------------------------------------------------------
+
+class Engine(object):
+    def __init__(self, params, restarter, waiter, run=None):
+        self.p = params
+        self.restarter = restarter
+        self.waiter = waiter
+        self.run = run
+        self.systemd = params["kind"] == "systemd"
+
+    # plan ------------------------------------------------------------------------------------------------------
+    def plan(self):
+        p = self.p
+        plan = {"link_changed": False, "directories": [], "instances": {}}
+        diff = []
+        for directory in p["directories"]:
+            if self._directory_differs(directory):
+                plan["directories"].append(directory["path"])
+                diff.append({"before_header": directory["path"], "after_header": directory["path"],
+                             "before": "" if not os.path.isdir(directory["path"]) else "(directory, other owner or mode)\n",
+                             "after": "(directory %s:%s %s)\n" % (directory.get("owner") or "root", directory.get("group") or "root",
+                                                                 directory.get("mode") or "")})
+        link = p.get("link")
+        if link:
+            current = os.readlink(link["path"]) if os.path.islink(link["path"]) else None
+            if current != link["src"]:
+                plan["link_changed"] = True
+                diff.append({"before_header": link["path"], "after_header": link["path"],
+                             "before": ("-> %s\n" % current) if current else ("(regular file)\n" if os.path.lexists(link["path"]) else ""),
+                             "after": "-> %s\n" % link["src"]})
+        for instance in p["instances"]:
+            entry = {"action": "none", "files": []}
+            if instance["state"] == "absent":
+                entry["files"] = [f["path"] for f in instance["files"] if os.path.lexists(f["path"])]
+                if entry["files"]:
+                    entry["action"] = "remove"
+                    diff.extend({"before_header": path, "after_header": "%s (absent)" % path, "before": "(present)\n", "after": ""}
+                                for path in entry["files"])
+            else:
+                changes = {}
+                for spec in instance["files"]:
+                    change = file_changes(spec)
+                    if change:
+                        changes[spec["path"]] = change
+                        diff.append(file_diff(spec))
+                entry["files"] = sorted(changes)
+                content = "content" in changes.values()
+                existed = any(os.path.lexists(spec["path"]) for spec in instance["files"])
+                if content:
+                    entry["action"] = "update" if existed else "create"
+                elif self.systemd and (plan["link_changed"] or not self.restarter.running(instance["unit"])):
+                    entry["action"] = "restart" if plan["link_changed"] else "start"
+                elif changes:
+                    entry["action"] = "attributes"
+            plan["instances"][instance["name"]] = entry
+        changed = bool(plan["directories"] or plan["link_changed"]
+                       or any(e["action"] != "none" for e in plan["instances"].values()))
+        return plan, diff, changed
+
+    def _directory_differs(self, directory):
+        path = directory["path"]
+        if not os.path.isdir(path):
+            return True
+        if not directory.get("mode"):
+            return False  # only created when missing
+        st = os.stat(path)
+        ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
+        return ids is None or (st.st_uid, st.st_gid) != ids or stat.S_IMODE(st.st_mode) != int(directory["mode"], 8)
+
+    def facts(self):
+        """What the controller asked about: files to read, the binary, the service account."""
+        p = self.p
+        out = {}
+        if p.get("read"):
+            out["read"] = dict((path, read_file(path)) for path in p["read"])
+        if p.get("binary"):
+            path = p["binary"]["path"]
+            version = None
+            if os.path.isfile(path) and os.access(path, os.X_OK) and self.run:
+                rc, stdout, stderr = self.run([path, "--version"])
+                version = (stdout or stderr).strip() if rc == 0 else None
+            out["binary"] = {"exists": os.path.isfile(path), "version_output": version}
+        if p.get("accounts"):
+            out["accounts"] = {"user_exists": _exists(pwd.getpwnam, p["accounts"]["user"]),
+                               "group_exists": _exists(grp.getgrnam, p["accounts"]["group"])}
+        return out
+
+    # apply -----------------------------------------------------------------------------------------------------
+    def preflight(self, plan):
+        """Everything that can be known before the first write; nothing is written when it fails."""
+        p = self.p
+        problems = []
+        link = p.get("link")
+        if link and os.path.lexists(link["path"]) and not os.path.islink(link["path"]):
+            problems.append("%s is a regular file, not a link this engine manages; move it away so an upgrade or a "
+                            "restore can switch the link" % link["path"])
+        if p.get("binary") and self.systemd:
+            facts = self.facts()["binary"]
+            want = "Kubernetes v%s" % p["binary"]["version"]
+            if facts["version_output"] != want:
+                problems.append("%s says %r, not %r: install the binary of that release first (nothing was changed)"
+                                % (p["binary"]["path"], facts["version_output"] or "nothing (missing)", want))
+        # Files this call writes count as there: one instance may write the kubeconfig another one reads.
+        will_exist = frozenset(spec["path"] for instance in p["instances"] if instance["state"] == "present"
+                               for spec in instance["files"])
+        for instance in p["instances"]:
+            if instance["state"] != "present" or plan["instances"][instance["name"]]["action"] in ("none", "attributes"):
+                continue
+            problems.extend("%s: %s" % (instance["name"], problem)
+                            for problem in missing_named_files(instance.get("named_files") or [], will_exist))
+        if problems:
+            raise RolloutFailed("nothing was changed: " + "; ".join(problems))
+
+    def apply(self, plan):
+        """Returns {name: {restarted, pid}}; raises RolloutFailed after restoring, with the story in its message."""
+        p = self.p
+        self.preflight(plan)
+        for directory in p["directories"]:
+            if directory["path"] in plan["directories"]:
+                self._make_directory(directory)
+        self._remove_absent(plan)
+        touched = []  # (instance, backup, pid_before) in change order
+        link_before = None
+        applied = {}
+        failure = None
+        try:
+            if plan["link_changed"]:
+                link = p["link"]
+                link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
+                self._switch_link(link["path"], link["src"])
+            for instance in p["instances"]:
+                action = plan["instances"][instance["name"]]["action"]
+                if instance["state"] != "present" or action == "none":
+                    continue
+                if action == "attributes":
+                    for spec in instance["files"]:
+                        if spec["path"] in plan["instances"][instance["name"]]["files"]:
+                            set_attributes(spec)
+                    applied[instance["name"]] = {"restarted": False, "pid": None}
+                    continue
+                pid_before = self.waiter.listener(instance["port"])
+                backup = Backup(p["state_dir"], instance["name"])
+                backup.save([spec["path"] for spec in instance["files"]])
+                touched.append((instance, backup, pid_before))
+                unit_changed = False
+                for spec in instance["files"]:
+                    if spec["path"] in plan["instances"][instance["name"]]["files"]:
+                        write_atomically(spec)
+                        unit_changed = unit_changed or spec["path"].endswith(".service")
+                if unit_changed:
+                    self.restarter.reload()
+                self.restarter.restart(instance.get("unit"))
+                pid, error = self.waiter.wait_new_healthy(instance["port"], instance["health_url"], pid_before,
+                                                         p["health_timeout"], p["settle"])
+                if error:
+                    lines = self.restarter.log_tail(instance.get("unit"))
+                    raise RolloutFailed("%s gave no healthy answer from a new process within %ss: %s%s" % (
+                        instance["name"], p["health_timeout"], error,
+                        ("; last log lines: " + " | ".join(lines)) if lines else ""))
+                applied[instance["name"]] = {"restarted": True, "pid": pid}
+        except (RolloutFailed, OSError) as exc:
+            failure = exc
+        if failure is None:
+            for _instance, backup, _pid in touched:
+                backup.clear()
+            return applied
+        raise RolloutFailed("%s. %s" % (failure, self._restore(touched, link_before)))
+
+    def _restore(self, touched, link_before):
+        """Put back everything this call changed; returns what was restored and how the instances answer."""
+        p = self.p
+        story = []
+        if link_before is not None:
+            if link_before:
+                self._switch_link(p["link"]["path"], link_before)
+                story.append("binary link %s -> %s" % (p["link"]["path"], link_before))
+            else:
+                remove_path(p["link"]["path"])
+                story.append("binary link %s removed (there was none)" % p["link"]["path"])
+        restored, removed, unrestorable = [], [], []
+        for instance, backup, _pid in touched:
+            unrestorable.extend(backup.restore())
+            (restored if backup.existed_before() else removed).append(instance)
+        if touched:
+            try:
+                self.restarter.reload()
+            except RolloutFailed as exc:
+                story.append("(%s)" % exc)
+        for instance in removed:
+            self.restarter.stop(instance.get("unit"))
+        if restored:
+            story.append("the files of %s from %s" % (", ".join(i["name"] for i in restored),
+                                                        os.path.join(p["state_dir"], "<instance>", "backup")))
+        if removed:
+            story.append("removed the new instance%s %s, which never was healthy" % (
+                "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
+        if unrestorable:
+            story.append("NOT restored: %s" % ", ".join(unrestorable))
+        answers = []
+        for instance, backup, pid_before in touched:
+            if instance not in restored:
+                continue
+            try:
+                self.restarter.restart(instance.get("unit"))
+            except RolloutFailed as exc:
+                answers.append("%s could not be restarted: %s" % (instance["name"], exc))
+                continue
+            # The failed process is what listens now (or nothing); the restored one must be another.
+            failed_pid = self.waiter.listener(instance["port"])
+            pid, error = self.waiter.wait_new_healthy(instance["port"], instance["health_url"],
+                                                      failed_pid if failed_pid != pid_before else None,
+                                                      p["health_timeout"], p["settle"])
+            answers.append("After restore %s answers health again at %s." % (instance["name"], instance["health_url"])
+                           if not error else
+                           "After restore %s is STILL NOT HEALTHY at %s: %s." % (instance["name"], instance["health_url"], error))
+        return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
+                        + ["Backups are kept in %s." % p["state_dir"]])
+
+    def _switch_link(self, path, src):
+        make_parents(path)
+        tmp = os.path.join(os.path.dirname(path), ".%s.kubesched-link" % os.path.basename(path))
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        os.symlink(src, tmp)
+        os.replace(tmp, path)
+
+    def _make_directory(self, directory):
+        path = directory["path"]
+        make_parents(path)
+        if not os.path.isdir(path):
+            os.mkdir(path, 0o700)
+        ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
+        if ids is None:
+            raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
+        os.chown(path, *ids)
+        os.chmod(path, int(directory.get("mode") or "0700", 8))
+
+    def _remove_absent(self, plan):
+        """Absent instances go first, what runs first: the unit stopped, or the manifest removed so the kubelet stops
+        the pod (and its port is free before this returns)."""
+        p = self.p
+        reload_needed = False
+        for instance in p["instances"]:
+            if instance["state"] != "absent" or plan["instances"][instance["name"]]["action"] != "remove":
+                continue
+            if self.systemd:
+                self.restarter.stop(instance.get("unit"))
+            for spec in reversed(instance["files"]):
+                reload_needed = reload_needed or spec["path"].endswith(".service")
+                remove_path(spec["path"])
+            Backup(p["state_dir"], instance["name"]).clear()
+            if not self.systemd and instance.get("port"):
+                if not self.waiter.wait_port_free(instance["port"], p["health_timeout"]):
+                    raise RolloutFailed("%s: its manifest is removed but port %s is still taken after %ss"
+                                        % (instance["name"], instance["port"], p["health_timeout"]))
+        if reload_needed:
+            self.restarter.reload()
+
+
+def _exists(lookup, name):
+    try:
+        lookup(name)
+    except KeyError:
+        return False
+    return True

@@ -1,0 +1,247 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: rollout
+short_description: Plan or apply the files of kube-scheduler instances on a master, health-gated, in one call
+version_added: 0.2.0
+description:
+  - The host side of the rollout engine shared by the C(kubesched.schedulers.systemd) and
+    C(kubesched.schedulers.static_pod) roles. Usually called through M(kubesched.schedulers.scheduler_rollout), which
+    renders every file on the controller.
+  - Plan (O(apply=false), or check mode) compares every file (content, owner, group, mode), the binary link and, for
+    systemd, whether each unit is active and enabled, and returns per instance what would change, with a diff.
+    Files marked secret are shown by size and checksum only.
+  - Apply, one instance at a time, as C(kubeadm upgrade) does per component - back up what the change replaces into
+    C(<state_dir>/<instance>/backup/), write atomically (a hidden temporary file renamed into place), restart the
+    unit (systemd) or let the kubelet replace the pod (static pods), then wait until a process other than the one
+    that listened before listens on the instance's port, answers C(ok) on its health URL, and keeps doing so for
+    O(settle) seconds. On any failure every file this call changed comes back (new files are removed), the binary
+    link too, the restored instances restart and are probed again, the backups are kept, and the module fails
+    saying what happened. On success the backups are removed.
+  - Before the first write it checks the binary's C(--version), that the link path is a link, and that every file
+    an instance's config names (kubeconfig, extender TLS files) exists or is written by this call.
+  - Absent instances are removed first (unit stopped, or manifest removed and the pod's port free again).
+options:
+  kind:
+    description: How the schedulers run.
+    type: str
+    required: true
+    choices: [systemd, static_pod]
+  apply:
+    description: Apply the plan; V(false) only reports it.
+    type: bool
+    default: false
+  state_dir:
+    description: Where backups live during a change, one directory per instance.
+    type: path
+  directories:
+    description: Directories to create when missing; with a C(mode), owner, group and mode are also fixed.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path: {description: The directory., type: path, required: true}
+      owner: {description: Its owner., type: str, default: root}
+      group: {description: Its group., type: str, default: root}
+      mode: {description: "Its mode; omitted means only create it (mode 0700) when missing.", type: str}
+  link:
+    description: A symbolic link that must point to O(link.src) (the systemd binary link). A change restarts every present instance.
+    type: dict
+    suboptions:
+      path: {description: The link., type: path, required: true}
+      src: {description: Where it points., type: path, required: true}
+  binary:
+    description: The binary the link points to; its C(--version) must be C(Kubernetes v<version>) before anything changes.
+    type: dict
+    suboptions:
+      path: {description: The binary., type: path, required: true}
+      version: {description: The release it must say it is., type: str, required: true}
+  accounts:
+    description: The service account to report on (not created).
+    type: dict
+    suboptions:
+      user: {description: The user., type: str, required: true}
+      group: {description: The group., type: str, required: true}
+  read:
+    description: Files to read back (content when at most 1 MiB of UTF-8 text, and their sha256).
+    type: list
+    elements: path
+    default: []
+  instances:
+    description: The instances, each with the files it should have (present) or has to lose (absent).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name: {description: The instance name., type: str, required: true}
+      state: {description: Present or absent., type: str, default: present, choices: [present, absent]}
+      unit: {description: The systemd unit of the instance., type: str}
+      port: {description: "The secure port, where the health gate looks for a new process.", type: int}
+      health_url: {description: The HTTPS health URL., type: str}
+      named_files:
+        description: Files the config names, C(field) and C(path); each must exist or be written by this call.
+        type: list
+        elements: dict
+        default: []
+      files:
+        description: In write order (the unit or manifest last); for absent instances only C(path) counts.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          path: {description: The file., type: path, required: true}
+          content: {description: "Its text. For O(instances[].files[].secret=true) files it is masked in every output.", type: str}
+          owner: {description: Its owner., type: str, default: root}
+          group: {description: Its group., type: str, default: root}
+          mode: {description: Its mode., type: str, default: "0600"}
+          secret: {description: Never show its content in a diff., type: bool, default: false}
+  health_timeout:
+    description: Seconds a changed instance has to answer health from a new process.
+    type: int
+    default: 180
+  settle:
+    description: Seconds the new process must keep answering.
+    type: int
+    default: 5
+attributes:
+  check_mode:
+    support: full
+    details: The plan, with its diff; nothing is written.
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+extends_documentation_fragment:
+  - action_common_attributes
+seealso:
+  - module: kubesched.schedulers.scheduler_rollout
+author:
+  - kubesched maintainers (@kubesched)
+"""
+
+EXAMPLES = r"""
+- name: What would change for one static pod (usually through kubesched.schedulers.scheduler_rollout)
+  kubesched.schedulers.rollout:
+    kind: static_pod
+    state_dir: /var/lib/kubesched/static-pod
+    instances:
+      - name: kube-scheduler
+        port: 10259
+        health_url: https://127.0.0.1:10259/livez
+        files:
+          - {path: /etc/kubernetes/schedulers/kube-scheduler.yaml, content: "{{ config_text }}"}
+          - {path: /etc/kubernetes/manifests/kube-scheduler.yaml, content: "{{ manifest_text }}"}
+"""
+
+RETURN = r"""
+plan:
+  description: C(link_changed), C(directories) to make, and per instance its C(action) (none, create, update, restart, start, attributes, remove) and changed C(files).
+  returned: always
+  type: dict
+read:
+  description: Per path of O(read), C(exists), C(content) and C(sha256).
+  returned: when O(read) is given
+  type: dict
+binary:
+  description: C(exists) and C(version_output) of O(binary.path).
+  returned: when O(binary) is given
+  type: dict
+accounts:
+  description: C(user_exists) and C(group_exists).
+  returned: when O(accounts) is given
+  type: dict
+applied:
+  description: Per changed instance, C(restarted) and the C(pid) that answers health now.
+  returned: when applied
+  type: dict
+rolled_back:
+  description: True when a change failed and everything it changed was restored.
+  returned: on failure after a change began
+  type: bool
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
+    Engine, KubeletRestarter, RolloutFailed, SystemdRestarter)
+
+# content is not no_log: that would mask every diff; the contents of secret files are masked in main().
+_FILE = dict(path=dict(type="path", required=True), content=dict(type="str"),
+             owner=dict(type="str", default="root"), group=dict(type="str", default="root"),
+             mode=dict(type="str", default="0600"), secret=dict(type="bool", default=False))
+ARGUMENT_SPEC = dict(
+    kind=dict(type="str", required=True, choices=["systemd", "static_pod"]),
+    apply=dict(type="bool", default=False),
+    state_dir=dict(type="path"),
+    directories=dict(type="list", elements="dict", default=[], options=dict(
+        path=dict(type="path", required=True), owner=dict(type="str", default="root"),
+        group=dict(type="str", default="root"), mode=dict(type="str"))),
+    link=dict(type="dict", options=dict(path=dict(type="path", required=True), src=dict(type="path", required=True))),
+    binary=dict(type="dict", options=dict(path=dict(type="path", required=True), version=dict(type="str", required=True))),
+    accounts=dict(type="dict", options=dict(user=dict(type="str", required=True), group=dict(type="str", required=True))),
+    read=dict(type="list", elements="path", default=[]),
+    instances=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        unit=dict(type="str"), port=dict(type="int"), health_url=dict(type="str"),
+        named_files=dict(type="list", elements="dict", default=[]),
+        files=dict(type="list", elements="dict", default=[], options=_FILE))),
+    health_timeout=dict(type="int", default=180),
+    settle=dict(type="int", default=5),
+)
+
+
+class Waiter(object):
+    """The real gate: /proc for the listener, HTTPS for health."""
+
+    listener = staticmethod(_health.listener_pid)
+    wait_new_healthy = staticmethod(_health.wait_for_new_healthy)
+    wait_port_free = staticmethod(_health.wait_for_port_free)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
+                           required_if=[("apply", True, ("state_dir",))])
+    params = module.params
+    for instance in params["instances"]:
+        for spec in instance["files"]:
+            if spec["secret"] and spec["content"]:
+                module.no_log_values.add(spec["content"])
+        if instance["state"] == "present":
+            missing = [f["path"] for f in instance["files"] if f["content"] is None]
+            if missing or instance["port"] is None or not instance["health_url"]:
+                module.fail_json(msg="instances[%s]: a present instance needs port, health_url and the content of "
+                                     "every file (missing for %s)" % (instance["name"], ", ".join(missing) or "none"))
+
+    def run(argv):
+        return module.run_command(argv)
+
+    restarter = SystemdRestarter(run) if params["kind"] == "systemd" else KubeletRestarter()
+    engine = Engine(params, restarter, Waiter(), run)
+    result = dict(changed=False, **engine.facts())
+    if not params["instances"] and not params["directories"] and not params["link"]:
+        module.exit_json(**result)  # a read-only call
+    plan, diff, changed = engine.plan()
+    result.update(changed=changed, plan=plan, diff=diff)
+    if not changed or not params["apply"] or module.check_mode:
+        module.exit_json(**result)
+    failure = None
+    try:
+        result["applied"] = engine.apply(plan)
+    except (RolloutFailed, OSError) as exc:
+        failure = str(exc)
+    if failure is not None:
+        rolled_back = not failure.startswith("nothing was changed")
+        module.fail_json(msg=failure, rolled_back=rolled_back, **dict((k, v) for k, v in result.items() if k != "changed"))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

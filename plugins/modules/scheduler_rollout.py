@@ -1,0 +1,171 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+# This file holds the documentation only: the work is done by the action plugin of the same name, which renders on
+# the controller and runs kubesched.schedulers.rollout on the host.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: scheduler_rollout
+short_description: Plan or apply the kube-scheduler instances of one master in one call, health-gated
+version_added: 0.2.0
+description:
+  - The rollout engine of the C(kubesched.schedulers.systemd) and C(kubesched.schedulers.static_pod) roles.
+  - On the controller it renders every file the master should have from the instances resolved by
+    M(kubesched.schedulers.scheduler_instances) (configs, kubeconfigs given as content, and a hardened systemd unit
+    per instance, or a kubeadm-compatible static pod manifest per instance); then M(kubesched.schedulers.rollout)
+    compares them with the host in one call and returns, per instance, what would change, with a diff.
+  - With O(apply=true) (and not in check mode) it applies, one instance at a time, as C(kubeadm upgrade) does. It backs
+    up what the change replaces, writes atomically, restarts the unit (systemd) or lets the kubelet replace the pod
+    (static pods), and waits until a B(new) process answers the instance's health endpoint; on any failure every
+    file, the binary link and the restarted instances are restored, and the task fails saying what happened.
+  - For static pods the master is read first (its current and adopted manifests and the checksums of kubeconfigs
+    this role does not write), because a manifest written by kubeadm is adopted and kept to build on. A manifest
+    that does not run kube-scheduler is never taken over or removed.
+extends_documentation_fragment:
+  - action_common_attributes
+  - action_common_attributes.flow
+options:
+  kind:
+    description: How the schedulers run on the master.
+    type: str
+    required: true
+    choices: [systemd, static_pod]
+  apply:
+    description: Apply the plan. V(false) only reports what would change (as check mode does).
+    type: bool
+    default: false
+  instances:
+    description: The C(instances) returned by M(kubesched.schedulers.scheduler_instances).
+    type: list
+    elements: dict
+    required: true
+  kubernetes_version:
+    description: The full Kubernetes release the schedulers run (the systemd binary must say it; static pods get its image and probes).
+    type: str
+    required: true
+  config_dir:
+    description: The directory of the instances' config files.
+    type: path
+    required: true
+  state_dir:
+    description: Backups during a change, one directory per instance (and adopted kubeadm manifests for static pods).
+    type: path
+    required: true
+  health_timeout:
+    description: Seconds a changed instance has to answer health from a new process.
+    type: int
+    default: 180
+  settle:
+    description: Seconds the new process must keep answering before the change counts as healthy.
+    type: int
+    default: 5
+  unit_dir:
+    description: Where the units go (systemd).
+    type: path
+    default: /etc/systemd/system
+  binary_link:
+    description: The stable link the units run (systemd).
+    type: path
+    default: /usr/local/bin/kube-scheduler
+  binary_path:
+    description: The side-by-side binary of O(kubernetes_version) the link points to (systemd; required there).
+    type: path
+  user:
+    description: The system user the units run as (systemd).
+    type: str
+    default: kube-scheduler
+  group:
+    description: The system group of the units and configs (systemd).
+    type: str
+    default: kube-scheduler
+  manifest_dir:
+    description: The kubelet's static pod directory (static pods).
+    type: path
+    default: /etc/kubernetes/manifests
+attributes:
+  action:
+    support: full
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+    details: Reports the changes and their diff; nothing is written and nothing restarts.
+  diff_mode:
+    support: full
+    details: Per changed file; files with credentials show their size and checksum only.
+  platform:
+    platforms: posix
+seealso:
+  - module: kubesched.schedulers.scheduler_instances
+  - module: kubesched.schedulers.rollout
+"""
+
+EXAMPLES = r"""
+- name: Resolve the instances of this master
+  kubesched.schedulers.scheduler_instances:
+    instances: "{{ kube_scheduler_instances }}"
+    kubernetes_version: 1.34.2
+    config_dir: /etc/kubernetes/schedulers
+  register: resolved
+
+- name: What would change on this master
+  kubesched.schedulers.scheduler_rollout:
+    kind: systemd
+    instances: "{{ resolved.instances }}"
+    kubernetes_version: 1.34.2
+    config_dir: /etc/kubernetes/schedulers
+    state_dir: /var/lib/kubesched/systemd
+    binary_path: /opt/kube-scheduler/1.34.2/kube-scheduler
+  register: plan
+
+- name: Apply it, health-gated
+  kubesched.schedulers.scheduler_rollout:
+    kind: systemd
+    apply: true
+    instances: "{{ resolved.instances }}"
+    kubernetes_version: 1.34.2
+    config_dir: /etc/kubernetes/schedulers
+    state_dir: /var/lib/kubesched/systemd
+    binary_path: /opt/kube-scheduler/1.34.2/kube-scheduler
+  when: plan is changed
+"""
+
+RETURN = r"""
+pending:
+  description:
+    - True when something on the master differs from the plan. With O(apply=false) outside check mode the task
+      itself reports C(changed=false) (it changed nothing); in check mode C(changed) is C(pending), with the diff.
+  returned: always
+  type: bool
+plan:
+  description: What differs, per instance (C(action) none, create, update, start or remove, and the changed files).
+  returned: always
+  type: dict
+drift:
+  description: Static pods only, per present instance, whether its manifest and files are what this role writes and why not.
+  returned: when kind is static_pod
+  type: dict
+  sample: {kube-scheduler: {manifest: /etc/kubernetes/manifests/kube-scheduler.yaml, drifted: true, adopted: true,
+           reason: "the manifest was rewritten without the scheduler config (kubeadm upgrade?)"}}
+binary:
+  description: Systemd only, whether the side-by-side binary exists and what C(--version) says.
+  returned: when kind is systemd
+  type: dict
+accounts:
+  description: Systemd only, whether the system user and group exist.
+  returned: when kind is systemd
+  type: dict
+applied:
+  description: Per changed instance, whether it restarted and the process that answers health now.
+  returned: when applied
+  type: dict
+rolled_back:
+  description: True when a change failed and was restored.
+  returned: on failure
+  type: bool
+"""

@@ -1,0 +1,163 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every file a master should have, per resolved instance, for the rollout module (the engine on the host).
+
+The two kinds differ only in what they render (a unit, or a static pod manifest) and where it goes; the engine does
+the rest the same way for both. Files are listed in write order: config and kubeconfig first, what makes the
+scheduler (re)start last. Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
+    is_scheduler_pod, static_pod_manifest_yaml)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit, unit_name
+
+
+class RolloutError(Exception):
+    """A file on the host this rollout must not touch, worded for the operator."""
+
+
+def sha256(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _named_files(instance):
+    config, _strict, error = parse_text(instance["config_rendered"])
+    return [] if error or not isinstance(config, dict) else named_files(config)
+
+
+def _file(path, content, owner="root", group="root", mode="0600", secret=False):
+    return {"path": path, "content": content, "owner": owner, "group": group, "mode": mode, "secret": secret}
+
+
+def _gate(instance):
+    return {"port": instance["secure_port"], "health_url": instance["health_url"]}
+
+
+# --- systemd: a unit per instance, the binary behind one stable link -------------------------------------------
+
+def systemd_paths(instance, unit_dir):
+    return {"unit": "%s/%s" % (unit_dir.rstrip("/"), unit_name(instance))}
+
+
+def systemd_host(instances, settings):
+    """The rollout module's arguments for a systemd master. ``settings``: unit_dir, config_dir, binary_link,
+    binary_path, version, user, group."""
+    group, user = settings["group"], settings["user"]
+    entries = []
+    for instance in instances:
+        unit_path = systemd_paths(instance, settings["unit_dir"])["unit"]
+        entry = {"name": instance["name"], "state": instance["state"], "unit": unit_name(instance)}
+        if instance["state"] == "absent":
+            entry["files"] = [{"path": instance["config_path"]}]
+            if instance["kubeconfig_content_given"]:
+                entry["files"].append({"path": instance["kubeconfig"]})
+            entry["files"].append({"path": unit_path})
+            entries.append(entry)
+            continue
+        files = [_file(instance["config_path"], instance["config_rendered"], "root", group, "0640",
+                       instance["config_has_secrets"])]
+        if instance["kubeconfig_content_given"]:
+            files.append(_file(instance["kubeconfig"], instance["kubeconfig_content"], user, group, "0600", True))
+        files.append(_file(unit_path, systemd_unit(instance, settings["binary_link"], user, group), mode="0644"))
+        entry.update(files=files, named_files=_named_files(instance), **_gate(instance))
+        entries.append(entry)
+    return {
+        "kind": "systemd",
+        "directories": [{"path": settings["config_dir"], "owner": "root", "group": group, "mode": "0750"}],
+        "link": {"path": settings["binary_link"], "src": settings["binary_path"]},
+        "binary": {"path": settings["binary_path"], "version": settings["version"]},
+        "accounts": {"user": user, "group": group},
+        "instances": entries,
+    }
+
+
+# --- static pods: a manifest per instance in the kubelet's directory ------------------------------------------
+
+def static_pod_paths(instance, manifest_dir, state_dir):
+    return {"manifest": "%s/%s.yaml" % (manifest_dir.rstrip("/"), instance["name"]),
+            "adopted": "%s/adopted/%s.yaml" % (state_dir.rstrip("/"), instance["name"])}
+
+
+def static_pod_reads(instances, manifest_dir, state_dir):
+    """What the controller must read from the host before it can render: the current and the adopted manifest of
+    each instance, and the kubeconfigs this role does not write (their checksum restarts the pod)."""
+    paths = []
+    for instance in instances:
+        where = static_pod_paths(instance, manifest_dir, state_dir)
+        paths += [where["manifest"], where["adopted"]]
+        if instance["state"] == "present" and not instance["kubeconfig_content_given"]:
+            paths.append(instance["kubeconfig"])
+    return sorted(set(paths))
+
+
+def _pod(read, path):
+    entry = read.get(path) or {}
+    if not entry.get("exists") or entry.get("content") is None:
+        return None, None
+    pod, _strict, error = parse_text(entry["content"])
+    return (pod if not error and isinstance(pod, dict) else {}), entry["content"]
+
+
+def static_pod_host(instances, settings, read):
+    """The rollout module's arguments for a static-pod master, and a drift report per present instance.
+    ``settings``: manifest_dir, config_dir, state_dir, version. ``read``: the rollout module's answer for
+    static_pod_reads()."""
+    manifest_dir, state_dir = settings["manifest_dir"], settings["state_dir"]
+    entries, drift = [], {}
+    for instance in instances:
+        where = static_pod_paths(instance, manifest_dir, state_dir)
+        current, current_text = _pod(read, where["manifest"])
+        ours = current is not None and "kubesched.schedulers/checksum" in ((current.get("metadata") or {}).get("annotations") or {})
+        if current is not None and not ours and not is_scheduler_pod(current):
+            raise RolloutError(
+                "%s was not written by this role and does not run kube-scheduler; %s. Rename the instance %s or move "
+                "that manifest out of the manifest directory." % (
+                    where["manifest"], "it is left alone" if instance["state"] == "absent" else "it is not taken over",
+                    instance["name"]))
+        entry = {"name": instance["name"], "state": instance["state"]}
+        if instance["state"] == "absent":
+            # A kubeconfig may be shared (kubeadm's scheduler.conf), so it stays.
+            entry["files"] = [{"path": instance["config_path"]}, {"path": where["adopted"]}, {"path": where["manifest"]}]
+            entry["port"] = instance["secure_port"]  # the engine waits until the kubelet has stopped the pod
+            entries.append(entry)
+            continue
+        # A manifest without our annotation was written by kubeadm (or someone else): it is adopted, and kept
+        # outside the manifest directory so later runs build on it.
+        base = current if current is not None and not ours else _pod(read, where["adopted"])[0]
+        if instance["kubeconfig_content_given"]:
+            kubeconfig_sum = sha256(instance["kubeconfig_content"])
+        else:
+            kubeconfig_sum = (read.get(instance["kubeconfig"]) or {}).get("sha256") or "absent"
+        checksum = sha256("%s:%s" % (instance["config_checksum"], kubeconfig_sum))
+        manifest = static_pod_manifest_yaml(instance, settings["version"], checksum, base or None,
+                                            instance["image"] if instance.get("image_given") else None)
+        files = [_file(instance["config_path"], instance["config_rendered"], secret=instance["config_has_secrets"])]
+        if instance["kubeconfig_content_given"]:
+            files.append(_file(instance["kubeconfig"], instance["kubeconfig_content"], secret=True))
+        if current is not None and not ours:
+            files.append(_file(where["adopted"], current_text))
+        files.append(_file(where["manifest"], manifest))
+        entry.update(files=files, named_files=_named_files(instance), **_gate(instance))
+        entries.append(entry)
+        drift[instance["name"]] = {
+            "manifest": where["manifest"],
+            "adopted": bool(base),
+            "checksum": checksum,
+            "reason": ("the manifest is missing" if current is None
+                       else "the manifest was rewritten without the scheduler config (kubeadm upgrade?)" if not ours
+                       else "the manifest differs from what this role writes" if manifest != current_text
+                       else "the config or kubeconfig changed since the manifest was written"),
+        }
+    return {
+        "kind": "static_pod",
+        "directories": [{"path": settings["config_dir"], "owner": "root", "group": "root", "mode": "0700"},
+                        {"path": "%s/adopted" % state_dir.rstrip("/"), "owner": "root", "group": "root", "mode": "0700"}],
+        "instances": entries,
+    }, drift

@@ -1,0 +1,255 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The rollout engine's sequence on a temp dir, with a fake restarter and waiter and injectable failures, as
+kubeadm's upgrade/staticpods_test.go drives upgradeComponent with a fake path manager and waiter."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _rollout
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine, RolloutFailed
+
+
+class FakeRestarter(object):
+    def __init__(self, restarts_itself=False):
+        self.calls = []
+        self.restarts_itself = restarts_itself
+        self.stopped_units = set()
+
+    def reload(self):
+        self.calls.append(("reload",))
+
+    def restart(self, unit):
+        self.calls.append(("restart", unit))
+
+    def stop(self, unit):
+        self.calls.append(("stop", unit))
+
+    def running(self, unit):
+        return unit not in self.stopped_units
+
+    def log_tail(self, unit):
+        return ["%s: the last line it logged" % unit]
+
+
+class FakeWaiter(object):
+    """Every port has a process; a gate passes with a new pid unless the port is in ``failing``."""
+
+    def __init__(self, failing=()):
+        self.failing = set(failing)
+        self.pids = {}
+        self.gates = []
+
+    def listener(self, port):
+        return self.pids.get(port, 100 + port)
+
+    def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
+        self.gates.append(port)
+        if port in self.failing:
+            return None, "%s: connection refused" % url
+        self.pids[port] = self.listener(port) + 1
+        return self.pids[port], None
+
+    def wait_port_free(self, port, timeout):
+        return True
+
+
+def instance(root, name, port, config="a: 1\n", unit=True, **extra):
+    files = [{"path": "%s/etc/%s.yaml" % (root, name), "content": config, "owner": "root", "group": "root",
+              "mode": "0640", "secret": False},
+             {"path": "%s/units/%s.service" % (root, name), "content": "[Service]\nExecStart=/bin/%s\n" % name,
+              "owner": "root", "group": "root", "mode": "0644", "secret": False}]
+    entry = {"name": name, "state": "present", "unit": "%s.service" % name if unit else None, "port": port,
+             "health_url": "https://127.0.0.1:%d/livez" % port, "named_files": [], "files": files}
+    entry.update(extra)
+    return entry
+
+
+def params(root, instances, kind="systemd", **extra):
+    base = {"kind": kind, "apply": True, "state_dir": "%s/state" % root, "directories": [], "link": None, "binary": None,
+            "accounts": None, "read": [], "instances": instances, "health_timeout": 5, "settle": 0}
+    base.update(extra)
+    return base
+
+
+def engine(p, failing=(), restarter=None):
+    return Engine(p, restarter or FakeRestarter(), FakeWaiter(failing))
+
+
+def snapshot(root):
+    found = {}
+    for directory, _dirs, files in os.walk(str(root)):
+        for name in files:
+            path = os.path.join(directory, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, str(root))] = (handle.read(), stat.S_IMODE(os.stat(path).st_mode))
+    return found
+
+
+def converge(p, **kwargs):
+    eng = engine(p, **kwargs)
+    plan, _diff, changed = eng.plan()
+    return eng, (eng.apply(plan) if changed else {})
+
+
+def test_plan_changes_nothing_and_apply_writes_restarts_and_gates_each_instance(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)])
+    eng = engine(p)
+    plan, diff, changed = eng.plan()
+    assert changed and plan["instances"]["one"]["action"] == "create"
+    assert snapshot(tmp_path) == {}  # planning wrote nothing
+    assert [d["after"] for d in diff][0] == "a: 1\n"
+    applied = eng.apply(plan)
+    assert applied == {"one": {"restarted": True, "pid": 10360}, "two": {"restarted": True, "pid": 10361}}
+    assert eng.restarter.calls == [("reload",), ("restart", "one.service"), ("reload",), ("restart", "two.service")]
+    assert eng.waiter.gates == [10259, 10260]
+    files = snapshot(tmp_path)
+    assert files["etc/one.yaml"] == (b"a: 1\n", 0o640) and files["units/two.service"][1] == 0o644
+    assert os.listdir(str(tmp_path / "state")) == []  # backups are cleared after a healthy change
+
+
+def test_rerun_is_a_no_op(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259)])
+    converge(p)
+    eng = engine(p)
+    _plan, diff, changed = eng.plan()
+    assert not changed and diff == []
+
+
+def test_a_failed_gate_restores_every_instance_this_call_changed_and_keeps_the_backups(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)]))
+    before = snapshot(tmp_path)
+    changed = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n"),
+                                instance(tmp_path, "two", 10260, config="a: 2\n")])
+    eng = engine(changed, failing={10260})
+    plan, _diff, _changed = eng.plan()
+    with pytest.raises(RolloutFailed) as failure:
+        eng.apply(plan)
+    message = str(failure.value)
+    assert "two gave no healthy answer" in message and "two.service: the last line it logged" in message
+    assert "the files of one, two" in message and "After restore one answers health again" in message
+    after = snapshot(tmp_path)
+    # one had passed its gate, but kubeadm's rule holds: a failed run restores everything it changed.
+    assert {k: v for k, v in after.items() if not k.startswith("state/")} == before
+    assert any(k.startswith("state/two/backup/") for k in after)  # kept for the operator
+    assert ("restart", "one.service") in eng.restarter.calls[-4:] and ("restart", "two.service") in eng.restarter.calls[-4:]
+
+
+def test_a_write_that_fails_halfway_is_restored_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    before = snapshot(tmp_path)
+    real_replace = os.replace
+    failures = []
+
+    def failing_replace(src, dst):
+        if dst.endswith("one.service") and not failures:
+            failures.append(dst)  # the disk is full once, then not any more (the restore succeeds)
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(_rollout.os, "replace", failing_replace)
+    changed = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 3\n")])
+    changed["instances"][0]["files"][1]["content"] = "[Service]\nExecStart=/bin/other\n"
+    eng = engine(changed)
+    plan, _diff, _changed = eng.plan()
+    with pytest.raises(RolloutFailed, match="No space left on device"):
+        eng.apply(plan)
+    monkeypatch.setattr(_rollout.os, "replace", real_replace)
+    after = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("state/")}
+    assert after == before  # the config written before the failure is back too; no hidden temp file is left
+
+
+def test_a_new_instance_that_never_is_healthy_is_removed(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    before = snapshot(tmp_path)
+    eng = engine(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "new", 10270)]), failing={10270})
+    plan, _diff, _changed = eng.plan()
+    assert plan["instances"]["one"]["action"] == "none"
+    with pytest.raises(RolloutFailed, match="removed the new instance new, which never was healthy"):
+        eng.apply(plan)
+    assert ("stop", "new.service") in eng.restarter.calls
+    assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("state/")} == before
+
+
+def test_attributes_only_are_fixed_without_a_restart(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259)])
+    converge(p)
+    os.chmod(str(tmp_path / "etc" / "one.yaml"), 0o644)
+    eng = engine(p)
+    plan, _diff, changed = eng.plan()
+    assert changed and plan["instances"]["one"]["action"] == "attributes"
+    assert eng.apply(plan) == {"one": {"restarted": False, "pid": None}}
+    assert eng.restarter.calls == [] and stat.S_IMODE(os.stat(str(tmp_path / "etc" / "one.yaml")).st_mode) == 0o640
+
+
+def test_a_stopped_unit_is_started_and_gated(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259)])
+    converge(p)
+    restarter = FakeRestarter()
+    restarter.stopped_units.add("one.service")
+    eng = engine(p, restarter=restarter)
+    plan, _diff, changed = eng.plan()
+    assert changed and plan["instances"]["one"]["action"] == "start"
+    eng.apply(plan)
+    assert restarter.calls == [("restart", "one.service")] and eng.waiter.gates == [10259]
+
+
+def test_a_new_link_restarts_every_instance_and_a_failure_points_it_back(tmp_path):
+    old, new = tmp_path / "bin-1.34", tmp_path / "bin-1.35"
+    old.write_text("old")
+    new.write_text("new")
+    link = {"path": str(tmp_path / "kube-scheduler"), "src": str(old)}
+    instances = [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)]
+    converge(params(tmp_path, instances, link=link))
+    eng = engine(params(tmp_path, instances, link={"path": link["path"], "src": str(new)}), failing={10260})
+    plan, diff, _changed = eng.plan()
+    assert plan["link_changed"] and plan["instances"]["one"]["action"] == "restart"
+    assert {"before": "-> %s\n" % old, "after": "-> %s\n" % new} == {k: diff[0][k] for k in ("before", "after")}
+    with pytest.raises(RolloutFailed, match="binary link .* -> .*bin-1.34"):
+        eng.apply(plan)
+    assert os.readlink(link["path"]) == str(old)
+
+
+def test_a_missing_named_file_or_a_wrong_binary_changes_nothing(tmp_path):
+    named = [{"field": "extenders[0].tlsConfig.certFile", "path": str(tmp_path / "missing.crt")}]
+    eng = engine(params(tmp_path, [instance(tmp_path, "one", 10259, named_files=named)]))
+    plan, _diff, _changed = eng.plan()
+    with pytest.raises(RolloutFailed, match=r"nothing was changed: one: extenders\[0\].tlsConfig.certFile: Invalid value"):
+        eng.apply(plan)
+    binary = tmp_path / "kube-scheduler"
+    binary.write_text("#!/bin/sh\necho Kubernetes v1.33.0\n")
+    binary.chmod(0o755)
+    eng = Engine(params(tmp_path, [instance(tmp_path, "one", 10259)], binary={"path": str(binary), "version": "1.34.2"}),
+                 FakeRestarter(), FakeWaiter(), run=lambda argv: (0, "Kubernetes v1.33.0\n", ""))
+    plan, _diff, _changed = eng.plan()
+    with pytest.raises(RolloutFailed, match="nothing was changed: .*'Kubernetes v1.33.0', not 'Kubernetes v1.34.2'"):
+        eng.apply(plan)
+    assert snapshot(tmp_path) == {"kube-scheduler": (b"#!/bin/sh\necho Kubernetes v1.33.0\n", 0o755)}
+
+
+def test_secret_files_never_show_their_content_in_a_diff(tmp_path):
+    entry = instance(tmp_path, "one", 10259)
+    entry["files"].insert(1, {"path": str(tmp_path / "kubeconfig"), "content": "token: s3cr3t\n", "owner": "root",
+                              "group": "root", "mode": "0600", "secret": True})
+    _plan, diff, _changed = engine(params(tmp_path, [entry])).plan()
+    assert "s3cr3t" not in repr(diff) and any(d["after"].startswith("<secret: 14 bytes, sha256 ") for d in diff)
+
+
+def test_absent_instances_are_stopped_and_removed_first(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "old", 10260)]))
+    gone = {"name": "old", "state": "absent", "unit": "old.service", "port": 10260, "files": [
+        {"path": str(tmp_path / "etc" / "old.yaml")}, {"path": str(tmp_path / "units" / "old.service")}]}
+    eng, _applied = converge(params(tmp_path, [instance(tmp_path, "one", 10259), gone]))
+    assert eng.restarter.calls == [("stop", "old.service"), ("reload",)]
+    assert sorted(snapshot(tmp_path)) == ["etc/one.yaml", "units/one.service"]
+
+
+def test_static_pods_are_left_to_the_kubelet(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259, unit=False)], kind="static_pod")
+    eng, applied = converge(p, restarter=_rollout.KubeletRestarter())
+    assert applied["one"]["restarted"] and eng.waiter.gates == [10259]

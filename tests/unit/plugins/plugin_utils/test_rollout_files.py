@@ -1,0 +1,138 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the rollout engine is asked to put on a master: the files per instance, in write order, for both kinds."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+import pytest
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
+    RolloutError, static_pod_host, static_pod_reads, systemd_host)
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "roles"))
+from test_static_pod_manifest import KUBEADM_1_31  # noqa: E402  pylint: disable=wrong-import-position
+
+VERSION = "1.34.2"
+KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters: []\n"
+SYSTEMD = {"unit_dir": "/etc/systemd/system", "config_dir": "/etc/kubernetes/schedulers", "version": VERSION,
+           "binary_link": "/usr/local/bin/kube-scheduler", "binary_path": "/opt/kube-scheduler/1.34.2/kube-scheduler",
+           "user": "kube-scheduler", "group": "kube-scheduler"}
+STATIC = {"manifest_dir": "/etc/kubernetes/manifests", "config_dir": "/etc/kubernetes/schedulers",
+          "state_dir": "/var/lib/kubesched/static-pod", "version": VERSION}
+
+
+def resolved(*raw):
+    instances, errors, _warnings = resolve(list(raw), VERSION, "/etc/kubernetes/schedulers")
+    assert not errors, errors
+    return instances
+
+
+def two():
+    return resolved(
+        {"name": "kube-scheduler", "default_scheduler": True},
+        {"name": "binpack", "secure_port": 10260, "kubeconfig": "/etc/kubernetes/binpack.conf", "kubeconfig_content": KUBECONFIG,
+         "config": {"profiles": [{"schedulerName": "binpack"}], "leaderElection": {"resourceName": "binpack"}}},
+        {"name": "old", "state": "absent", "kubeconfig": "/etc/kubernetes/old.conf", "kubeconfig_content": KUBECONFIG})
+
+
+def paths(entry):
+    return [f["path"] for f in entry["files"]]
+
+
+def test_systemd_writes_config_and_kubeconfig_before_the_unit_and_removes_the_unit_first():
+    host = systemd_host(two(), SYSTEMD)
+    default, binpack, old = host["instances"]
+    assert paths(default) == ["/etc/kubernetes/schedulers/kube-scheduler.yaml", "/etc/systemd/system/kube-scheduler.service"]
+    assert paths(binpack) == ["/etc/kubernetes/schedulers/binpack.yaml", "/etc/kubernetes/binpack.conf",
+                              "/etc/systemd/system/binpack.service"]
+    # The engine removes in reverse order: the unit goes first, so nothing runs on a half-removed instance.
+    assert paths(old)[-1] == "/etc/systemd/system/old.service" and old["state"] == "absent"
+    kubeconfig = binpack["files"][1]
+    assert kubeconfig["secret"] and kubeconfig["content"] == KUBECONFIG
+    assert (kubeconfig["owner"], kubeconfig["group"], kubeconfig["mode"]) == ("kube-scheduler", "kube-scheduler", "0600")
+    assert binpack["unit"] == "binpack.service" and binpack["port"] == 10260
+    assert binpack["health_url"] == "https://127.0.0.1:10260/livez"
+    assert host["link"] == {"path": SYSTEMD["binary_link"], "src": SYSTEMD["binary_path"]}
+    assert host["binary"] == {"path": SYSTEMD["binary_path"], "version": VERSION}
+
+
+def test_systemd_unit_runs_the_link_with_the_instance_flags():
+    default = systemd_host(two(), SYSTEMD)["instances"][0]
+    unit = default["files"][-1]["content"]
+    assert '"/usr/local/bin/kube-scheduler"' in unit
+    assert '"--config=/etc/kubernetes/schedulers/kube-scheduler.yaml"' in unit
+    assert "User=kube-scheduler" in unit
+
+
+def test_named_files_include_the_kubeconfig_the_scheduler_opens():
+    binpack = systemd_host(two(), SYSTEMD)["instances"][1]
+    assert {"field": "clientConnection.kubeconfig", "path": "/etc/kubernetes/binpack.conf"} in binpack["named_files"]
+
+
+def read_answer(files):
+    return {path: {"exists": True, "content": text, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+            for path, text in files.items()}
+
+
+def test_static_pod_reads_manifests_and_the_kubeconfigs_it_does_not_write():
+    reads = static_pod_reads(two(), STATIC["manifest_dir"], STATIC["state_dir"])
+    assert "/etc/kubernetes/manifests/kube-scheduler.yaml" in reads
+    assert "/var/lib/kubesched/static-pod/adopted/kube-scheduler.yaml" in reads
+    assert "/etc/kubernetes/scheduler.conf" in reads  # kubeadm's, not written by the role: its checksum counts
+    assert "/etc/kubernetes/binpack.conf" not in reads  # written by the role from kubeconfig_content
+
+
+def test_static_pod_adopts_kubeadm_manifest_and_keeps_a_copy_outside_the_manifest_dir():
+    instances = two()
+    read = read_answer({"/etc/kubernetes/manifests/kube-scheduler.yaml": KUBEADM_1_31, "/etc/kubernetes/scheduler.conf": "x"})
+    host, drift = static_pod_host(instances, STATIC, read)
+    default = host["instances"][0]
+    assert paths(default) == ["/etc/kubernetes/schedulers/kube-scheduler.yaml",
+                              "/var/lib/kubesched/static-pod/adopted/kube-scheduler.yaml",
+                              "/etc/kubernetes/manifests/kube-scheduler.yaml"]
+    assert default["files"][1]["content"] == KUBEADM_1_31
+    manifest = yaml.safe_load(default["files"][-1]["content"])
+    kubeadm = yaml.safe_load(KUBEADM_1_31)
+    assert manifest["spec"]["containers"][0]["image"] == kubeadm["spec"]["containers"][0]["image"]
+    assert "--config=/etc/kubernetes/schedulers/kube-scheduler.yaml" in manifest["spec"]["containers"][0]["command"]
+    assert drift["kube-scheduler"]["adopted"] and "kubeadm upgrade" in drift["kube-scheduler"]["reason"]
+    assert drift["binpack"]["reason"] == "the manifest is missing" and not drift["binpack"]["adopted"]
+
+
+def test_static_pod_checksum_follows_the_kubeconfig_on_the_host():
+    instances = two()
+    first, _ = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "one"}))
+    second, _ = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "two"}))
+    same, _ = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "one"}))
+    manifest = [h["instances"][0]["files"][-1]["content"] for h in (first, second, same)]
+    assert manifest[0] != manifest[1] and manifest[0] == manifest[2]
+
+
+def test_static_pod_refuses_a_foreign_manifest_that_does_not_run_kube_scheduler():
+    nginx = "apiVersion: v1\nkind: Pod\nmetadata: {name: kube-scheduler}\nspec:\n  containers: [{name: web, image: nginx}]\n"
+    with pytest.raises(RolloutError, match="does not run kube-scheduler"):
+        static_pod_host(two(), STATIC, read_answer({"/etc/kubernetes/manifests/kube-scheduler.yaml": nginx}))
+    with pytest.raises(RolloutError, match="left alone"):
+        static_pod_host(resolved({"name": "old", "state": "absent"}), STATIC,
+                        read_answer({"/etc/kubernetes/manifests/old.yaml": nginx}))
+
+
+def test_static_pod_rerun_on_its_own_manifest_builds_on_the_adopted_copy():
+    instances = two()
+    read = read_answer({"/etc/kubernetes/manifests/kube-scheduler.yaml": KUBEADM_1_31})
+    host, _ = static_pod_host(instances, STATIC, read)
+    ours = host["instances"][0]["files"][-1]["content"]
+    again, drift = static_pod_host(instances, STATIC, read_answer({
+        "/etc/kubernetes/manifests/kube-scheduler.yaml": ours,
+        "/var/lib/kubesched/static-pod/adopted/kube-scheduler.yaml": KUBEADM_1_31}))
+    # Same manifest as the first run, no second adoption copy.
+    assert again["instances"][0]["files"][-1]["content"] == ours
+    assert "/var/lib/kubesched/static-pod/adopted/kube-scheduler.yaml" not in paths(again["instances"][0])
+    assert drift["kube-scheduler"]["adopted"]
