@@ -260,8 +260,9 @@ class Backup(object):
                 problems.append("%s (%s; its copy is %s)" % (entry["path"], exc, entry["copy"]))
         return problems
 
-    def existed_before(self):
-        return any(entry["existed"] for entry in self.entries)
+    def ran_before(self):
+        """Whether the instance ran before this change: its unit or manifest (written last) existed."""
+        return bool(self.entries) and self.entries[-1]["existed"]
 
     def clear(self):
         remove_path(self.dir)
@@ -290,8 +291,8 @@ class Engine(object):
                 plan["directories"].append(directory["path"])
                 diff.append({"before_header": directory["path"], "after_header": directory["path"],
                              "before": "" if not os.path.isdir(directory["path"]) else "(directory, other owner or mode)\n",
-                             "after": "(directory %s:%s %s)\n" % (directory.get("owner") or "root", directory.get("group") or "root",
-                                                                 directory.get("mode") or "")})
+                             "after": "(directory %s:%s %s)\n" % (
+                                 directory.get("owner") or "root", directory.get("group") or "root", directory.get("mode") or "")})
         link = p.get("link")
         if link:
             current = os.readlink(link["path"]) if os.path.islink(link["path"]) else None
@@ -422,8 +423,8 @@ class Engine(object):
                 if unit_changed:
                     self.restarter.reload()
                 self.restarter.restart(instance.get("unit"))
-                pid, error = self.waiter.wait_new_healthy(instance["port"], instance["health_url"], pid_before,
-                                                         p["health_timeout"], p["settle"])
+                pid, error = self.waiter.wait_new_healthy(
+                    instance["port"], instance["health_url"], pid_before, p["health_timeout"], p["settle"])
                 if error:
                     lines = self.restarter.log_tail(instance.get("unit"))
                     raise RolloutFailed("%s gave no healthy answer from a new process within %ss: %s%s" % (
@@ -452,7 +453,7 @@ class Engine(object):
         restored, removed, unrestorable = [], [], []
         for instance, backup, _pid in touched:
             unrestorable.extend(backup.restore())
-            (restored if backup.existed_before() else removed).append(instance)
+            (restored if backup.ran_before() else removed).append(instance)
         if touched:
             try:
                 self.restarter.reload()
@@ -461,8 +462,8 @@ class Engine(object):
         for instance in removed:
             self.restarter.stop(instance.get("unit"))
         if restored:
-            story.append("the files of %s from %s" % (", ".join(i["name"] for i in restored),
-                                                        os.path.join(p["state_dir"], "<instance>", "backup")))
+            story.append("the files of %s from %s" % (
+                ", ".join(i["name"] for i in restored), os.path.join(p["state_dir"], "<instance>", "backup")))
         if removed:
             story.append("removed the new instance%s %s, which never was healthy" % (
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))

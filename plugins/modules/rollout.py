@@ -141,7 +141,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 plan:
-  description: C(link_changed), C(directories) to make, and per instance its C(action) (none, create, update, restart, start, attributes, remove) and changed C(files).
+  description:
+    - C(link_changed), C(directories) to make, and per instance its changed C(files) and its C(action), one of none,
+      create, update, restart, start, attributes or remove.
   returned: always
   type: dict
 read:

@@ -103,6 +103,8 @@ attributes:
 seealso:
   - module: kubesched.schedulers.scheduler_instances
   - module: kubesched.schedulers.rollout
+author:
+  - kubesched maintainers (@kubesched)
 """
 
 EXAMPLES = r"""

@@ -253,3 +253,17 @@ def test_static_pods_are_left_to_the_kubelet(tmp_path):
     p = params(tmp_path, [instance(tmp_path, "one", 10259, unit=False)], kind="static_pod")
     eng, applied = converge(p, restarter=_rollout.KubeletRestarter())
     assert applied["one"]["restarted"] and eng.waiter.gates == [10259]
+
+
+def test_a_new_instance_is_removed_even_when_one_of_its_files_was_there_before(tmp_path):
+    """A shared kubeconfig (kubeadm's scheduler.conf) existed; the unit did not: the instance never ran, so it is
+    stopped and its new files removed, and the shared file comes back as it was."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "new.yaml").write_text("kubeadm's\n")
+    eng = engine(params(tmp_path, [instance(tmp_path, "new", 10270)]), failing={10270})
+    plan, _diff, _changed = eng.plan()
+    with pytest.raises(RolloutFailed, match="removed the new instance new"):
+        eng.apply(plan)
+    # Started once by the change, then after the restore only stopped, never restarted on files it never ran with.
+    assert eng.restarter.calls == [("reload",), ("restart", "new.service"), ("reload",), ("stop", "new.service")]
+    assert {k: v[0] for k, v in snapshot(tmp_path).items() if not k.startswith("state/")} == {"etc/new.yaml": b"kubeadm's\n"}

@@ -108,9 +108,9 @@ def test_static_pod_adopts_kubeadm_manifest_and_keeps_a_copy_outside_the_manifes
 
 def test_static_pod_checksum_follows_the_kubeconfig_on_the_host():
     instances = two()
-    first, _ = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "one"}))
-    second, _ = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "two"}))
-    same, _ = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "one"}))
+    first, _drift = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "one"}))
+    second, _drift = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "two"}))
+    same, _drift = static_pod_host(instances, STATIC, read_answer({"/etc/kubernetes/scheduler.conf": "one"}))
     manifest = [h["instances"][0]["files"][-1]["content"] for h in (first, second, same)]
     assert manifest[0] != manifest[1] and manifest[0] == manifest[2]
 
@@ -127,7 +127,7 @@ def test_static_pod_refuses_a_foreign_manifest_that_does_not_run_kube_scheduler(
 def test_static_pod_rerun_on_its_own_manifest_builds_on_the_adopted_copy():
     instances = two()
     read = read_answer({"/etc/kubernetes/manifests/kube-scheduler.yaml": KUBEADM_1_31})
-    host, _ = static_pod_host(instances, STATIC, read)
+    host, _drift = static_pod_host(instances, STATIC, read)
     ours = host["instances"][0]["files"][-1]["content"]
     again, drift = static_pod_host(instances, STATIC, read_answer({
         "/etc/kubernetes/manifests/kube-scheduler.yaml": ours,
