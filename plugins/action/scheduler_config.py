@@ -20,7 +20,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     SECRET_KEYS, redact, redact_message, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
 

@@ -5,13 +5,12 @@
 
 from __future__ import annotations
 
-import json
-
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, full_version, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 
 ARGUMENT_SPEC = {
@@ -44,7 +43,7 @@ class ActionModule(ActionBase):
             release = None  # a minor alone: enough to validate, not to name a binary or an image
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
-            _plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)
+            plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)
         if warnings:
             result["warnings"] = warnings
         if errors:
@@ -73,10 +72,5 @@ class ActionModule(ActionBase):
             too_costly = check_structure(value, "%s on host %s" % (peers_var, host))
             if too_costly:
                 raise AnsibleActionFail(too_costly)
-            peers[host] = _plain(value)
+            peers[host] = plain(value)
         return peers
-
-
-def _plain(value):
-    """Tagged or lazy template values as plain JSON types, which the pure-Python model expects."""
-    return json.loads(json.dumps(value))

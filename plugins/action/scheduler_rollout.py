@@ -11,13 +11,13 @@ manifest should be builds on what kubeadm wrote there.
 
 from __future__ import annotations
 
-import json
 import re
 
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
     RolloutError, static_pod_host, static_pod_reads, systemd_host)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 
 ENGINE = "kubesched.schedulers.rollout"
 # A user or group name as useradd accepts it; it is written into the unit.
@@ -48,7 +48,7 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        instances = json.loads(json.dumps(args["instances"]))
+        instances = plain(args["instances"])
         engine = {"apply": args["apply"], "state_dir": args["state_dir"], "health_timeout": args["health_timeout"],
                   "settle": args["settle"]}
         drift = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import hashlib
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
@@ -22,9 +23,9 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults impo
     default_plugin_args, extender_ignored_resources, set_defaults)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import checksum, render_yaml
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, parse_text
 
 
 class Result(object):
@@ -46,6 +47,11 @@ class Result(object):
     def fail(self, errors: list) -> "Result":
         self.errors = [e.as_dict() for e in E.for_minor(errors, minor_number(self.version))]
         return self
+
+
+def checksum(text: str) -> str:
+    """sha256 of the rendered text: what the static pod annotation and the roles compare."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _registry(version: str, extra_plugins) -> framework_checks.Registry:
@@ -92,7 +98,7 @@ def _decode(content, config, version: str):
     if content is not None:
         if not isinstance(content, str):
             raise ValueError("content must be a string with the YAML or JSON of a KubeSchedulerConfiguration")
-        data, strict, error = strict_decode.parse_text(content)
+        data, strict, error = parse_text(content)
         if error:
             return strict_decode.DecodeResult(errors=[E.ConfigError(getattr(error, "field", ""), E.DECODE, str(error))])
         return strict_decode.decode(data, version, points, strict, content, content.lstrip().startswith("{"), kinds)
@@ -281,7 +287,7 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
 
     result.warnings = _warnings(user_profiles, profiles, registry)
     result.effective = effective
-    result.rendered = render_yaml(user)
+    result.rendered = dump_yaml(user)
     result.checksum = checksum(result.rendered)
     result.profiles = [profile.get("schedulerName", "") for profile in effective["profiles"]]
     result.plugins = views

@@ -14,69 +14,13 @@ applies to the rest). Pure Python, no Ansible imports.
 from __future__ import annotations
 
 import copy
-import re
-from fractions import Fraction
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import float32
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import float32
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
-
-API_VERSION = "kubescheduler.config.k8s.io/v1"
-KIND = "KubeSchedulerConfiguration"
-
-# Go time.ParseDuration / time.Duration.String, nanoseconds.
-_UNITS = {"ns": 1, "us": 10 ** 3, "\u00b5s": 10 ** 3, "\u03bcs": 10 ** 3, "ms": 10 ** 6, "s": 10 ** 9,
-          "m": 60 * 10 ** 9, "h": 3600 * 10 ** 9}
-_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)([^0-9.]+)")
-
-
-def parse_duration(text):
-    """Nanoseconds of a Go duration string such as "1m30s" or "-1.5h"; ValueError when malformed."""
-    rest = str(text)
-    sign = -1 if rest[:1] == "-" else 1
-    if rest[:1] in ("-", "+"):
-        rest = rest[1:]
-    if rest == "0":
-        return 0
-    if not rest:
-        raise ValueError("invalid duration %r" % (text,))
-    total = Fraction(0)
-    while rest:
-        match = _DURATION_PART.match(rest)
-        if not match or match.group(1) in ("", ".") or match.group(2) not in _UNITS:
-            raise ValueError("invalid duration %r" % (text,))
-        total += Fraction(match.group(1)) * _UNITS[match.group(2)]
-        rest = rest[match.end():]
-    return sign * int(total)
-
-
-def _fraction(value, digits):
-    whole, rest = divmod(value, 10 ** digits)
-    return str(whole) + ("." + str(rest).zfill(digits).rstrip("0") if rest else "")
-
-
-def format_duration(nanoseconds):
-    """Go's time.Duration.String(): 15s, 1m30s, 1h0m0s, 500ms, 0s."""
-    if nanoseconds == 0:
-        return "0s"
-    size = abs(nanoseconds)
-    if size < 10 ** 3:
-        text = "%dns" % size
-    elif size < 10 ** 6:
-        text = _fraction(size, 3) + "\u00b5s"
-    elif size < 10 ** 9:
-        text = _fraction(size, 6) + "ms"
-    else:
-        seconds, nanos = divmod(size, 10 ** 9)
-        text = _fraction((seconds % 60) * 10 ** 9 + nanos, 9) + "s"
-        minutes = seconds // 60
-        if minutes:
-            text = "%dm%s" % (minutes % 60, text)
-            if minutes // 60:
-                text = "%dh%s" % (minutes // 60, text)
-    return ("-" if nanoseconds < 0 else "") + text
-
 
 def _duration(value, default=None):
     """A written metav1.Duration; a zero duration becomes ``default`` when one is given."""

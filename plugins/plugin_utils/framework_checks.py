@@ -15,19 +15,12 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import extension_points as extension_points_of
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import in_tree_plugins
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
+    FRAMEWORK_ORDER, PLACEMENT_EXTENSION_POINTS, in_tree_plugins, interface_name)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
     fit_args_panic, validate_node_resources_fit_args)
 
-# frameworkImpl.getExtensionPoints order, with the Go interface names errors quote.
-_FRAMEWORK_POINTS = (
-    ("preFilter", "PreFilterPlugin"), ("filter", "FilterPlugin"), ("postFilter", "PostFilterPlugin"),
-    ("reserve", "ReservePlugin"), ("preScore", "PreScorePlugin"), ("score", "ScorePlugin"),
-    ("preBind", "PreBindPlugin"), ("bind", "BindPlugin"), ("postBind", "PostBindPlugin"),
-    ("permit", "PermitPlugin"), ("preEnqueue", "PreEnqueuePlugin"), ("queueSort", "QueueSortPlugin"),
-)
-_PLACEMENT_POINTS = (("placementGenerate", "PlacementGeneratePlugin"), ("placementScore", "PlacementScorePlugin"))
 MAX_NODE_SCORE = 100
 MAX_TOTAL_SCORE = 2 ** 63 - 1
 JITTER_FACTOR = 1.2
@@ -194,7 +187,8 @@ def _view(framework: _Framework, extension_points: tuple) -> dict:
 
 
 def _points(extension_points: tuple) -> tuple:
-    return _FRAMEWORK_POINTS + tuple(p for p in _PLACEMENT_POINTS if p[0] in extension_points)
+    return tuple((point, interface_name(point)) for point in FRAMEWORK_ORDER
+                 if point not in PLACEMENT_EXTENSION_POINTS or point in extension_points)
 
 
 def plugins_view(effective: dict, version: str, registry=None) -> dict:

@@ -18,16 +18,16 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import (
-    BOOL, IGNORED_WITH_CONFIG, REMOVED, flags_for)
+    BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, flags_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
     UnsupportedVersion, full_version, minor_number)
 
 VAR = "kube_scheduler_instances"
 DEFAULT_LEASE = ("kube-system", "kube-scheduler")
-CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
 DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
 
 FIELDS = {
@@ -44,18 +44,6 @@ FIELDS = {
     "extra_plugins": ("list", []),
     "extra_flags": ("dict", {}),
     "image": ("image", None),
-}
-
-# Flags the model sets from instance fields or the config; a second value for them would contradict it.
-MANAGED_FLAGS = {
-    "config": "config_path",
-    "bind-address": "bind_address",
-    "secure-port": "secure_port",
-    "authentication-kubeconfig": "kubeconfig",
-    "authorization-kubeconfig": "kubeconfig",
-    "write-config-to": "nothing: it makes kube-scheduler write its config and exit",
-    "help": "nothing: it makes kube-scheduler print its help and exit",
-    "version": "nothing: it makes kube-scheduler print its version and exit",
 }
 
 # fullmatch, so a trailing newline is not a match (``$`` would allow one).
@@ -245,7 +233,7 @@ def _normalise_fields(raw, path):
         if value is None and key == "name":
             problems.append("%s.name: Required value: every instance needs a name" % path)
         if value is None:
-            fields[key] = _copy(default)
+            fields[key] = plain(default)
             continue
         try:
             fields[key] = _CHECKS[kind](value)
@@ -266,7 +254,7 @@ def _validated_config(fields, path, kubernetes_version):
         config_field = path + ".config_content"
         config = _parsed_content(fields, config_field, kubernetes_version)
     else:
-        config = _copy(fields["config"] or {})
+        config = plain(fields["config"] or {})
         config_field = path + ".config"
     if config.get("clientConnection") is None:
         config["clientConnection"] = {}
@@ -279,8 +267,8 @@ def _validated_config(fields, path, kubernetes_version):
                 "only the config's value when --config is set; remove it from the config or make them equal"
                 % (config_field, _shown(given), _shown(fields["kubeconfig"])))
         connection["kubeconfig"] = fields["kubeconfig"]
-    config.setdefault("apiVersion", CONFIG_API_VERSION)
-    config.setdefault("kind", "KubeSchedulerConfiguration")
+    config.setdefault("apiVersion", API_VERSION)
+    config.setdefault("kind", KIND)
     result = _process(config_field, config=config, kubernetes_version=kubernetes_version,
                       extra_plugins=fields["extra_plugins"])
     secrets = secret_values(config)
@@ -361,9 +349,10 @@ def _argv(instance, extra_flags, path, kubernetes_version):
         elif isinstance(value, str) and _CONTROL.search(value):
             problems.append("%s: Invalid value: %s: must not contain control characters such as newlines, carriage "
                             "returns or NUL (it is written into the unit's command line)" % (where, _shown(value)))
-        elif name in MANAGED_FLAGS:
-            problems.append("%s: set by this collection from %s; do not pass it" % (where, MANAGED_FLAGS[name]))
-        elif name.startswith("leader-elect"):
+        elif name in MANAGED_FLAGS or name in EXITING_FLAGS:
+            problems.append("%s: set by this collection from %s; do not pass it"
+                            % (where, MANAGED_FLAGS.get(name) or EXITING_FLAGS[name]))
+        elif name.startswith(LEADER_ELECTION_PREFIX):
             problems.append("%s: leader-election flags override the config file; set leaderElection in the "
                             "config instead, so the lease checks see the real lease" % where)
         elif name in IGNORED_WITH_CONFIG:
@@ -463,23 +452,6 @@ def _default_image(kubernetes_version):
         return None  # a minor alone names no image; roles that need one require a full version
 
 
-def _copy(value):
-    """A deep copy; keys become strings as sigs.k8s.io/yaml makes them (true, null, 1)."""
-    if isinstance(value, dict):
-        return {_json_key(key): _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
-
-
-def _json_key(key):
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if key is None:
-        return "null"
-    return key if isinstance(key, str) else str(key)
-
-
 def _type_name(value):
     return {dict: "a dict", list: "a list", str: "a string", int: "a number", float: "a number",
             bool: "a boolean", type(None): "nothing"}.get(type(value), type(value).__name__)
@@ -557,7 +529,7 @@ def _check_type(expected, name):
         too_costly = check_structure(value, None)
         if too_costly:
             raise ValueError(too_costly)
-        return _copy(value)
+        return plain(value)
     return check
 
 

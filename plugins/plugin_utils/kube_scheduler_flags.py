@@ -88,6 +88,30 @@ REMOVED = {
 
 # Deprecated flags that kube-scheduler ignores when --config is given (options.go ApplyTo honours only the
 # leader-election flags then), mapped to the config field that takes their place.
+# The one table of the flags the instance model sets itself, and from which field: a second value would contradict it.
+MANAGED_FLAGS = {
+    "config": "config_path",
+    "bind-address": "bind_address",
+    "secure-port": "secure_port",
+    "authentication-kubeconfig": "kubeconfig",
+    "authorization-kubeconfig": "kubeconfig",
+}
+# Flags that make kube-scheduler do something other than schedule.
+EXITING_FLAGS = {
+    "write-config-to": "nothing: it makes kube-scheduler write its config and exit",
+    "help": "nothing: it makes kube-scheduler print its help and exit",
+    "version": "nothing: it makes kube-scheduler print its version and exit",
+}
+# --leader-elect* flags override the config file's leaderElection, which the lease checks read.
+LEADER_ELECTION_PREFIX = "leader-elect"
+
+
+def dropped_from_adopted_command(name):
+    """Whether an adopted (kubeadm) command loses this flag: the model sets it, it overrides the config's
+    leaderElection, or kube-scheduler ignores it next to --config (kubeadm writes --kubeconfig)."""
+    return name in MANAGED_FLAGS or name.startswith(LEADER_ELECTION_PREFIX) or name == "kubeconfig"
+
+
 IGNORED_WITH_CONFIG = {
     "kubeconfig": "clientConnection.kubeconfig",
     "kube-api-qps": "clientConnection.qps",

@@ -13,22 +13,31 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
-# staging/src/k8s.io/kube-scheduler/config/v1/types.go, struct Plugins: field order without multiPoint.
-_EXTENSION_POINTS = (
+# The one list of extension points. staging/src/k8s.io/kube-scheduler/config/v1/types.go, struct Plugins: field
+# order without multiPoint (validatePluginConfig's stagesToPluginSet walks them in this order).
+EXTENSION_POINTS = (
     "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
     "reserve", "permit", "preBind", "bind", "postBind",
 )
 # 1.36 adds the workload-aware placement extension points (TopologyAwareWorkloadScheduling, KEP-5732):
 # plugins implement fwk.PlacementGeneratePlugin / fwk.PlacementScorePlugin. Their position in the
 # Plugins struct was not readable in the index; they are listed after postBind.
-_PLACEMENT_EXTENSION_POINTS = ("placementGenerate", "placementScore")
+PLACEMENT_EXTENSION_POINTS = ("placementGenerate", "placementScore")
+# frameworkImpl.getExtensionPoints walks them in another order (errors name the first one a plugin fails).
+FRAMEWORK_ORDER = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind", "postBind",
+                   "permit", "preEnqueue", "queueSort") + PLACEMENT_EXTENSION_POINTS
 
 
 def extension_points(version):
     """The profile ``plugins`` field names of that version in upstream order, multiPoint excluded."""
     if minor_number(version) >= 36:
-        return _EXTENSION_POINTS + _PLACEMENT_EXTENSION_POINTS
-    return _EXTENSION_POINTS
+        return EXTENSION_POINTS + PLACEMENT_EXTENSION_POINTS
+    return EXTENSION_POINTS
+
+
+def interface_name(point):
+    """The Go interface a plugin implements for that point, as framework errors quote it: PreFilterPlugin."""
+    return point[0].upper() + point[1:] + "Plugin"
 
 
 class Plugin(object):

@@ -15,7 +15,7 @@ import hashlib
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
     is_scheduler_pod, static_pod_manifest_yaml)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit, unit_name
 
 

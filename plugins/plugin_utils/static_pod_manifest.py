@@ -18,20 +18,14 @@ Volumes and mounts are sorted by name, and the YAML keys alphabetically, like ku
 from __future__ import annotations
 
 import copy
-import json
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import dropped_from_adopted_command
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, plain
 
 CHECKSUM_ANNOTATION = "kubesched.schedulers/checksum"
 CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubeconfig"
-# Flags this role sets, or that would override or be ignored next to --config (kubeadm writes the last two).
-_MANAGED_FLAGS = ("config", "bind-address", "secure-port", "authentication-kubeconfig",
-                  "authorization-kubeconfig", "kubeconfig")
-_MANAGED_FLAG_PREFIXES = ("leader-elect",)
-
-
-def _minor(kubernetes_version):
-    return int(str(kubernetes_version).lstrip("v").split(".")[1])
-
 
 def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
     http_get = {"path": path, "port": port, "scheme": "HTTPS"}
@@ -47,7 +41,7 @@ def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
 def kubeadm_probes(bind_address, port, kubernetes_version):
     """The probes kubeadm of this minor version writes for a scheduler bound to bind_address:port."""
     host = "" if bind_address in ("0.0.0.0", "::") else bind_address
-    if _minor(kubernetes_version) >= 32:
+    if minor_number(kubernetes_version) >= 32:
         return {
             "livenessProbe": _probe(host, "/livez", port, 10, 15, 8, 10),
             "readinessProbe": _probe(host, "/readyz", port, 0, 15, 3, 1),
@@ -74,15 +68,11 @@ def _flag_name(arg):
     return arg[2:].split("=", 1)[0] if arg.startswith("--") else None
 
 
-def _is_managed(name):
-    return name in _MANAGED_FLAGS or any(name.startswith(prefix) for prefix in _MANAGED_FLAG_PREFIXES)
-
-
 def _merged_command(base_command, instance_flags):
     """kubeadm's command with the flags we own replaced by the instance's, every flag sorted by name."""
     ours = {_flag_name(arg) for arg in instance_flags}
     kept = [arg for arg in base_command[1:]
-            if not (_flag_name(arg) and (_is_managed(_flag_name(arg)) or _flag_name(arg) in ours))]
+            if not (_flag_name(arg) and (dropped_from_adopted_command(_flag_name(arg)) or _flag_name(arg) in ours))]
     flags = sorted(kept + list(instance_flags), key=lambda arg: _flag_name(arg) or arg)
     return [base_command[0]] + flags
 
@@ -157,11 +147,8 @@ def static_pod_manifest(instance, kubernetes_version, checksum, base=None, image
 
 
 def to_manifest_yaml(pod):
-    """YAML as kubeadm writes it: keys sorted, block style, no line folding."""
-    import yaml
-
-    plain = json.loads(json.dumps(pod))  # Ansible's string subclasses are not representable by safe_dump
-    return yaml.safe_dump(plain, default_flow_style=False, sort_keys=True, width=100000)
+    """YAML as kubeadm writes it: keys sorted, block style, no line folding (the library's one dumper)."""
+    return dump_yaml(plain(pod))
 
 
 def static_pod_manifest_yaml(instance, kubernetes_version, checksum, base=None, image=None):

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation_pluginargs as A
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import EXTENSION_POINTS
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 # invalidPluginsByVersion: empty for v1 in 1.30; the in-tree volume-limit plugins are listed for v1 from 1.31 on.
 # kube-scheduler v1.31.8 refuses them ("was invalid in version") in enabled lists and pluginConfig, although its
 # registry still has them (a multiPoint entry, which validation does not look at, is accepted).
 _REMOVED_FROM_131 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
-# validatePluginConfig's stagesToPluginSet (no multiPoint, no placement points).
-_STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit",
-           "preBind", "bind", "postBind")
+# validatePluginConfig's stagesToPluginSet: the extension points without multiPoint and placement points.
+_STAGES = EXTENSION_POINTS
 
 
 class Features(object):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
 
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_NAME_RE = re.compile("^" + _QUALIFIED_NAME_FMT + "$")
@@ -53,7 +53,6 @@ def go_string_slice(values) -> E.GoLiteral:
 
 def go_duration(text) -> E.GoLiteral:
     """%#v of a metav1.Duration."""
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import format_duration
     nanos = parse_duration(text)
     return E.GoLiteral("v1.Duration{Duration:%d}" % nanos, E.go_json(format_duration(nanos)))
 

@@ -15,7 +15,7 @@ import hostile
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_limits
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 
 VERSION = "1.33"
 

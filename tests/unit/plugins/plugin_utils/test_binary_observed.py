@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import go_yaml_scalar
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import go_yaml_scalar
 
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.strict_decode import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS as SUPPORTED
 

@@ -1,0 +1,298 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""YAML in and out, once for the whole library.
+
+In: the one strict loader, as kube-scheduler reads a config file (sigs.k8s.io/yaml over go-yaml v2: its own
+plain-scalar typing, timestamps stay strings, only the first document, duplicate keys reported, JSON through
+encoding/json), within the cost limits of yaml_limits. Every config input goes through parse_text, so
+``schedulerName: 2024-01-01`` is the same string everywhere.
+Out: the one canonical dumper, and the one converter to plain JSON types (keys as strings, as sigs.k8s.io/yaml makes
+them). Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import struct
+
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_limits
+
+
+class DecodeMessage(str):
+    """An error message of parse_text that knows the field it is about."""
+
+    def __new__(cls, message: str, field: str = ""):
+        obj = str.__new__(cls, message)
+        obj.field = field
+        return obj
+
+
+
+_FLOAT32_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+_FLOAT32_INF_FROM = 2.0 ** 128 - 2.0 ** 103  # round-to-nearest-even sends this and above to +Inf
+
+
+def float32(value):
+    """The float32 nearest to ``value`` (as a Python float), or None when it rounds to a float32 infinity."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    if abs(number) >= _FLOAT32_INF_FROM:
+        return None
+    if abs(number) > _FLOAT32_MAX:
+        return math.copysign(_FLOAT32_MAX, number)
+    return struct.unpack("<f", struct.pack("<f", number))[0]
+
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Text -> JSON-like data, with the duplicate keys YAMLToJSONStrict / UnmarshalStrict would report.
+
+# go-yaml v2 (sigs.k8s.io/yaml) resolve.go: how a plain scalar is typed. Unlike PyYAML's YAML 1.1 rules,
+# "1e3" and "1.5e1" are floats, "0o10" and "0x1F" ints (strconv.ParseInt base 0, underscores dropped),
+# "y"/"n" booleans, and a float out of float64 range ("1e400") stays a string.
+_GO_BOOL = dict([(w, True) for w in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")]
+                + [(w, False) for w in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")])
+_GO_NULL = ("", "~", "null", "Null", "NULL")
+_GO_SPECIAL_FLOAT = dict([(w, float("nan")) for w in (".nan", ".NaN", ".NAN")]
+                         + [(s + w, float("inf")) for s in ("", "+") for w in (".inf", ".Inf", ".INF")]
+                         + [("-" + w, float("-inf")) for w in (".inf", ".Inf", ".INF")])
+_GO_INT_RE = re.compile(r"^[-+]?(?:0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$")
+_GO_FLOAT_RE = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_GO_INT_TAG = "tag:kubesched.schedulers,go-yaml:int"
+_GO_FLOAT_TAG = "tag:kubesched.schedulers,go-yaml:float"
+
+
+def go_yaml_scalar(text: str):
+    """The value go-yaml v2 gives a plain scalar: bool, None, int, float or the string itself."""
+    if text in _GO_BOOL:
+        return _GO_BOOL[text]
+    if text in _GO_NULL:
+        return None
+    if text in _GO_SPECIAL_FLOAT:
+        return _GO_SPECIAL_FLOAT[text]
+    if text[:1] == ".":
+        return _go_float(text, text)
+    if text[:1] not in "+-0123456789" or text == "":
+        return text
+    plain = text.replace("_", "")
+    if _GO_INT_RE.match(plain):
+        sign = -1 if plain[0] == "-" else 1
+        digits = plain.lstrip("+-")
+        base = {"b": 2, "o": 8, "x": 16}.get(digits[1:2].lower(), 8 if len(digits) > 1 and digits[0] == "0" else 10)
+        value = sign * int(digits[2:] if base in (2, 16) or digits[1:2] in ("o", "O") else digits, base)
+        # ParseInt (int64), else ParseUint (no sign, uint64)
+        if -2 ** 63 <= value < 2 ** 63 or (plain[0] not in "+-" and 0 <= value < 2 ** 64):
+            return value
+    if _GO_FLOAT_RE.match(plain):
+        return _go_float(plain, text)
+    return text
+
+
+def _go_float(plain: str, text: str):
+    try:
+        value = float(plain)
+    except ValueError:
+        return text
+    if value in (float("inf"), float("-inf")):
+        return text  # strconv.ParseFloat: value out of range, so not a float
+    return value
+
+
+def _yaml_loader():
+    class Loader(yaml.SafeLoader):
+        """go-yaml v2 as sigs.k8s.io/yaml uses it: its own plain-scalar typing, timestamps stay strings."""
+
+        def resolve(self, kind, value, implicit):
+            if kind is yaml.ScalarNode and implicit[0] and value != "<<":
+                typed = go_yaml_scalar(value)
+                if typed is None:
+                    return "tag:yaml.org,2002:null"
+                if isinstance(typed, bool):
+                    return "tag:yaml.org,2002:bool"
+                if isinstance(typed, int):
+                    return _GO_INT_TAG
+                if isinstance(typed, float):
+                    return _GO_FLOAT_TAG
+                return "tag:yaml.org,2002:str"
+            return yaml.SafeLoader.resolve(self, kind, value, implicit)
+
+        def construct_yaml_bool(self, node):
+            if node.value in _GO_BOOL:
+                return _GO_BOOL[node.value]
+            return yaml.SafeLoader.construct_yaml_bool(self, node)
+
+        def construct_go_scalar(self, node):
+            return go_yaml_scalar(node.value)
+
+    Loader.add_constructor("tag:yaml.org,2002:bool", Loader.construct_yaml_bool)
+    Loader.add_constructor(_GO_INT_TAG, Loader.construct_go_scalar)
+    Loader.add_constructor(_GO_FLOAT_TAG, Loader.construct_go_scalar)
+    return Loader
+
+
+def _yaml_duplicates(node, out: list, path: str = "") -> None:
+    """go-yaml's "key already set in map" messages, each a DecodeMessage naming the duplicated field."""
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key, value in node.value:
+            child = path
+            if isinstance(key, yaml.ScalarNode):
+                child = "%s.%s" % (path, key.value) if path else key.value
+                if key.value in seen:
+                    # go-yaml v2: fmt.Sprintf("line %d: key %#v already set in map", line+1, key)
+                    out.append(DecodeMessage("line %d: key %s already set in map" % (
+                        key.start_mark.line + 1, E.go_quote(key.value)), child))
+                seen.add(key.value)
+            _yaml_duplicates(value, out, child)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _yaml_duplicates(item, out, "%s[%d]" % (path, index))
+
+
+def plain(value):
+    """The one plain-type converter: sigs.k8s.io/yaml's YAML -> JSON conversion (keys become strings, integral floats
+    stay numbers), which also turns Ansible's tagged strings and lazy containers into plain Python types."""
+    if isinstance(value, dict):
+        return dict((_json_key(k), plain(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, str) and type(value) is not str:
+        return str(value)
+    return value
+
+
+def _json_key(key) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, float):
+        return _go_float_key(key)
+    return str(key)
+
+
+def _go_float_key(value: float) -> str:
+    """sigs.k8s.io/yaml's float map key: strconv.FormatFloat(v, 'g', -1, 32), infinities and NaN as YAML spells them."""
+    if math.isnan(value):
+        return ".nan"
+    single = float32(value)
+    if single is None or math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    if single == 0:
+        return "0"
+    for precision in range(1, 10):
+        text = "%.*e" % (precision - 1, single)
+        if float32(float(text)) == single:
+            break
+    mantissa, exponent = text.split("e")
+    exponent = int(exponent)
+    digits = mantissa.replace("-", "").replace(".", "").rstrip("0") or "0"
+    sign = "-" if single < 0 else ""
+    if exponent < -4 or exponent >= 6:
+        body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return "%s%se%s%02d" % (sign, body, "-" if exponent < 0 else "+", abs(exponent))
+    return "%s%.*f" % (sign, max(len(digits) - exponent - 1, 0), abs(single))
+
+
+def _non_finite(value, path=""):
+    """The path of the first NaN or infinity: json.Marshal refuses them when sigs.k8s.io/yaml converts to JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = (("[%d]" % i, v) for i, v in enumerate(value))
+    else:
+        return None
+    for key, item in items:
+        child = path + key if key.startswith("[") else (path + "." + key if path else key)
+        found = _non_finite(item, child)
+        if found is not None:
+            return found
+    return None
+
+
+def _go_float_name(value: float) -> str:
+    return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+
+
+def parse_text(text: str):
+    """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream.
+
+    Like sigs.k8s.io/yaml (go-yaml v2 Unmarshal), only the first YAML document is read: what follows the
+    next ``---`` is never parsed.
+    """
+    # Size, nesting and alias expansion are checked on the events alone, before anything is composed.
+    too_costly = yaml_limits.scan_text(text)
+    if too_costly:
+        return None, [], too_costly
+    if text.lstrip().startswith("{"):
+        return _parse_json(text)
+    loader = _yaml_loader()(text)
+    try:
+        node = loader.get_node() if loader.check_node() else None
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = " line %d:" % (mark.line + 1) if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [], "error converting YAML to JSON: yaml:%s %s" % (line, problem)
+    except ValueError as exc:
+        return None, [], "error converting YAML to JSON: yaml: %s" % exc
+    finally:
+        loader.dispose()
+    duplicates = []
+    if node is not None:
+        _yaml_duplicates(node, duplicates)
+    strict = []
+    if duplicates:
+        strict.append(DecodeMessage("yaml: unmarshal errors:\n  " + "\n  ".join(duplicates), duplicates[0].field))
+    data = plain(data)
+    bad = _non_finite(data)
+    if bad is not None:
+        return None, [], DecodeMessage("json: unsupported value: %s" % _go_float_name(_lookup(data, bad)), bad)
+    return data, strict, None
+
+
+def _lookup(data, path: str):
+    for part in re.findall(r"\[(\d+)\]|([^.\[\]]+)", path):
+        data = data[int(part[0])] if part[0] else data[part[1]]
+    return data
+
+
+def _parse_json(text: str):
+    duplicates = []
+
+    def pairs(items):
+        out = {}
+        for key, value in items:
+            if key in out:
+                duplicates.append(key)
+            out[key] = value
+        return out
+
+    def constant(name):
+        # Go's encoding/json has no NaN or Infinity literals.
+        raise ValueError("invalid character %s looking for beginning of value" % E.go_quote(name[:1]).replace('"', "'"))
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except ValueError as exc:
+        return None, [], "couldn't get version/kind; json parse error: %s" % exc
+    return data, [DecodeMessage('duplicate field "%s"' % key, key) for key in duplicates], None
+
+
+def dump_yaml(data) -> str:
+    """The one canonical dumper: sorted keys, block style, no line folding, plain YAML types only (safe_dump, so
+    no Python-specific tags; strings such as "yes" or "1.0" come out quoted). The same data always gives the same
+    bytes, so the text can be compared, checksummed and written idempotently."""
+    return yaml.safe_dump(data, default_flow_style=False, sort_keys=True, allow_unicode=True,
+                          indent=2, width=1 << 30, explicit_start=False)
