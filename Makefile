@@ -29,7 +29,7 @@ WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-hostile clean e2e-awx docs differential
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-rollout bench-hostile clean e2e-awx docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills, all on the real binaries of ../shared/k8s
@@ -134,8 +134,13 @@ e2e: deps binaries
 e2e-awx: deps binaries
 	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e-awx
 
-bench: deps
+bench: deps image binaries
 	$(BIN)/python benchmarks/scheduler_config_bench.py
+	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
+
+## bench-rollout: the systemd and static_pod playbooks against a naive playbook on three local masters (issue 9)
+bench-rollout: deps image binaries collection
+	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 
 ## bench-hostile: worst-case time and peak RSS of the hostile inputs of issue 8 (alias bomb, nesting, size)
 bench-hostile: deps

@@ -20,37 +20,13 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     SECRET_KEYS, redact, redact_message, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import health_paths
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
 
 MODULE = 'kubesched.schedulers.scheduler_config'
 ARGS_FOR_THE_HOST = ('dest', 'backup') + tuple(FILE_COMMON_ARGUMENTS)
-
-
-def plain(value):
-    """Return value as plain JSON types.
-
-    ansible-core 2.19 hands task arguments over as tagged str/int/dict/list subclasses (origin, trust); the
-    library models the JSON of the API and must see exactly str, int, float, bool, None, dict and list.
-    """
-    if isinstance(value, Mapping):
-        return dict((_json_key(plain(key)), plain(item)) for key, item in value.items())
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    for json_type in (bool, str, int, float):  # bool first: it is an int
-        if isinstance(value, json_type):
-            return json_type(value)
-    return value
-
-
-def _json_key(key):
-    """Keys as sigs.k8s.io/yaml makes them: strings (true, false, null, 1)."""
-    if isinstance(key, bool):
-        return 'true' if key else 'false'
-    if key is None:
-        return 'null'
-    return key if isinstance(key, str) else str(key)
 
 
 def _parsed(text):
@@ -112,7 +88,7 @@ class ActionModule(ActionBase):
             secrets = sorted(set(secrets) | set(secret_values(_parsed(outcome.rendered))), key=lambda v: (-len(v), v))
 
         errors = [dict(error, message=redact_message(error['message'], secrets, _parsed)) for error in outcome.errors]
-        result.update(changed=False, kubernetes_version=outcome.version, errors=errors)
+        result.update(changed=False, kubernetes_version=outcome.version, health_paths=health_paths(outcome.version), errors=errors)
         if outcome.warnings:
             result['warnings'] = [redact_message(warning, secrets) for warning in outcome.warnings]
         if not outcome.ok:

@@ -318,6 +318,13 @@ kubernetes_version:
   returned: always
   type: str
   sample: "1.36"
+health_paths:
+  description:
+    - The HTTPS health endpoints of kube-scheduler of that version, C(liveness) and C(readiness) (V(/livez) and
+      V(/readyz) from 1.31, V(/healthz) before). Roles take them from here rather than parsing the version.
+  returned: always
+  type: dict
+  sample: {liveness: /livez, readiness: /readyz}
 warnings:
   description:
     - Things kube-scheduler accepts that are probably mistakes, such as pluginConfig for a plugin no profile

@@ -24,7 +24,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
-    UnsupportedVersion, full_version, minor_number)
+    UnsupportedVersion, full_version, health_paths, minor_number)
 
 VAR = "kube_scheduler_instances"
 DEFAULT_LEASE = ("kube-system", "kube-scheduler")
@@ -122,7 +122,7 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         # An adopted kubeadm manifest keeps kubeadm's image unless the instance names one.
         "image_given": fields["image"] is not None,
     }
-    instance["health_path"] = "/livez" if minor_number(kubernetes_version) >= 31 else "/healthz"
+    instance["health_path"] = health_paths(kubernetes_version)["liveness"]
     instance["health_url"] = "https://%s:%d%s" % (
         _probe_host(instance["bind_address"]), instance["secure_port"], instance["health_path"])
     if instance["state"] == "absent":

@@ -49,3 +49,10 @@ def full_version(version: str) -> str:
         raise UnsupportedVersion("%r is not a full release version like 1.34.2" % (version,))
     minor_of(version)
     return "%s.%s.%s" % (match.group("major"), int(match.group("minor")), int(match.group("patch")))
+
+
+def health_paths(version: str) -> dict:
+    """kube-scheduler's HTTPS health endpoints: /livez and /readyz from 1.31 (the probes kubeadm writes move to them
+    in 1.32), /healthz before."""
+    newer = minor_number(version) >= 31
+    return {"liveness": "/livez" if newer else "/healthz", "readiness": "/readyz" if newer else "/healthz"}

@@ -17,6 +17,7 @@ import json
 import math
 import re
 import struct
+from collections.abc import Mapping
 
 import yaml
 
@@ -158,14 +159,17 @@ def _yaml_duplicates(node, out: list, path: str = "") -> None:
 
 
 def plain(value):
-    """The one plain-type converter: sigs.k8s.io/yaml's YAML -> JSON conversion (keys become strings, integral floats
-    stay numbers), which also turns Ansible's tagged strings and lazy containers into plain Python types."""
-    if isinstance(value, dict):
-        return dict((_json_key(k), plain(v)) for k, v in value.items())
+    """The one plain-type converter: exactly str, int, float, bool, None, dict and list, keys as sigs.k8s.io/yaml
+    makes them (strings: true, false, null, 1, float keys the Go way). It is the YAML -> JSON step of parse_text,
+    and what the action plugins apply to ansible-core 2.19's tagged str/int/dict/list subclasses and lazy containers.
+    """
+    if isinstance(value, Mapping):
+        return dict((_json_key(plain(key)), plain(item)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, str) and type(value) is not str:
-        return str(value)
+        return [plain(item) for item in value]
+    for json_type in (bool, str, int, float):  # bool first: it is an int
+        if isinstance(value, json_type):
+            return json_type(value)
     return value
 
 
