@@ -22,6 +22,7 @@ import pwd
 import shutil
 import stat
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 
@@ -401,6 +402,7 @@ class Engine(object):
                 link = p["link"]
                 link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
                 self._switch_link(link["path"], link["src"])
+            unit_changed = False
             for instance in p["instances"]:
                 action = plan["instances"][instance["name"]]["action"]
                 if instance["state"] != "present" or action == "none":
@@ -415,22 +417,28 @@ class Engine(object):
                 backup = Backup(p["state_dir"], instance["name"])
                 backup.save([spec["path"] for spec in instance["files"]])
                 touched.append((instance, backup, pid_before))
-                unit_changed = False
                 for spec in instance["files"]:
                     if spec["path"] in plan["instances"][instance["name"]]["files"]:
                         write_atomically(spec)
                         unit_changed = unit_changed or spec["path"].endswith(".service")
-                if unit_changed:
-                    self.restarter.reload()
+            if unit_changed:
+                self.restarter.reload()
+            for instance, _backup, _pid in touched:
                 self.restarter.restart(instance.get("unit"))
-                pid, error = self.waiter.wait_new_healthy(
-                    instance["port"], instance["health_url"], pid_before, p["health_timeout"], p["settle"])
+            # The instances of one master are gated together (the master is the unit of a rollout; the other
+            # masters keep serving): their start-up and settle time overlap instead of adding up.
+            gates = self._gate_all([(instance, pid_before) for instance, _backup, pid_before in touched])
+            failed = []
+            for instance, _backup, _pid in touched:
+                pid, error = gates[instance["name"]]
                 if error:
                     lines = self.restarter.log_tail(instance.get("unit"))
-                    raise RolloutFailed("%s gave no healthy answer from a new process within %ss: %s%s" % (
+                    failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
                         instance["name"], p["health_timeout"], error,
                         ("; last log lines: " + " | ".join(lines)) if lines else ""))
                 applied[instance["name"]] = {"restarted": True, "pid": pid}
+            if failed:
+                raise RolloutFailed("; ".join(failed))
         except (RolloutFailed, OSError) as exc:
             failure = exc
         if failure is None:
@@ -438,6 +446,16 @@ class Engine(object):
                 backup.clear()
             return applied
         raise RolloutFailed("%s. %s" % (failure, self._restore(touched, link_before)))
+
+    def _gate_all(self, waiting):
+        """{name: (pid, error)} of every (instance, pid_before), each awaited in a thread of its own."""
+        if not waiting:
+            return {}
+        with ThreadPoolExecutor(max_workers=len(waiting)) as pool:
+            futures = dict((instance["name"], pool.submit(
+                self.waiter.wait_new_healthy, instance["port"], instance["health_url"], pid_before,
+                self.p["health_timeout"], self.p["settle"])) for instance, pid_before in waiting)
+        return dict((name, future.result()) for name, future in futures.items())
 
     def _restore(self, touched, link_before):
         """Put back everything this call changed; returns what was restored and how the instances answer."""
@@ -450,6 +468,8 @@ class Engine(object):
             else:
                 remove_path(p["link"]["path"])
                 story.append("binary link %s removed (there was none)" % p["link"]["path"])
+        # Who listens now, before the restore: the failed processes, which the restored ones must replace.
+        failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
         restored, removed, unrestorable = [], [], []
         for instance, backup, _pid in touched:
             unrestorable.extend(backup.restore())
@@ -469,8 +489,8 @@ class Engine(object):
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
         if unrestorable:
             story.append("NOT restored: %s" % ", ".join(unrestorable))
-        answers = []
-        for instance, backup, pid_before in touched:
+        answers, waiting = [], []
+        for instance, _backup, pid_before in touched:
             if instance not in restored:
                 continue
             try:
@@ -478,11 +498,12 @@ class Engine(object):
             except RolloutFailed as exc:
                 answers.append("%s could not be restarted: %s" % (instance["name"], exc))
                 continue
-            # The failed process is what listens now (or nothing); the restored one must be another.
-            failed_pid = self.waiter.listener(instance["port"])
-            pid, error = self.waiter.wait_new_healthy(instance["port"], instance["health_url"],
-                                                      failed_pid if failed_pid != pid_before else None,
-                                                      p["health_timeout"], p["settle"])
+            # The failed process (if one replaced the original) does not count as the restored one.
+            failed_pid = failed_pids.get(instance["name"])
+            waiting.append((instance, failed_pid if failed_pid != pid_before else None))
+        gates = self._gate_all(waiting)
+        for instance, _previous in waiting:
+            error = gates[instance["name"]][1]
             answers.append("After restore %s answers health again at %s." % (instance["name"], instance["health_url"])
                            if not error else
                            "After restore %s is STILL NOT HEALTHY at %s: %s." % (instance["name"], instance["health_url"], error))

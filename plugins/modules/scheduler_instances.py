@@ -45,16 +45,58 @@ extends_documentation_fragment:
 options:
   instances:
     description:
-      - The instances, usually the variable C(kube_scheduler_instances).
-      - Each is a dict with C(name) (DNS-1123 label, required), C(state) (V(present) or V(absent)),
-        C(default_scheduler) (bool, default V(false); only the default scheduler may hold the lease
-        C(kube-system/kube-scheduler)),
-        C(secure_port) (default V(10259)), C(bind_address) (default V(127.0.0.1)), C(kubeconfig) (path on the
-        master, default V(/etc/kubernetes/scheduler.conf)), C(kubeconfig_content), C(config) (dict) or
-        C(config_content) (text), C(extra_plugins), C(extra_flags) (dict of flag name to value) and C(image).
+      - The instances, usually the variable C(kube_scheduler_instances); the fields are checked as kube-scheduler
+        and the roles need them (see the description).
     type: list
-    elements: raw
+    elements: dict
     required: true
+    suboptions:
+      name:
+        description: DNS-1123 label; it names the unit, the manifest and the config file.
+        type: str
+        required: true
+      state:
+        description: V(absent) is only resolved far enough to be removed.
+        type: str
+        choices: [present, absent]
+        default: present
+      default_scheduler:
+        description: The cluster's default scheduler; only it may hold the lease C(kube-system/kube-scheduler).
+        type: bool
+        default: false
+      secure_port:
+        description: The HTTPS port that serves health (1-65535).
+        type: int
+        default: 10259
+      bind_address:
+        description: The address of the secure port, an IP address.
+        type: str
+        default: 127.0.0.1
+      kubeconfig:
+        description: Absolute path of the kubeconfig on the master.
+        type: path
+        default: /etc/kubernetes/scheduler.conf
+      kubeconfig_content:
+        description: The kubeconfig text the role writes; the result is hidden from every output when given.
+        type: str
+      config:
+        description: KubeSchedulerConfiguration as a dict in upstream field names (apiVersion and kind optional).
+        type: dict
+      config_content:
+        description: The same as YAML or JSON text; exclusive with O(instances[].config).
+        type: str
+      extra_plugins:
+        description: Out-of-tree plugins, as M(kubesched.schedulers.scheduler_config) takes them.
+        type: list
+        elements: raw
+        default: []
+      extra_flags:
+        description: More kube-scheduler flags, flag name (without dashes) to a string, number or boolean.
+        type: dict
+        default: {}
+      image:
+        description: The container image for static pods; defaults to C(registry.k8s.io/kube-scheduler:v<version>).
+        type: str
   kubernetes_version:
     description:
       - The Kubernetes version of the schedulers, such as V(1.34.2); configs and flags are checked for its minor.

@@ -17,6 +17,7 @@ import json
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instance_spec import INSTANCE_SPEC, MUTUALLY_EXCLUSIVE
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import (
     BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, flags_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
@@ -30,21 +31,10 @@ VAR = "kube_scheduler_instances"
 DEFAULT_LEASE = ("kube-system", "kube-scheduler")
 DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
 
-FIELDS = {
-    # name: (type check, default)
-    "name": ("name", None),
-    "state": ("state", "present"),
-    "default_scheduler": ("bool", False),
-    "secure_port": ("port", 10259),
-    "bind_address": ("ip", "127.0.0.1"),
-    "kubeconfig": ("abspath", "/etc/kubernetes/scheduler.conf"),
-    "kubeconfig_content": ("str", None),
-    "config": ("dict", None),
-    "config_content": ("str", None),
-    "extra_plugins": ("list", []),
-    "extra_flags": ("dict", {}),
-    "image": ("image", None),
-}
+# The spec gives each field its type and default; these checks add what a type cannot say (see the _check_* below).
+_SEMANTIC = {"name": "name", "state": "state", "default_scheduler": "bool", "secure_port": "port", "bind_address": "ip",
+             "kubeconfig": "abspath", "image": "image"}
+FIELDS = dict((field, (_SEMANTIC.get(field, spec["type"]), spec.get("default"))) for field, spec in INSTANCE_SPEC.items())
 
 # fullmatch, so a trailing newline is not a match (``$`` would allow one).
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -239,8 +229,9 @@ def _normalise_fields(raw, path):
             fields[key] = _CHECKS[kind](value)
         except ValueError as exc:
             problems.append("%s.%s: %s" % (path, key, exc))
-    if raw.get("config") is not None and raw.get("config_content") is not None:
-        problems.append("%s: config and config_content are mutually exclusive: give one of them" % path)
+    for group in MUTUALLY_EXCLUSIVE:
+        if all(raw.get(field) is not None for field in group):
+            problems.append("%s: %s are mutually exclusive: give one of them" % (path, " and ".join(group)))
     if "extra_plugins" in fields:
         problems.extend(check_extra_plugins(fields["extra_plugins"], path + ".extra_plugins"))
     if problems:
