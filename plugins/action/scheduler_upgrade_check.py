@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Before an upgrade: check a config against target Kubernetes minors, on the controller; no host is contacted."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
+
+ARGUMENT_SPEC = {
+    "content": {"type": "str"},
+    "src": {"type": "path"},
+    "config": {"type": "dict"},
+    "current_version": {"type": "str", "required": True},
+    "target_versions": {"type": "list", "elements": "str", "required": True},
+    "extra_plugins": {"type": "list", "elements": "raw", "default": []},
+    "convert": {"type": "bool", "default": False},
+    "fail_on_error": {"type": "bool", "default": False},
+}
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        too_costly = check_structure(self._task.args.get("config"), "config")
+        if too_costly:
+            return dict(result, failed=True, msg=too_costly)
+        _validation, args = self.validate_argument_spec(
+            argument_spec=ARGUMENT_SPEC, mutually_exclusive=[["content", "src", "config"]],
+            required_one_of=[["content", "src", "config"]])
+        content, config = args["content"], plain(args["config"]) if args["config"] is not None else None
+        if args["src"]:
+            try:
+                with open(self._find_needle("files", args["src"]), encoding="utf-8") as handle:
+                    content = handle.read()
+            except (OSError, UnicodeDecodeError, AnsibleActionFail) as exc:
+                return dict(result, failed=True, msg="src: %s" % exc)
+        try:
+            report = check_upgrade(content=plain(content) if content is not None else None, config=config,
+                                   current_version=args["current_version"], target_versions=args["target_versions"],
+                                   extra_plugins=plain(args["extra_plugins"]), convert=args["convert"])
+        except (UnsupportedVersion, ValueError) as exc:
+            return dict(result, failed=True, msg=str(exc))
+        secrets = secret_values(config or {})
+        if secrets:
+            result["_ansible_no_log"] = True  # extender key material would show in effective-config changes
+        result.update(changed=False, **report)
+        if args["fail_on_error"] and not report["ok"]:
+            broken = ", ".join("%s (%s)" % (minor, "; ".join(redact_message(e["message"], secrets) for e in target["errors"]))
+                               for minor, target in report["targets"].items() if not target["starts"])
+            result.update(failed=True, msg="the config would not start on %s" % broken)
+        return result
