@@ -18,6 +18,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     SECRET_KEYS, redact, redact_message, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import health_paths
@@ -26,7 +27,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits i
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
 
 MODULE = 'kubesched.schedulers.scheduler_config'
-ARGS_FOR_THE_HOST = ('dest', 'backup') + tuple(FILE_COMMON_ARGUMENTS)
+ARGS_FOR_THE_HOST = ('dest', 'backup', 'check_named_files') + tuple(FILE_COMMON_ARGUMENTS)
 
 
 def _parsed(text):
@@ -109,6 +110,8 @@ class ActionModule(ActionBase):
         module_args['content'] = outcome.rendered
         module_args['secret_values'] = secrets
         module_args['secret_keys'] = list(SECRET_KEYS)
+        # The files the config names (kubeconfig, extender TLS files) exist only on the host: it checks them.
+        module_args['named_files'] = named_files(outcome.effective) if args['check_named_files'] else []
         try:
             written = self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars)
         finally:

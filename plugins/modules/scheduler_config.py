@@ -107,6 +107,22 @@ options:
     type: list
     elements: str
     default: []
+  check_named_files:
+    description:
+      - Before writing O(dest), check on the host that every file the config names exists and is readable
+        (C(clientConnection.kubeconfig), C(extenders[].tlsConfig.certFile), C(keyFile), C(caFile)), because
+        kube-scheduler opens them at start-up and exits without them. The error names the field; nothing is
+        written, also in check mode.
+      - Set V(false) for a host that gets those files later in the same play.
+    type: bool
+    default: true
+  named_files:
+    description:
+      - Internal, set by the action plugin from the validated config; a task cannot set it.
+      - The files the config names, each with its C(field) and C(path).
+    type: list
+    elements: dict
+    default: []
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.files
@@ -384,6 +400,8 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
+
 # Shared with the action plugin, which validates the task arguments against it on the controller.
 ARGUMENT_SPEC = dict(
     content=dict(type='str'),
@@ -393,12 +411,15 @@ ARGUMENT_SPEC = dict(
     extra_plugins=dict(type='list', elements='raw', default=[]),
     backup=dict(type='bool', default=False),
     mode=dict(type='raw', default='0600'),
+    check_named_files=dict(type='bool', default=True),
 )
 # Only from the action plugin: the secret values of the rendered text, so that Ansible masks them in every output
 # of the module (arguments at -vvv, diff, messages); and the same keys to mask in the text of the file it replaces.
 HOST_ONLY_SPEC = dict(
     secret_values=dict(type='list', elements='str', default=[], no_log=True),
     secret_keys=dict(type='list', elements='str', default=[], no_log=False),
+    # The files the validated config names, with their field paths (plugins/plugin_utils/named_files.py).
+    named_files=dict(type='list', elements='dict', default=[]),
 )
 
 # Temp files are named so that a later run recognises those an earlier, killed run left beside dest.
@@ -578,6 +599,11 @@ def main():
         module.fail_json(msg=problem + '; nothing was written')
     check_owner_group(module)
     secret_keys = module.params['secret_keys']
+    # kube-scheduler opens these at start-up and exits without them; a Check job shows it too.
+    missing = missing_named_files(module.params['named_files']) if module.params['check_named_files'] else []
+    if missing:
+        module.fail_json(msg='%s; nothing was written (check_named_files=false skips this check for a host that gets '
+                             'these files later)' % '; '.join(missing), dest=dest)
 
     b_dest = to_bytes(dest, errors='surrogate_or_strict')
     if os.path.islink(b_dest):

@@ -25,7 +25,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
-    UnsupportedVersion, full_version, health_paths, minor_number)
+    UnsupportedVersion, full_version, health_paths)
 
 VAR = "kube_scheduler_instances"
 DEFAULT_LEASE = ("kube-system", "kube-scheduler")

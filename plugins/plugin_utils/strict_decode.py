@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import struct
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration

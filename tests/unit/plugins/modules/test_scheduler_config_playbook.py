@@ -17,8 +17,9 @@ import textwrap
 import pytest
 import yaml
 
+KUBECONFIG = "/etc/kubernetes/scheduler.conf"
 TWO_PROFILES = {
-    "clientConnection": {"kubeconfig": "/etc/kubernetes/scheduler.conf"},
+    "clientConnection": {"kubeconfig": KUBECONFIG},
     "profiles": [
         {"schedulerName": "default-scheduler"},
         {
@@ -128,6 +129,17 @@ PLAYBOOK = """
     - name: both_inputs
       kubesched.schedulers.scheduler_config: {config: "{{ two_profiles }}", content: "{{ two_profiles_json }}"}
       ignore_errors: true
+    - name: named_file_missing_check
+      kubesched.schedulers.scheduler_config: {config: "{{ missing_kubeconfig }}", dest: "{{ work }}/named.yaml"}
+      check_mode: true
+      ignore_errors: true
+    - name: named_file_missing
+      kubesched.schedulers.scheduler_config: {config: "{{ missing_kubeconfig }}", dest: "{{ work }}/named.yaml"}
+      ignore_errors: true
+    - {name: stat_named_file_missing, ansible.builtin.stat: {path: "{{ work }}/named.yaml"}}
+    - name: named_file_check_off
+      kubesched.schedulers.scheduler_config:
+        {config: "{{ missing_kubeconfig }}", dest: "{{ work }}/named.yaml", check_named_files: false}
 
 - name: A host that cannot run any module, to prove it is never contacted unless a file is written
   hosts: offline
@@ -152,8 +164,13 @@ def run(tmp_path_factory, collections_path, ansible_playbook):
         localhost ansible_connection=local ansible_python_interpreter={sys.executable}
         offline ansible_connection=local ansible_python_interpreter=/nonexistent/python3
         """))
+    # kube-scheduler opens clientConnection.kubeconfig at start-up, so the module checks it exists on the host.
+    kubeconfig = work / "scheduler.conf"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
     (work / "vars.json").write_text(json.dumps(dict(
-        work=str(work), two_profiles=TWO_PROFILES, two_profiles_json=TWO_PROFILES_JSON,
+        work=str(work), two_profiles=json.loads(json.dumps(TWO_PROFILES).replace(KUBECONFIG, str(kubeconfig))),
+        two_profiles_json=TWO_PROFILES_JSON.replace(KUBECONFIG, str(kubeconfig)),
+        missing_kubeconfig={"clientConnection": {"kubeconfig": str(work / "missing.conf")}},
         one_profile=ONE_PROFILE, bad=BAD, weight_zero=WEIGHT_ZERO, coscheduling=COSCHEDULING,
         coscheduling_plugin=COSCHEDULING_PLUGIN, volume_limits=VOLUME_LIMITS)))
     env = dict(
@@ -178,8 +195,18 @@ def run(tmp_path_factory, collections_path, ansible_playbook):
 def test_playbook_has_no_unexpected_failures(run):
     failed = sorted(name for name, result in run["results"].items() if result.get("failed"))
     assert failed == ["bad_version", "both_inputs", "config_as_yaml_text", "content_as_mapping", "invalid",
-                      "missing_dir", "offline_invalid", "offline_write", "out_of_tree_undeclared",
-                      "volume_limits_newest"]
+                      "missing_dir", "named_file_missing", "named_file_missing_check", "offline_invalid",
+                      "offline_write", "out_of_tree_undeclared", "volume_limits_newest"]
+
+
+def test_a_missing_file_the_config_names_fails_with_the_field_and_nothing_is_written(run):
+    for name in ("named_file_missing_check", "named_file_missing"):
+        msg = run["results"][name]["msg"]
+        assert msg.startswith('clientConnection.kubeconfig: Invalid value: "%s": no such file on this host'
+                              % (run["work"] / "missing.conf")), msg
+        assert "nothing was written" in msg
+    assert run["results"]["stat_named_file_missing"]["stat"]["exists"] is False
+    assert run["results"]["named_file_check_off"]["changed"] is True
 
 
 def test_a_directory_an_earlier_task_would_create_is_a_change_in_check_mode_only(run):
@@ -209,7 +236,8 @@ def test_first_run_writes_rendered_text_private(run):
     assert st["checksum"] == hashlib.sha256(first["rendered"].encode()).hexdigest() == first["checksum"]
     # Canonical text of the user's config: it reads back as the input plus apiVersion and kind.
     assert yaml.safe_load(first["rendered"]) == dict(
-        TWO_PROFILES, apiVersion="kubescheduler.config.k8s.io/v1", kind="KubeSchedulerConfiguration")
+        TWO_PROFILES, apiVersion="kubescheduler.config.k8s.io/v1", kind="KubeSchedulerConfiguration",
+        clientConnection={"kubeconfig": str(run["work"] / "scheduler.conf")})
     assert "!!python" not in first["rendered"]
     assert first["profiles"] == ["default-scheduler", "no-scoring-scheduler"]
     assert first["effective"]["parallelism"] == 16  # upstream SetDefaults_KubeSchedulerConfiguration
