@@ -22,6 +22,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import float32
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
+
 def _duration(value, default=None):
     """A written metav1.Duration; a zero duration becomes ``default`` when one is given."""
     if value is None or value == "":

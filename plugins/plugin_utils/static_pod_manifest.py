@@ -27,6 +27,7 @@ CHECKSUM_ANNOTATION = "kubesched.schedulers/checksum"
 CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubeconfig"
 
+
 def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
     http_get = {"path": path, "port": port, "scheme": "HTTPS"}
     if host:

@@ -34,7 +34,6 @@ class DecodeMessage(str):
         return obj
 
 
-
 _FLOAT32_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 _FLOAT32_INF_FROM = 2.0 ** 128 - 2.0 ** 103  # round-to-nearest-even sends this and above to +Inf
 
@@ -50,7 +49,6 @@ def float32(value):
     if abs(number) > _FLOAT32_MAX:
         return math.copysign(_FLOAT32_MAX, number)
     return struct.unpack("<f", struct.pack("<f", number))[0]
-
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from conftest import REPO
 
 def inventory(tmp_path, instances):
     path = tmp_path / "inventory.yml"
+    masters = {"m1": {"ansible_connection": "local"}, "m2": {"ansible_connection": "local"}}
     path.write_text(yaml.safe_dump({"all": {
-        "children": {"kube_control_plane": {"hosts": {"m1": {"ansible_connection": "local"},
-                                                       "m2": {"ansible_connection": "local"}}}},
+        "children": {"kube_control_plane": {"hosts": masters}},
         "vars": {"kube_scheduler_version": "1.30.12", "kube_scheduler_instances": instances,
                  "ansible_python_interpreter": "auto_silent"}}}))
     return path
