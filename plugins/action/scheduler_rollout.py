@@ -31,7 +31,7 @@ ARGUMENT_SPEC = {
     "config_dir": {"type": "path", "required": True},
     "state_dir": {"type": "path", "required": True},
     "health_timeout": {"type": "int", "default": 180},
-    "settle": {"type": "int", "default": 5},
+    "settle": {"type": "int", "default": 2},
     "unit_dir": {"type": "path", "default": "/etc/systemd/system"},
     "binary_link": {"type": "path", "default": "/usr/local/bin/kube-scheduler"},
     "binary_path": {"type": "path"},

@@ -90,7 +90,7 @@ def wait_for_new_healthy(port, url, previous_pid, timeout, settle, clock=time.ti
             healthy_since, healthy_pid = None, None
         if clock() >= deadline:
             return pid, last_error
-        sleep(1)
+        sleep(0.5)
 
 
 def wait_for_port_free(port, timeout, clock=time.time, sleep=time.sleep):

@@ -108,7 +108,7 @@ options:
   settle:
     description: Seconds the new process must keep answering.
     type: int
-    default: 5
+    default: 2
 attributes:
   check_mode:
     support: full
@@ -196,7 +196,7 @@ ARGUMENT_SPEC = dict(
         named_files=dict(type="list", elements="dict", default=[]),
         files=dict(type="list", elements="dict", default=[], options=_FILE))),
     health_timeout=dict(type="int", default=180),
-    settle=dict(type="int", default=5),
+    settle=dict(type="int", default=2),
 )
 
 

@@ -61,7 +61,7 @@ options:
   settle:
     description: Seconds the new process must keep answering before the change counts as healthy.
     type: int
-    default: 5
+    default: 2
   unit_dir:
     description: Where the units go (systemd).
     type: path

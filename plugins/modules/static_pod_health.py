@@ -38,7 +38,7 @@ options:
   settle:
     description: Seconds the new process must stay the listener and keep answering.
     type: int
-    default: 5
+    default: 2
 version_added: 0.1.0
 author:
   - kubesched maintainers (@kubesched)
@@ -83,7 +83,7 @@ def main():
             previous_pid=dict(type="int"),
             wait=dict(type="bool", default=False),
             timeout=dict(type="int", default=180),
-            settle=dict(type="int", default=5),
+            settle=dict(type="int", default=2),
         ),
         required_if=[("wait", True, ("url",))],
         supports_check_mode=True,
