@@ -86,3 +86,14 @@ def test_config_errors_reach_the_operator_with_field_paths(ansible_playbook, tmp
     rc, output, _results = run_play(ansible_playbook, tmp_path, {"master-1": {"kube_scheduler_instances": [bad]}})
     assert rc != 0
     assert "kube_scheduler_instances[0].config.profiles[1].schedulerName: Duplicate value" in output
+
+
+def test_config_content_with_a_date_like_name_resolves(ansible_playbook, tmp_path):
+    # Issue 9: one strict loader for every config input. go-yaml keeps 2024-01-01 a string, as scheduler_config
+    # does; a YAML 1.1 loader made it a date, and the action crashed ("Object of type date is not JSON serializable").
+    dated = dict(DEFAULT, config_content=(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n  - schedulerName: 2024-01-01\n"))
+    rc, output, results = run_play(ansible_playbook, tmp_path, {"master-1": {"kube_scheduler_instances": [dated]}})
+    assert rc == 0, output
+    assert "schedulerName: '2024-01-01'" in results["master-1"][0]["config_rendered"]
