@@ -123,6 +123,13 @@ def _yaml_loader():
                 return "tag:yaml.org,2002:str"
             return yaml.SafeLoader.resolve(self, kind, value, implicit)
 
+        def compose_node(self, parent, index):
+            # go-yaml v2 lets an anchor be defined again: later aliases take the newest node (PyYAML refuses).
+            event = self.peek_event()
+            if not isinstance(event, yaml.AliasEvent) and event.anchor is not None:
+                self.anchors.pop(event.anchor, None)
+            return yaml.SafeLoader.compose_node(self, parent, index)
+
         def construct_yaml_bool(self, node):
             if node.value in _GO_BOOL:
                 return _GO_BOOL[node.value]
@@ -226,6 +233,39 @@ def _go_float_name(value: float) -> str:
     return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
 
 
+# PyYAML's words for a syntax error where libyaml's (which go-yaml v2 ports) differ, by (context, problem).
+_GO_YAML_PROBLEMS = (
+    (None, re.compile(r"found character .* that cannot start any token"), "found character that cannot start any token"),
+    (None, re.compile(r"mapping values are not allowed here"), "mapping values are not allowed in this context"),
+    (None, re.compile(r"found unknown escape character"), "found unknown escape character"),
+    (None, re.compile(r"found duplicate YAML directive"), "found duplicate %YAML directive"),
+    ("while parsing a block mapping", re.compile(r"expected <block end>"), "did not find expected key"),
+    ("while parsing a block collection", re.compile(r"expected <block end>"), "did not find expected '-' indicator"),
+    ("while parsing a flow sequence", re.compile(r"expected ',' or ']'"), "did not find expected ',' or ']'"),
+    ("while parsing a flow mapping", re.compile(r"expected ',' or '}'"), "did not find expected ',' or '}'"),
+)
+_UNDEFINED_ALIAS = re.compile(r"found undefined alias '(.*)'")
+
+
+def go_yaml_syntax_error(exc) -> str:
+    """A YAML syntax error as kube-scheduler prints it (go-yaml v2's parser.fail()): no JSON-conversion prefix;
+    the line is 1-based for scanner errors and libyaml's 0-based mark for parser errors, and left out when that
+    number is 0; an unknown alias names no line."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    alias = _UNDEFINED_ALIAS.fullmatch(problem)
+    if alias:
+        return "yaml: unknown anchor '%s' referenced" % alias.group(1)
+    for context, pattern, words in _GO_YAML_PROBLEMS:
+        if (context is None or getattr(exc, "context", None) == context) and pattern.match(problem):
+            problem = words
+            break
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    line = 0
+    if mark is not None and mark.line != 0:
+        line = mark.line + (1 if isinstance(exc, yaml.scanner.ScannerError) else 0)
+    return "yaml: %s%s" % ("line %d: " % line if line else "", problem)
+
+
 def parse_text(text: str):
     """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream.
 
@@ -243,12 +283,9 @@ def parse_text(text: str):
         node = loader.get_node() if loader.check_node() else None
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = " line %d:" % (mark.line + 1) if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        return None, [], "error converting YAML to JSON: yaml:%s %s" % (line, problem)
+        return None, [], go_yaml_syntax_error(exc)
     except ValueError as exc:
-        return None, [], "error converting YAML to JSON: yaml: %s" % exc
+        return None, [], "yaml: %s" % exc
     finally:
         loader.dispose()
     duplicates = []

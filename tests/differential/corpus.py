@@ -626,6 +626,31 @@ def _more_syntax():
         "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality, weight: 5e0}]\n")
     yield "syntax", "burst exponent", HEADER + "clientConnection:\n  burst: 2e2\n"
     yield "syntax", "burst overflow exponent", HEADER + "clientConnection:\n  burst: 3e9\n"
+    # go-yaml v2 lets an anchor be defined again (an alias takes the newest definition); PyYAML refuses it.
+    yield "syntax", "anchor redefined", HEADER + "parallelism: &x 4\npercentageOfNodesToScore: &x 20\n" \
+                                               "podInitialBackoffSeconds: *x\n"
+    yield "syntax", "anchor redefined, alias before and after", HEADER + (
+        "parallelism: &x 4\npodInitialBackoffSeconds: *x\npercentageOfNodesToScore: &x 20\npodMaxBackoffSeconds: *x\n")
+    yield "syntax", "anchor redefined in a list", HEADER + "profiles:\n- &p {schedulerName: a}\n- &p {schedulerName: b}\n"
+    yield "syntax", "anchor redefined, alias repeats a profile", HEADER + (
+        "profiles:\n- &p {schedulerName: a}\n- &p {schedulerName: b}\n- *p\n")
+    yield "syntax", "anchor contains itself", HEADER + "profiles: &a\n- *a\n"
+    # Syntax errors in go-yaml v2's words and line numbers (1-based for scanner errors, libyaml's 0-based mark for
+    # parser errors, none when that number is 0).
+    for name, text in (("unclosed quote", "parallelism: 'x\n"), ("mapping in a plain value", "parallelism: a: b\n"),
+                       ("key less indented", "profiles:\n  - schedulerName: a\n schedulerName: b\n"),
+                       ("tab before a key", "x:\n\ty: 1\n"), ("undefined alias", "x: *nope\n"),
+                       ("unclosed flow sequence", "profiles: [a, b\n"), ("unclosed flow mapping", "leaderElection: {a: 1\n"),
+                       ("plain line in a block", "profiles:\n- a\n  - b\nx\n"), ("unknown escape", 'x: "\\q"\n'),
+                       ("empty key", ": x\n"), ("text after a flow sequence", "x: [a]b\n"),
+                       ("complex keys", "? a\n? b\n: c\nd\n"), ("sequence under a mapping", "profiles:\n  - schedulerName: a\n"
+                                                                       "    plugins:\n   foo: 1\n"),
+                       ("plain value continued as a key", "a: b\n c: d\n")):
+        yield "syntax", "syntax error: " + name, HEADER + text
+    yield "syntax", "syntax error: tab on the first line", "\tapiVersion: v1\n"
+    yield "syntax", "syntax error: mapping on the first line", "a: b: c\n"
+    yield "syntax", "syntax error: sequence after a mapping", "- a\nb: c\n"
+    yield "syntax", "syntax error: duplicate %YAML directive", "%YAML 1.1\n%YAML 1.1\n---\n" + HEADER
 
 
 def _plugin_args():

@@ -40,6 +40,42 @@ def test_plain_scalars_are_typed_like_go_yaml_v2(text, value):
     assert go_yaml_scalar(text) == value and type(go_yaml_scalar(text)) is type(value)
 
 
+def test_an_anchor_may_be_defined_again_and_aliases_take_the_newest(run):
+    # go-yaml v2 accepts a second &x; PyYAML alone refuses it ("found duplicate anchor").
+    result = run("parallelism: &x 4\npodInitialBackoffSeconds: *x\npercentageOfNodesToScore: &x 20\n"
+                 "podMaxBackoffSeconds: *x\n")
+    assert result.ok
+    assert [result.effective[key] for key in ("parallelism", "podInitialBackoffSeconds", "percentageOfNodesToScore",
+                                              "podMaxBackoffSeconds")] == [4, 4, 20, 20]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("parallelism: 'x\n", "yaml: line 4: found unexpected end of stream"),
+    ("parallelism: a: b\n", "yaml: line 3: mapping values are not allowed in this context"),
+    ("profiles:\n  - schedulerName: a\n schedulerName: b\n", "yaml: line 4: did not find expected key"),
+    ("x:\n\ty: 1\n", "yaml: line 4: found character that cannot start any token"),
+    ("x: *nope\n", "yaml: unknown anchor 'nope' referenced"),
+    ("profiles: [a, b\n", "yaml: line 3: did not find expected ',' or ']'"),
+    ("leaderElection: {a: 1\n", "yaml: line 3: did not find expected ',' or '}'"),
+    ("profiles:\n- a\n  - b\nx\n", "yaml: line 7: could not find expected ':'"),
+    ('x: "\\q"\n', "yaml: line 3: found unknown escape character"),
+    ("profiles:\n  - schedulerName: a\n    plugins:\n   foo: 1\n", "yaml: line 5: did not find expected '-' indicator"),
+    ("profiles: &a\n- *a\n", "yaml: anchor 'a' value contains itself"),
+])
+def test_syntax_errors_are_worded_as_go_yaml_v2_words_them(run, messages, body, message):
+    # No "error converting YAML to JSON" prefix; scanner errors count lines from 1, parser errors from libyaml's
+    # 0-based mark (one less than the line of PyYAML's mark).
+    assert messages(run(body)) == [message]
+
+
+def test_a_syntax_error_on_the_first_line_names_no_line():
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+    assert [e["message"] for e in process(content="a: b: c\n").errors] == [
+        "yaml: mapping values are not allowed in this context"]
+    assert [e["message"] for e in process(content="\tapiVersion: v1\n").errors] == [
+        "yaml: found character that cannot start any token"]
+
+
 @pytest.mark.parametrize("body, path, value", [
     ("parallelism: 1e1\n", ("parallelism",), 10),
     ("parallelism: 2.147483647e9\n", ("parallelism",), 2147483647),
