@@ -98,7 +98,7 @@ def _decode(content, config, version: str):
     if content is not None:
         if not isinstance(content, str):
             raise ValueError("content must be a string with the YAML or JSON of a KubeSchedulerConfiguration")
-        data, strict, error = parse_text(content)
+        data, strict, error = parse_text(content, minor_number(version))
         if error:
             return strict_decode.DecodeResult(errors=[E.ConfigError(getattr(error, "field", ""), E.DECODE, str(error))])
         return strict_decode.decode(data, version, points, strict, content, content.lstrip().startswith("{"), kinds)

@@ -210,6 +210,19 @@ def _not_registered(api_version: str, kind: str) -> E.ConfigError:
     return E.ConfigError("apiVersion", E.NOT_REGISTERED, message)
 
 
+def _type_meta(data: dict, from_json: bool):
+    """apiVersion and kind as the version/kind probe reads them: encoding/json matches keys case-insensitively
+    ("ApiVersion" counts; strict decoding then refuses it as an unknown field), and the last matching key wins, in
+    the JSON's order (a YAML file becomes JSON with sorted keys)."""
+    found = {}
+    for key in (data if from_json else sorted(data)):
+        folded = key.casefold() if isinstance(key, str) else None
+        for field in ("apiVersion", "kind"):
+            if folded == field.casefold():
+                found[field] = data[key]
+    return found.get("apiVersion"), found.get("kind")
+
+
 def decode(data, version: str, extension_points: tuple, strict_messages=None, original_text=None,
            from_json=False, args_kinds=None) -> DecodeResult:
     """Decode JSON-like ``data`` (already parsed) as a v1 KubeSchedulerConfiguration of ``version``.
@@ -226,7 +239,7 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
             "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
             "Kind string \"json:\\\"kind,omitempty\\\"\" }") % _json_kind(data))])
     shown = original_text if original_text is not None else json.dumps(data, sort_keys=True)
-    api_version, kind = data.get("apiVersion"), data.get("kind")
+    api_version, kind = _type_meta(data, from_json)
     for field, value in (("apiVersion", api_version), ("kind", kind)):
         if value is not None and not isinstance(value, str):
             return DecodeResult(errors=[E.ConfigError(field, E.DECODE, (

@@ -13,6 +13,8 @@ them). Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
+import base64
+import datetime
 import json
 import math
 import re
@@ -144,6 +146,156 @@ def _yaml_loader():
     return Loader
 
 
+class _GoYamlError(Exception):
+    """A value go-yaml v2 refuses while decoding (its failf), in its words."""
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVABLE = {"tag:yaml.org,2002:bool": "!!bool", "tag:yaml.org,2002:int": "!!int",
+               "tag:yaml.org,2002:float": "!!float", "tag:yaml.org,2002:null": "!!null",
+               "tag:yaml.org,2002:timestamp": "!!timestamp"}
+# time.Parse with go-yaml v2's allowedTimestampFormats: 2006-1-2T15:4:5.999999999Z07:00 (also "t"),
+# "2006-1-2 15:4:5.999999999" and "2006-1-2".
+_GO_TIMESTAMP = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?"
+                           r"(?:Z|[+-]\d{2}:\d{2}))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?))?")
+
+
+def _short_tag(value) -> str:
+    if value is None:
+        return "!!null"
+    for kind, tag in ((bool, "!!bool"), (int, "!!int"), (float, "!!float")):
+        if isinstance(value, kind):
+            return tag
+    return "!!timestamp" if go_timestamp(value) else "!!str"
+
+
+def go_timestamp(text: str) -> bool:
+    """Whether go-yaml v2's parseTimestamp accepts the text."""
+    match = _GO_TIMESTAMP.fullmatch(text)
+    if not match:
+        return False
+    year, month, day = (int(part) for part in match.group(1, 2, 3))
+    clock = [int(part) for part in (match.group(4, 5, 6) if match.group(4) else match.group(7, 8, 9)) if part]
+    try:
+        datetime.date(year, month, day)
+    except ValueError:
+        return False
+    return not clock or (clock[0] < 24 and clock[1] < 60 and clock[2] < 60)
+
+
+def _go_tags(node, done: set) -> None:
+    """Give every node the tag go-yaml v2 decodes it by (into interface{}), or raise its error: collections are
+    maps and lists whatever their tag; a scalar tagged !!bool, !!int, !!float or !!null must resolve to that
+    type (an int is also a float); !!timestamp must be a timestamp and stays the text; !!binary is base64, decoded
+    to a string; !!str and every other tag (custom or not) give the text."""
+    if id(node) in done:
+        return
+    done.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        node.tag = "tag:yaml.org,2002:map"
+        for key, value in node.value:
+            _go_tags(key, done)
+            _go_tags(value, done)
+        return
+    if isinstance(node, yaml.SequenceNode):
+        node.tag = "tag:yaml.org,2002:seq"
+        for item in node.value:
+            _go_tags(item, done)
+        return
+    if node.style == '"' and _SURROGATE.search(node.value):
+        # libyaml refuses a \\u escape of a surrogate (PyYAML makes it a lone surrogate character).
+        raise yaml.scanner.ScannerError(None, None, "found invalid Unicode character escape code", node.start_mark)
+    # Implicit tags are resolved already (Loader.resolve): plain numbers have ours, quoted scalars !!str.
+    tag = node.tag
+    if tag in (_STR_TAG, _GO_INT_TAG, _GO_FLOAT_TAG, "tag:yaml.org,2002:merge"):
+        return
+    if tag == "tag:yaml.org,2002:binary":
+        try:
+            decoded = base64.b64decode("".join(node.value.split("\n")).replace("\r", ""), validate=True)
+        except ValueError:
+            raise _GoYamlError("!!binary value contains invalid base64 data") from None
+        node.tag, node.value = _STR_TAG, decoded.decode("utf-8", "replace")
+        return
+    if tag in _RESOLVABLE:
+        value = go_yaml_scalar(node.value)
+        wanted = _RESOLVABLE[tag]
+        ok = (wanted == "!!timestamp" and go_timestamp(node.value)) or (
+            wanted != "!!timestamp" and _short_tag(value) == wanted
+            or (wanted == "!!float" and _short_tag(value) == "!!int"))
+        if not ok:
+            raise _GoYamlError("cannot decode %s `%s` as a %s" % (_short_tag(value), node.value, wanted))
+        if wanted == "!!timestamp":
+            node.tag = _STR_TAG
+        elif wanted == "!!float":
+            node.tag = _GO_FLOAT_TAG
+            if isinstance(value, int):
+                node.value = repr(float(value))
+        else:
+            node.tag = {"!!bool": "tag:yaml.org,2002:bool", "!!int": _GO_INT_TAG,
+                        "!!null": "tag:yaml.org,2002:null"}[wanted]
+        return
+    node.tag = _STR_TAG
+
+
+def _go_key(node):
+    """A mapping key as go-yaml v2 decodes it, as (type, value), so that 1 and 1.0 or 1 and "1" differ."""
+    if node.tag == _STR_TAG:
+        return ("str", node.value)
+    value = go_yaml_scalar(node.value)
+    if node.tag == _GO_FLOAT_TAG:
+        value = float(value)
+    return (type(value).__name__, value)
+
+
+def _null_key(data):
+    """The value of the first null map key in document order, or None (a null key's value may itself be null)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key is None:
+                return _NullKeyValue(value)
+            found = _null_key(value)
+            if found is not None:
+                return found
+    elif isinstance(data, list):
+        for item in data:
+            found = _null_key(item)
+            if found is not None:
+                return found
+    return None
+
+
+class _NullKeyValue(object):
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def go_sharp_v(value) -> str:
+    """fmt's %#v of what go-yaml v2 decodes into interface{}: "s", 1, 1.5, true, <nil>, and
+    map[interface {}]interface {}{...} (keys sorted) or []interface {}{...}."""
+    if isinstance(value, _NullKeyValue):
+        value = value.value
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return E.go_quote(value)
+    if isinstance(value, float):
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda item: go_sharp_v(item[0]))
+        return "map[interface {}]interface {}{%s}" % ", ".join(
+            "%s:%s" % (go_sharp_v(k), go_sharp_v(v)) for k, v in items)
+    if isinstance(value, list):
+        return "[]interface {}{%s}" % ", ".join(go_sharp_v(item) for item in value)
+    return str(value)
+
+
 def _yaml_duplicates(node, out: list, path: str = "") -> None:
     """go-yaml's "key already set in map" messages, each a DecodeMessage naming the duplicated field."""
     if isinstance(node, yaml.MappingNode):
@@ -152,11 +304,13 @@ def _yaml_duplicates(node, out: list, path: str = "") -> None:
             child = path
             if isinstance(key, yaml.ScalarNode):
                 child = "%s.%s" % (path, key.value) if path else key.value
-                if key.value in seen:
+                # go-yaml v2 compares the decoded keys: 1 and 01 are one key, 1 and "1" two.
+                typed = _go_key(key)
+                if typed in seen:
                     # go-yaml v2: fmt.Sprintf("line %d: key %#v already set in map", line+1, key)
                     out.append(DecodeMessage("line %d: key %s already set in map" % (
-                        key.start_mark.line + 1, E.go_quote(key.value)), child))
-                seen.add(key.value)
+                        key.start_mark.line + 1, go_sharp_v(typed[1])), child))
+                seen.add(typed)
             _yaml_duplicates(value, out, child)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
@@ -266,8 +420,33 @@ def go_yaml_syntax_error(exc) -> str:
     return "yaml: %s%s" % ("line %d: " % line if line else "", problem)
 
 
-def parse_text(text: str):
+_DIRECTIVE = re.compile(r"%([^\s#]*)[ \t]*([^\s#]*)")
+
+
+def _unsupported_directive(text: str):
+    """go-yaml v2 (libyaml) knows %YAML 1.1 and %TAG only; PyYAML also takes %YAML 1.2 and skips unknown
+    directives. Directives stand at the start of a line before the document's first "---"."""
+    for number, line in enumerate(text.splitlines()):
+        if line.startswith("---") or line.startswith("..."):
+            return None
+        match = _DIRECTIVE.match(line)
+        if not match:
+            if line.strip() and not line.lstrip().startswith("#"):
+                return None  # the document started without "---": no directives
+            continue
+        name, value = match.groups()
+        if name == "YAML" and value != "1.1":
+            # A parser error: libyaml's 0-based line, none on the first line.
+            return "yaml: %sfound incompatible YAML document" % ("line %d: " % number if number else "")
+        if name not in ("YAML", "TAG"):
+            # A scanner error: 1-based, none on the first line.
+            return "yaml: %sfound unknown directive name" % ("line %d: " % (number + 1) if number else "")
+    return None
+
+
+def parse_text(text: str, minor: int = None):
     """Return (data, strict_messages, error_message). JSON input goes through the JSON path, as upstream.
+    ``minor`` (30 for 1.30) picks the words of a message that changed between releases; None means the newest.
 
     Like sigs.k8s.io/yaml (go-yaml v2 Unmarshal), only the first YAML document is read: what follows the
     next ``---`` is never parsed.
@@ -278,16 +457,26 @@ def parse_text(text: str):
         return None, [], too_costly
     if text.lstrip().startswith("{"):
         return _parse_json(text)
+    directive = _unsupported_directive(text)
+    if directive:
+        return None, [], directive
     loader = _yaml_loader()(text)
     try:
         node = loader.get_node() if loader.check_node() else None
+        if node is not None:
+            _go_tags(node, set())
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         return None, [], go_yaml_syntax_error(exc)
-    except ValueError as exc:
+    except _GoYamlError as exc:
         return None, [], "yaml: %s" % exc
     finally:
         loader.dispose()
+    null_key = _null_key(data)
+    if null_key is not None:
+        # sigs.k8s.io/yaml's convertToJSONableObject; its first letter went lower-case in the 1.31 vendoring.
+        return None, [], "%snsupported map key of type: %%!s(<nil>), key: <nil>, value: %s" % (
+            "U" if minor is not None and minor < 31 else "u", go_sharp_v(null_key))
     duplicates = []
     if node is not None:
         _yaml_duplicates(node, duplicates)
@@ -326,7 +515,21 @@ def _parse_json(text: str):
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except ValueError as exc:
         return None, [], "couldn't get version/kind; json parse error: %s" % exc
-    return data, [DecodeMessage('duplicate field "%s"' % key, key) for key in duplicates], None
+    return _replace_surrogates(data), [DecodeMessage('duplicate field "%s"' % key, key) for key in duplicates], None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(data):
+    """encoding/json turns a \\uXXXX escape of a lone surrogate into U+FFFD (a valid pair is one character)."""
+    if isinstance(data, str):
+        return _SURROGATE.sub("\ufffd", data)
+    if isinstance(data, dict):
+        return dict((_replace_surrogates(key), _replace_surrogates(value)) for key, value in data.items())
+    if isinstance(data, list):
+        return [_replace_surrogates(item) for item in data]
+    return data
 
 
 def dump_yaml(data) -> str:

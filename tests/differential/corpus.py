@@ -57,7 +57,7 @@ KEY_PEM = (
     "UklWQVRFIEtFWS0tLS0tCg==")
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
-            "syntax", "plugin_args", "fit_args", "mutations", "docs_mutations", "every_path", "profiles_mix")
+            "syntax", "yaml", "plugin_args", "fit_args", "mutations", "docs_mutations", "every_path", "profiles_mix")
 # The families the CI entry (test_differential.py) runs; make differential runs them all.
 CI_FAMILIES = FAMILIES[:-3]
 
@@ -653,6 +653,64 @@ def _more_syntax():
     yield "syntax", "syntax error: duplicate %YAML directive", "%YAML 1.1\n%YAML 1.1\n---\n" + HEADER
 
 
+def _yaml():
+    """What go-yaml v2 (decoding into interface{}) and sigs.k8s.io/yaml do that PyYAML alone does not: tags, typed
+    and null map keys, escapes, directives, case-folded apiVersion/kind, merge keys."""
+    args = HEADER + "profiles:\n- pluginConfig:\n  - name: X\n    args:\n"
+    name = HEADER + "profiles:\n- schedulerName: %s\n"
+    for label, text in (
+            ("!!binary", "!!binary YWJj"), ("!!binary, not base64", "!!binary '!!'"), ("!!binary, not UTF-8", "!!binary /w=="),
+            ("!!timestamp date", "!!timestamp 2024-01-01"), ("!!timestamp with zone", "!!timestamp 2024-01-01T10:00:00.5+02:00"),
+            ("!!timestamp with space", "!!timestamp 2024-1-2 3:04:05"), ("!!timestamp, no date", "!!timestamp foo"),
+            ("!!timestamp, bad month", "!!timestamp 2024-13-01"), ("custom tag", "!foo abc"), ("!!str number", "!!str 123"),
+            ("!!int on a name", "!!int 5"), ("verbatim tag", "!<tag:example.com,2000:x> abc"), ("!!map on a scalar", "!!map abc"),
+            ("escapes", '"a\\x41\\u00e9\\U0001F600\\_\\t"'), ("escape of a surrogate", '"\\ud800"'),
+            ("escaped surrogate pair", '"\\ud83d\\ude00"'), ("single-quote escape", "'it''s'"), ("literal", "|-\n    abc"),
+            ("folded", ">-\n    a\n    b"), ("number", "1e3"), ("octal", "0o17"), ("yes", "yes"), ("null", "~")):
+        yield "yaml", "name " + label, name % text
+    for label, text in (("!!int, not a number", "parallelism: !!int abc"), ("!!bool, not a bool", "enableProfiling: !!bool abc"),
+                        ("!!null, not null", "parallelism: !!null abc"), ("!!null empty", "parallelism: !!null ''"),
+                        ("!!float on an int field", "parallelism: !!float 3"), ("!!float, not a number", "parallelism: !!float x"),
+                        ("!!int quoted", "parallelism: !!int '3'"), ("!!int of a float", "parallelism: !!int 1.5"),
+                        ("!!bool quoted", "enableProfiling: !!bool 'yes'"), ("custom tag on an int field", "parallelism: !foo 3"),
+                        ("!!timestamp on an int field", "parallelism: !!timestamp 2024-01-01"),
+                        ("custom tag on a mapping", "leaderElection: !foo {leaderElect: false}"),
+                        ("!!seq on a mapping", "leaderElection: !!seq {a: 1}"), ("!!str on a mapping", "leaderElection: !!str {a: 1}"),
+                        ("custom tag on a list", "profiles: !foo\n- schedulerName: a"), ("!!set", "x: !!set {a, b}"),
+                        ("null key", "null: 1"), ("~ key", "~: 1"), ("bool key", "true: 1"), ("int key", "1: 1"),
+                        ("case-folded field", "Parallelism: 3"), ("case-folded field twice", "parallelism: 3\nParallelism: 4"),
+                        ("merge list", "x: &x {leaderElect: false}\ny: &y {resourceName: z}\nleaderElection:\n  <<: [*x, *y]"),
+                        ("merge then key", "x: &x {leaderElect: false, resourceName: a}\nleaderElection:\n  <<: *x\n"
+                                           "  resourceName: b"),
+                        ("key then merge", "x: &x {leaderElect: false, resourceName: a}\nleaderElection:\n  resourceName: b\n"
+                                           "  <<: *x"),
+                        ("merge of a scalar", "leaderElection:\n  <<: 1")):
+        yield "yaml", label, HEADER + text + "\n"
+    for label, body in (("null key", "~: 1"), ("null key, map value", "~: {a: 1}"), ("nested null key", "a:\n        ~: 1"),
+                        ("null key in a list", "a:\n      - ~: 1"), ("null and ~ keys", "null: a\n      ~: b"),
+                        ("1 and '1'", "1: a\n      '1': b"), ("1 and 01", "1: a\n      01: b"), ("y and true", "y: a\n      true: b"),
+                        ("1 and 1.0", "1: a\n      1.0: b"), ("0x10 and 16", "0x10: a\n      16: b"), ("1e1 and 10", "1e1: a\n      10: b"),
+                        ("1e1 and 10.0", "1e1: a\n      10.0: b"), ("true and 'true'", "true: a\n      'true': b"),
+                        ("int keys", "1: a\n      2: b")):
+        yield "yaml", "args keys " + label, args + "      " + body + "\n"
+    for label, text in (("%YAML 1.2", "%YAML 1.2\n---\n" + HEADER), ("%YAML 1.1", "%YAML 1.1\n---\n" + HEADER),
+                        ("%YAML 1.2 after a comment", "# c\n%YAML 1.2\n---\n" + HEADER),
+                        ("unknown directive", "%FOO bar\n---\n" + HEADER), ("unknown directive on line 2", "# c\n%FOO\n---\n" + HEADER),
+                        ("%TAG", "%TAG !e! tag:example.com,2000:\n---\n" + HEADER),
+                        ("ApiVersion", HEADER.replace("apiVersion", "ApiVersion")), ("KIND", HEADER.replace("kind", "KIND")),
+                        ("KIND and kind", HEADER + "KIND: Foo\n"),
+                        ("JSON ApiVersion", '{"ApiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}'),
+                        ("JSON apiVersion then ApiVersion", '{"apiVersion": "x", "ApiVersion": "kubescheduler.config.k8s.io/v1", '
+                                                            '"kind": "KubeSchedulerConfiguration"}'),
+                        ("JSON lone surrogate", '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+                                                ' "profiles": [{"schedulerName": "\\ud800"}]}'),
+                        ("JSON surrogate pair", '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+                                                ' "profiles": [{"schedulerName": "\\ud83d\\ude00"}]}'),
+                        ("BOM before a key", HEADER + "\ufeffparallelism: 3\n"), ("CR line ends", HEADER.replace("\n", "\r")),
+                        ("NUL escape", HEADER + 'x: "a\\0b"\n')):
+        yield "yaml", label, text
+
+
 def _plugin_args():
     # Feature-gated fields: an empty list is not the same as an absent field.
     for shape in (None, [], [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
@@ -990,6 +1048,7 @@ GENERATORS = {
     "multipoint": _multipoint,
     "extenders": _extenders,
     "syntax": lambda: itertools.chain(_syntax(), _more_syntax()),
+    "yaml": _yaml,
     "plugin_args": _plugin_args,
     "fit_args": _fit_args,
     "mutations": _mutations,

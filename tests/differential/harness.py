@@ -227,7 +227,9 @@ def upstream_fields(message: str) -> list:
     """The fields upstream's message names, in the order it names them."""
     found = []
     for pattern in _FIELD_RES:
-        found.extend((match.start(1), match.group(1)) for match in pattern.finditer(message))
+        # Names inside quotes are Go-quoted ("\\ufeffparallelism"): compare the name itself.
+        found.extend((match.start(1), go_unquote('"%s"' % match.group(1)) if '"' in pattern.pattern else match.group(1))
+                     for match in pattern.finditer(message))
     return [normalise_path(f) for _at, f in sorted(found)]
 
 

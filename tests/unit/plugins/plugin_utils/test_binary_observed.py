@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import go_yaml_scalar
 
+HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 
 
@@ -66,6 +67,71 @@ def test_syntax_errors_are_worded_as_go_yaml_v2_words_them(run, messages, body, 
     # No "error converting YAML to JSON" prefix; scanner errors count lines from 1, parser errors from libyaml's
     # 0-based mark (one less than the line of PyYAML's mark).
     assert messages(run(body)) == [message]
+
+
+@pytest.mark.parametrize("text, name", [
+    ("!!binary YWJj", "abc"), ("!!timestamp 2024-01-01T10:00:00.5+02:00", "2024-01-01T10:00:00.5+02:00"),
+    ("!foo abc", "abc"), ("!!map abc", "abc"), ("!!str 123", "123"),
+])
+def test_tags_decode_as_go_yaml_v2_decodes_them(run, text, name):
+    result = run("profiles:\n- schedulerName: %s\n" % text)
+    assert result.ok and result.effective["profiles"][0]["schedulerName"] == name
+
+
+@pytest.mark.parametrize("body, message", [
+    ("parallelism: !!int abc\n", "yaml: cannot decode !!str `abc` as a !!int"),
+    ("parallelism: !!null abc\n", "yaml: cannot decode !!str `abc` as a !!null"),
+    ("parallelism: !!int 1.5\n", "yaml: cannot decode !!float `1.5` as a !!int"),
+    ("profiles:\n- schedulerName: !!timestamp foo\n", "yaml: cannot decode !!str `foo` as a !!timestamp"),
+    ("profiles:\n- schedulerName: !!binary '!!'\n", "yaml: !!binary value contains invalid base64 data"),
+    ("parallelism: !foo 3\n", "json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.parallelism"
+                              " of type int32"),
+    ('x: "\\ud83d\\ude00"\n', "yaml: line 3: found invalid Unicode character escape code"),
+])
+def test_values_go_yaml_v2_refuses(run, messages, body, message):
+    assert messages(run(body)) == [message]
+
+
+@pytest.mark.parametrize("version, word", [("1.30", "Unsupported"), ("1.31", "unsupported"), ("1.35", "unsupported")])
+def test_a_null_map_key_is_refused_anywhere(run, messages, version, word):
+    # sigs.k8s.io/yaml's convertToJSONableObject, even inside the args of a plugin that does not exist.
+    assert messages(run("profiles:\n- pluginConfig:\n  - name: X\n    args:\n      ~: {a: 1}\n", version=version)) == [
+        "%s map key of type: %%!s(<nil>), key: <nil>, value: map[interface {}]interface {}{\"a\":1}" % word]
+
+
+@pytest.mark.parametrize("keys, duplicate", [("1: a\n      01: b", "1"), ("y: a\n      true: b", "true"),
+                                             ("1e1: a\n      10.0: b", "10"), ("1: a\n      '1': b", None),
+                                             ("1: a\n      1.0: b", None)])
+def test_duplicate_keys_are_the_decoded_keys(run, messages, keys, duplicate):
+    result = run("profiles:\n- pluginConfig:\n  - name: X\n    args:\n      %s\n" % keys)
+    if duplicate is None:
+        assert result.ok
+    else:
+        assert messages(result) == ["strict decoding error: yaml: unmarshal errors:\n  line 8: key %s already set in map"
+                                    % duplicate]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("%YAML 1.2\n---\n", "yaml: found incompatible YAML document"),
+    ("# c\n%YAML 1.2\n---\n", "yaml: line 1: found incompatible YAML document"),
+    ("%FOO bar\n---\n", "yaml: found unknown directive name"),
+])
+def test_directives_other_than_yaml_1_1_and_tag_are_refused(text, message):
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+    assert [e["message"] for e in process(content=text + HEADER).errors] == [message]
+
+
+def test_api_version_and_kind_are_found_case_insensitively_then_refused_as_unknown(messages):
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+    result = process(content=HEADER.replace("apiVersion", "ApiVersion"))
+    assert messages(result) == ['strict decoding error: unknown field "ApiVersion"']
+
+
+def test_a_json_lone_surrogate_becomes_the_replacement_character():
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+    result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
+                             '"profiles": [{"schedulerName": "\\ud800"}]}')
+    assert result.ok and result.effective["profiles"][0]["schedulerName"] == "\ufffd"
 
 
 def test_a_syntax_error_on_the_first_line_names_no_line():
