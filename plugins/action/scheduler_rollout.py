@@ -4,7 +4,7 @@
 """Render every file a master should have, then let the rollout module plan or apply them in one call.
 
 The controller renders (units or static pod manifests, from the resolved instances); the host module compares,
-diffs and, when asked to apply, changes one instance at a time behind a health gate and restores on failure.
+diffs and, when asked to apply, changes the master behind a health gate and restores on failure.
 A static-pod master is read first (its current and adopted manifests, kubeconfig checksums), because what its
 manifest should be builds on what kubeadm wrote there.
 """

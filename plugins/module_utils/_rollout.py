@@ -5,9 +5,9 @@
 
 Plan: compare every file the controller rendered with the host (content, owner, group, mode), the binary link, and
 the units' state; report per instance what would change, with a diff. Nothing is written.
-Apply, kubeadm's upgradeComponent per instance, one after the other: back up what the change replaces, write
-atomically, restart (systemd) or let the kubelet replace the pod (static pods), wait for a NEW healthy process; on
-any failure restore everything this call changed, keep the backups and fail; on success clear the backups.
+Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
+rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
+(static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep the backups and fail; on success clear the backups.
 What differs by kind sits behind two seams: a Restarter (how a change is made to take effect) and a Waiter (how a
 new healthy process is awaited). Host code: stdlib only.
 """
@@ -342,9 +342,12 @@ class Engine(object):
         return ids is None or (st.st_uid, st.st_gid) != ids or stat.S_IMODE(st.st_mode) != int(directory["mode"], 8)
 
     def facts(self):
-        """What the controller asked about: files to read, the binary, the service account."""
+        """What the controller asked about: files to read, the binary, the service account; for systemd also the
+        two host facts the role needs, so that planning a master is one call, not a fact gathering plus a call."""
         p = self.p
         out = {}
+        if self.systemd:
+            out["host"] = host_facts()
         if p.get("read"):
             out["read"] = dict((path, read_file(path)) for path in p["read"])
         if p.get("binary"):
@@ -549,6 +552,12 @@ class Engine(object):
                                         % (instance["name"], instance["port"], p["health_timeout"]))
         if reload_needed:
             self.restarter.reload()
+
+
+def host_facts():
+    """The kernel's machine name (the release binary's architecture) and whether systemd booted this host (its
+    runtime directory exists: the test sd_booted() and Ansible's service_mgr fact make)."""
+    return {"machine": os.uname().machine, "systemd": os.path.isdir("/run/systemd/system")}
 
 
 def _exists(lookup, name):

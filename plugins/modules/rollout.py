@@ -17,7 +17,8 @@ description:
   - Plan (O(apply=false), or check mode) compares every file (content, owner, group, mode), the binary link and, for
     systemd, whether each unit is active and enabled, and returns per instance what would change, with a diff.
     Files marked secret are shown by size and checksum only.
-  - Apply, one instance at a time, as C(kubeadm upgrade) does per component - back up what the change replaces into
+  - Apply, as C(kubeadm upgrade) does per component, the changed instances of the master together (the master is the
+    unit of a rollout) - back up what the change replaces into
     C(<state_dir>/<instance>/backup/), write atomically (a hidden temporary file renamed into place), restart the
     unit (systemd) or let the kubelet replace the pod (static pods), then wait until a process other than the one
     that listened before listens on the instance's port, answers C(ok) on its health URL, and keeps doing so for
@@ -158,6 +159,12 @@ accounts:
   description: C(user_exists) and C(group_exists).
   returned: when O(accounts) is given
   type: dict
+host:
+  description:
+    - C(machine), the kernel's machine name (such as C(x86_64)), and C(systemd), whether systemd booted the host.
+    - The systemd kind fails on a host that systemd did not boot, before anything else.
+  returned: for O(kind=systemd)
+  type: dict
 applied:
   description: Per changed instance, C(restarted) and the C(pid) that answers health now.
   returned: when applied
@@ -228,6 +235,9 @@ def main():
     restarter = SystemdRestarter(run) if params["kind"] == "systemd" else KubeletRestarter()
     engine = Engine(params, restarter, Waiter(), run)
     result = dict(changed=False, **engine.facts())
+    if params["kind"] == "systemd" and not result["host"]["systemd"]:
+        module.fail_json(msg="this host was not booted with systemd (no /run/systemd/system), so kube-scheduler cannot "
+                             "run here as a systemd service; use the static_pod role there. Nothing was changed.", **result)
     if not params["instances"] and not params["directories"] and not params["link"]:
         module.exit_json(**result)  # a read-only call
     plan, diff, changed = engine.plan()

@@ -17,7 +17,7 @@ description:
     M(kubesched.schedulers.scheduler_instances) (configs, kubeconfigs given as content, and a hardened systemd unit
     per instance, or a kubeadm-compatible static pod manifest per instance); then M(kubesched.schedulers.rollout)
     compares them with the host in one call and returns, per instance, what would change, with a diff.
-  - With O(apply=true) (and not in check mode) it applies, one instance at a time, as C(kubeadm upgrade) does. It backs
+  - With O(apply=true) (and not in check mode) it applies as C(kubeadm upgrade) does, the master's changed instances together. It backs
     up what the change replaces, writes atomically, restarts the unit (systemd) or lets the kubelet replace the pod
     (static pods), and waits until a B(new) process answers the instance's health endpoint; on any failure every
     file, the binary link and the restarted instances are restored, and the task fails saying what happened.
