@@ -5,8 +5,8 @@
 
 The controller renders (units or static pod manifests, from the resolved instances); the host module compares,
 diffs and, when asked to apply, changes the master behind a health gate and restores on failure.
-A static-pod master is read first (its current and adopted manifests, kubeconfig checksums), because what its
-manifest should be builds on what kubeadm wrote there.
+A static-pod master is read first, in one call (the directory its kubelet watches, the current and adopted
+manifests, kubeconfig checksums), because what its manifest should be builds on what kubeadm wrote there.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
-    RolloutError, static_pod_host, static_pod_reads, systemd_host)
+    RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 
 ENGINE = "kubesched.schedulers.rollout"
@@ -37,7 +37,7 @@ ARGUMENT_SPEC = {
     "binary_path": {"type": "path"},
     "user": {"type": "str", "default": "kube-scheduler"},
     "group": {"type": "str", "default": "kube-scheduler"},
-    "manifest_dir": {"type": "path", "default": "/etc/kubernetes/manifests"},
+    "manifest_dir": {"type": "path", "default": ""},
 }
 
 
@@ -64,13 +64,18 @@ class ActionModule(ActionBase):
                 "binary_path": args["binary_path"], "version": args["kubernetes_version"],
                 "user": args["user"], "group": args["group"]}))
         else:
-            reads = static_pod_reads(instances, args["manifest_dir"], args["state_dir"])
-            answer = self._engine({"kind": "static_pod", "read": reads}, task_vars)
+            # One read call: the kubelet's directory (unless given) with the manifests in it, and what else the
+            # render builds on.
+            answer = self._engine({"kind": "static_pod", "read": static_pod_reads(instances, args["state_dir"]),
+                                   "manifest_dir": args["manifest_dir"] or None,
+                                   "manifest_names": [instance["name"] for instance in instances]}, task_vars)
             if answer.get("failed"):
                 return dict(result, **answer)
+            result["manifest_dir"] = found = answer["manifest_dir"]
             try:
+                check_outside(found["path"], (args["config_dir"], args["state_dir"]))
                 host, drift = static_pod_host(instances, {
-                    "manifest_dir": args["manifest_dir"], "config_dir": args["config_dir"],
+                    "manifest_dir": found["path"], "config_dir": args["config_dir"],
                     "state_dir": args["state_dir"], "version": args["kubernetes_version"]}, answer.get("read") or {})
             except RolloutError as exc:
                 return dict(result, failed=True, msg=str(exc))

@@ -24,6 +24,7 @@ import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 
 MAX_READ = 1024 * 1024
@@ -348,8 +349,16 @@ class Engine(object):
         out = {}
         if self.systemd:
             out["host"] = host_facts()
-        if p.get("read"):
-            out["read"] = dict((path, read_file(path)) for path in p["read"])
+        reads = list(p.get("read") or [])
+        if p.get("manifest_names") is not None:
+            # Static pods: the directory the kubelet watches (given, or found as the kubelet is configured) and the
+            # manifests in it, read in the same call as the rest.
+            found = ({"path": p["manifest_dir"].rstrip("/") or "/", "source": "given", "kubelet_config": None}
+                     if p.get("manifest_dir") else find_static_pod_dir(self.run))
+            out["manifest_dir"] = found
+            reads += ["%s/%s.yaml" % (found["path"].rstrip("/"), name) for name in p["manifest_names"]]
+        if reads:
+            out["read"] = dict((path, read_file(path)) for path in reads)
         if p.get("binary"):
             path = p["binary"]["path"]
             version = None

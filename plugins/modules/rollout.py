@@ -74,6 +74,17 @@ options:
     type: list
     elements: path
     default: []
+  manifest_names:
+    description:
+      - Static pods, with no O(instances) (a read-only call) - also read C(<manifest_dir>/<name>.yaml) for each name, in
+        the directory O(manifest_dir) or, when that is empty, the one the kubelet on the host watches
+        (C(--pod-manifest-path), else C(staticPodPath) of its config file, as M(kubesched.schedulers.kubelet_static_pod_path)
+        finds it).
+    type: list
+    elements: str
+  manifest_dir:
+    description: The static pod directory for O(manifest_names); empty means the one the kubelet watches.
+    type: path
   instances:
     description: The instances, each with the files it should have (present) or has to lose (absent).
     type: list
@@ -165,6 +176,10 @@ host:
     - The systemd kind fails on a host that systemd did not boot, before anything else.
   returned: for O(kind=systemd)
   type: dict
+manifest_dir:
+  description: C(path), C(source) (where it came from, in words) and C(kubelet_config) of the static pod directory.
+  returned: when O(manifest_names) is given
+  type: dict
 applied:
   description: Per changed instance, C(restarted) and the C(pid) that answers health now.
   returned: when applied
@@ -178,6 +193,7 @@ rolled_back:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
     Engine, KubeletRestarter, RolloutFailed, SystemdRestarter)
 
@@ -196,6 +212,8 @@ ARGUMENT_SPEC = dict(
     binary=dict(type="dict", options=dict(path=dict(type="path", required=True), version=dict(type="str", required=True))),
     accounts=dict(type="dict", options=dict(user=dict(type="str", required=True), group=dict(type="str", required=True))),
     read=dict(type="list", elements="path", default=[]),
+    manifest_names=dict(type="list", elements="str"),
+    manifest_dir=dict(type="path"),
     instances=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),
         state=dict(type="str", default="present", choices=["present", "absent"]),
@@ -234,7 +252,10 @@ def main():
 
     restarter = SystemdRestarter(run) if params["kind"] == "systemd" else KubeletRestarter()
     engine = Engine(params, restarter, Waiter(), run)
-    result = dict(changed=False, **engine.facts())
+    try:
+        result = dict(changed=False, **engine.facts())
+    except KubeletError as exc:
+        module.fail_json(msg=str(exc))
     if params["kind"] == "systemd" and not result["host"]["systemd"]:
         module.fail_json(msg="this host was not booted with systemd (no /run/systemd/system), so kube-scheduler cannot "
                              "run here as a systemd service; use the static_pod role there. Nothing was changed.", **result)

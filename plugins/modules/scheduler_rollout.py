@@ -82,9 +82,13 @@ options:
     type: str
     default: kube-scheduler
   manifest_dir:
-    description: The kubelet's static pod directory (static pods).
+    description:
+      - The kubelet's static pod directory (static pods). Empty means the one the kubelet on the master watches
+        (C(--pod-manifest-path), else C(staticPodPath) of its config file; kubeadm's C(/etc/kubernetes/manifests)
+        on a host without a kubelet), found in the same call that reads the manifests.
+      - O(config_dir) and O(state_dir) must lie outside it (the kubelet runs every file there).
     type: path
-    default: /etc/kubernetes/manifests
+    default: ""
 attributes:
   action:
     support: full
@@ -154,8 +158,19 @@ drift:
   type: dict
   sample: {kube-scheduler: {manifest: /etc/kubernetes/manifests/kube-scheduler.yaml, drifted: true, adopted: true,
            reason: "the manifest was rewritten without the scheduler config (kubeadm upgrade?)"}}
+manifest_dir:
+  description: Static pods only, the directory the manifests go to (C(path)), where it came from (C(source)) and the
+    kubelet config file read to find it (C(kubelet_config)).
+  returned: when kind is static_pod
+  type: dict
+  sample: {path: /etc/kubernetes/manifests, source: staticPodPath in /var/lib/kubelet/config.yaml,
+           kubelet_config: /var/lib/kubelet/config.yaml}
 binary:
   description: Systemd only, whether the side-by-side binary exists and what C(--version) says.
+  returned: when kind is systemd
+  type: dict
+host:
+  description: Systemd only, the C(machine) (kernel machine name) and whether C(systemd) booted the master.
   returned: when kind is systemd
   type: dict
 accounts:

@@ -85,16 +85,24 @@ def static_pod_paths(instance, manifest_dir, state_dir):
             "adopted": "%s/adopted/%s.yaml" % (state_dir.rstrip("/"), instance["name"])}
 
 
-def static_pod_reads(instances, manifest_dir, state_dir):
-    """What the controller must read from the host before it can render: the current and the adopted manifest of
-    each instance, and the kubeconfigs this role does not write (their checksum restarts the pod)."""
+def static_pod_reads(instances, state_dir):
+    """What the controller must read from the host before it can render, besides each instance's current manifest
+    (read by name in the kubelet's directory, found in the same call): the adopted manifests, and the kubeconfigs
+    this role does not write (their checksum restarts the pod)."""
     paths = []
     for instance in instances:
-        where = static_pod_paths(instance, manifest_dir, state_dir)
-        paths += [where["manifest"], where["adopted"]]
+        paths.append(static_pod_paths(instance, "", state_dir)["adopted"])
         if instance["state"] == "present" and not instance["kubeconfig_content_given"]:
             paths.append(instance["kubeconfig"])
     return sorted(set(paths))
+
+
+def check_outside(manifest_dir, directories):
+    """The kubelet runs every file of its directory: nothing this role stores may live there."""
+    for directory in directories:
+        if (directory.rstrip("/") + "/").startswith(manifest_dir.rstrip("/") + "/"):
+            raise RolloutError("%s is inside the static pod directory %s; the kubelet would run what is stored there. "
+                               "Choose a directory outside it." % (directory, manifest_dir))
 
 
 def _pod(read, path):

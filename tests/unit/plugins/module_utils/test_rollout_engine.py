@@ -268,3 +268,17 @@ def test_a_new_instance_is_removed_even_when_one_of_its_files_was_there_before(t
     # Started once by the change, then after the restore only stopped, never restarted on files it never ran with.
     assert eng.restarter.calls == [("reload",), ("restart", "new.service"), ("reload",), ("stop", "new.service")]
     assert {k: v[0] for k, v in snapshot(tmp_path).items() if not k.startswith("state/")} == {"etc/new.yaml": b"kubeadm's\n"}
+
+
+def test_one_read_call_finds_the_manifests_by_name_in_the_static_pod_directory(tmp_path):
+    manifests = tmp_path / "pods"
+    manifests.mkdir()
+    (manifests / "kube-scheduler.yaml").write_text("kind: Pod\n")
+    adopted = tmp_path / "adopted.yaml"
+    eng = engine(params(tmp_path, [], kind="static_pod", read=[str(adopted)], manifest_dir=str(manifests) + "/",
+                        manifest_names=["kube-scheduler", "gpu"]))
+    facts = eng.facts()
+    assert facts["manifest_dir"] == {"path": str(manifests), "source": "given", "kubelet_config": None}
+    assert facts["read"][str(manifests / "kube-scheduler.yaml")]["content"] == "kind: Pod\n"
+    assert not facts["read"][str(manifests / "gpu.yaml")]["exists"] and not facts["read"][str(adopted)]["exists"]
+    assert "host" not in facts  # host facts are the systemd kind's

@@ -10,7 +10,7 @@ systemd expands $VAR and ${VAR} from Environment= and EnvironmentFile=) and from
 import os
 import socket
 
-from ansible_collections.kubesched.schedulers.plugins.modules import kubelet_static_pod_path as kubelet
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _kubelet as kubelet
 from ansible_collections.kubesched.schedulers.plugins.modules import static_pod_health as health
 
 

@@ -14,7 +14,7 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
-    RolloutError, static_pod_host, static_pod_reads, systemd_host)
+    RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "roles"))
 from test_static_pod_manifest import KUBEADM_1_31  # noqa: E402  pylint: disable=wrong-import-position
@@ -81,9 +81,10 @@ def read_answer(files):
             for path, text in files.items()}
 
 
-def test_static_pod_reads_manifests_and_the_kubeconfigs_it_does_not_write():
-    reads = static_pod_reads(two(), STATIC["manifest_dir"], STATIC["state_dir"])
-    assert "/etc/kubernetes/manifests/kube-scheduler.yaml" in reads
+def test_static_pod_reads_adopted_manifests_and_the_kubeconfigs_it_does_not_write():
+    # The current manifests are read by name in the directory the engine finds, in the same call.
+    reads = static_pod_reads(two(), STATIC["state_dir"])
+    assert not [path for path in reads if path.startswith("/etc/kubernetes/manifests/")]
     assert "/var/lib/kubesched/static-pod/adopted/kube-scheduler.yaml" in reads
     assert "/etc/kubernetes/scheduler.conf" in reads  # kubeadm's, not written by the role: its checksum counts
     assert "/etc/kubernetes/binpack.conf" not in reads  # written by the role from kubeconfig_content
@@ -136,3 +137,13 @@ def test_static_pod_rerun_on_its_own_manifest_builds_on_the_adopted_copy():
     assert again["instances"][0]["files"][-1]["content"] == ours
     assert "/var/lib/kubesched/static-pod/adopted/kube-scheduler.yaml" not in paths(again["instances"][0])
     assert drift["kube-scheduler"]["adopted"]
+
+
+@pytest.mark.parametrize("directory, inside", [("/etc/kubernetes/manifests", True), ("/etc/kubernetes/manifests/x", True),
+                                               ("/etc/kubernetes/manifests-state", False), ("/etc/kubernetes", False)])
+def test_nothing_the_role_stores_may_lie_in_the_static_pod_directory(directory, inside):
+    if inside:
+        with pytest.raises(RolloutError, match="is inside the static pod directory /etc/kubernetes/manifests"):
+            check_outside("/etc/kubernetes/manifests/", [directory])
+    else:
+        check_outside("/etc/kubernetes/manifests", [directory])
