@@ -7,7 +7,8 @@ Plan: compare every file the controller rendered with the host (content, owner, 
 the units' state; report per instance what would change, with a diff. Nothing is written.
 Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
-(static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep the backups and fail; on success clear the backups.
+(static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
+the backups and fail; on success clear the backups.
 What differs by kind sits behind two seams: a Restarter (how a change is made to take effect) and a Waiter (how a
 new healthy process is awaited). Host code: stdlib only.
 """

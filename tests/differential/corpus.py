@@ -627,8 +627,8 @@ def _more_syntax():
     yield "syntax", "burst exponent", HEADER + "clientConnection:\n  burst: 2e2\n"
     yield "syntax", "burst overflow exponent", HEADER + "clientConnection:\n  burst: 3e9\n"
     # go-yaml v2 lets an anchor be defined again (an alias takes the newest definition); PyYAML refuses it.
-    yield "syntax", "anchor redefined", HEADER + "parallelism: &x 4\npercentageOfNodesToScore: &x 20\n" \
-                                               "podInitialBackoffSeconds: *x\n"
+    yield "syntax", "anchor redefined", HEADER + (
+        "parallelism: &x 4\npercentageOfNodesToScore: &x 20\npodInitialBackoffSeconds: *x\n")
     yield "syntax", "anchor redefined, alias before and after", HEADER + (
         "parallelism: &x 4\npodInitialBackoffSeconds: *x\npercentageOfNodesToScore: &x 20\npodMaxBackoffSeconds: *x\n")
     yield "syntax", "anchor redefined in a list", HEADER + "profiles:\n- &p {schedulerName: a}\n- &p {schedulerName: b}\n"
@@ -643,8 +643,8 @@ def _more_syntax():
                        ("unclosed flow sequence", "profiles: [a, b\n"), ("unclosed flow mapping", "leaderElection: {a: 1\n"),
                        ("plain line in a block", "profiles:\n- a\n  - b\nx\n"), ("unknown escape", 'x: "\\q"\n'),
                        ("empty key", ": x\n"), ("text after a flow sequence", "x: [a]b\n"),
-                       ("complex keys", "? a\n? b\n: c\nd\n"), ("sequence under a mapping", "profiles:\n  - schedulerName: a\n"
-                                                                       "    plugins:\n   foo: 1\n"),
+                       ("complex keys", "? a\n? b\n: c\nd\n"),
+                       ("sequence under a mapping", "profiles:\n  - schedulerName: a\n    plugins:\n   foo: 1\n"),
                        ("plain value continued as a key", "a: b\n c: d\n")):
         yield "syntax", "syntax error: " + name, HEADER + text
     yield "syntax", "syntax error: tab on the first line", "\tapiVersion: v1\n"
