@@ -248,12 +248,10 @@ def _go_key(node):
 
 
 def _null_key(data):
-    """The value of the first null map key in document order, or None (a null key's value may itself be null)."""
+    """(value,) of the first null map key in document order, or None."""
     if isinstance(data, dict):
         for key, value in data.items():
-            if key is None:
-                return _NullKeyValue(value)
-            found = _null_key(value)
+            found = (value,) if key is None else _null_key(value)
             if found is not None:
                 return found
     elif isinstance(data, list):
@@ -264,18 +262,9 @@ def _null_key(data):
     return None
 
 
-class _NullKeyValue(object):
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-
 def go_sharp_v(value) -> str:
     """fmt's %#v of what go-yaml v2 decodes into interface{}: "s", 1, 1.5, true, <nil>, and
     map[interface {}]interface {}{...} (keys sorted) or []interface {}{...}."""
-    if isinstance(value, _NullKeyValue):
-        value = value.value
     if value is None:
         return "<nil>"
     if isinstance(value, bool):
@@ -476,7 +465,7 @@ def parse_text(text: str, minor: int = None):
     if null_key is not None:
         # sigs.k8s.io/yaml's convertToJSONableObject; its first letter went lower-case in the 1.31 vendoring.
         return None, [], "%snsupported map key of type: %%!s(<nil>), key: <nil>, value: %s" % (
-            "U" if minor is not None and minor < 31 else "u", go_sharp_v(null_key))
+            "U" if minor is not None and minor < 31 else "u", go_sharp_v(null_key[0]))
     duplicates = []
     if node is not None:
         _yaml_duplicates(node, duplicates)
