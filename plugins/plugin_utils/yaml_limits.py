@@ -77,10 +77,11 @@ def scan_text(text: str):
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_TEXT_BYTES:
         return _size_error(size)
-    if text.lstrip().startswith("{"):
-        return _scan_json(text)
+    # go-yaml's reader sees every input first, JSON too (a JSON file goes through YAMLToJSON).
     if _NON_PRINTABLE.search(text):
         return _PREFIX + "control characters are not allowed"
+    if text.lstrip().startswith("{"):
+        return _scan_json(text)
     return _scan_yaml(text)
 
 

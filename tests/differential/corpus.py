@@ -563,7 +563,11 @@ def _more_syntax():
                  '"clientConnection": {"qps": 3.5e38}', '"clientConnection": {"qps": 0.1}',
                  '"parallelism": "4"', '"parallelism": 4,', '"enableProfiling": 1', '"profiles": null',
                  '"profiles": [{"schedulerName": "a\\u00e9"}]', '"podMaxBackoffSeconds": 9223372036854775808',
-                 '"profiles": [{"pluginConfig": [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 1e3}}]}]'):
+                 '"profiles": [{"pluginConfig": [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 1e3}}]}]',
+                 # go-yaml's reader sees a JSON file first: a raw DEL is refused, a raw tab is the JSON parser's error
+                 '"profiles": [{"schedulerName": "a\x7fb"}]', '"profiles": [{"schedulerName": "a\tb"}]',
+                 '"Parallelism": 3', '"parallelism": 3, "Parallelism": 4', '"parallelism": 1.0', '"parallelism": 1E+1',
+                 '"parallelism": 01', '"profiles": [null]', '"": 1', '"par\\u0061llelism": 3'):
         yield "syntax", "json %s" % text, json_head + ", " + text + "}"
     for literal in ("NaN", "Infinity", "1e400"):
         yield "syntax", "json args %s" % literal, json_head + (

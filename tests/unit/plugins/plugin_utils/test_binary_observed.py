@@ -127,6 +127,14 @@ def test_api_version_and_kind_are_found_case_insensitively_then_refused_as_unkno
     assert messages(result) == ['strict decoding error: unknown field "ApiVersion"']
 
 
+def test_a_control_character_is_refused_in_json_too():
+    # A JSON file goes through go-yaml's reader first, which refuses non-printable characters such as DEL.
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+    result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
+                             '"profiles": [{"schedulerName": "a\x7fb"}]}')
+    assert [e["message"] for e in result.errors] == ["yaml: control characters are not allowed"]
+
+
 def test_a_json_lone_surrogate_becomes_the_replacement_character():
     from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
     result = process(content='{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '
