@@ -51,7 +51,7 @@ ansible-playbook -i "$demo/inventory.yml" "$repo/extensions/molecule/resources/p
 echo "control plane: etcd + kube-apiserver on ks-demo-api, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["server"])' "$state/control-plane/facts.json")"
 
 # --- converge with the collection's playbook, as an operator would ---
-echo "running playbooks/systemd.yml (one master at a time; full log: $state/converge.log)"
+echo "running playbooks/systemd.yml (plans every master at once, applies one master at a time; full log: $state/converge.log)"
 start=$(date +%s)
 set +e
 ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/systemd.yml" 2>&1 | tee "$state/converge.log" \
