@@ -14,13 +14,11 @@ import shutil
 
 DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
 ENV_FILES = ("/var/lib/kubelet/kubeadm-flags.env", "/etc/default/kubelet", "/etc/sysconfig/kubelet")
+KUBEADM_DEFAULT = "/etc/kubernetes/manifests"
 
 
 class KubeletError(Exception):
     """The kubelet's static pod directory cannot be known; the message says why and what to do."""
-
-
-KUBEADM_DEFAULT = "/etc/kubernetes/manifests"
 
 
 def running_kubelet_args():
