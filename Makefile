@@ -19,12 +19,13 @@ export ANSIBLE_NOCOLOR := 1
 export PY_COLORS := 0
 export NO_COLOR := 1
 
-# Real Kubernetes binaries for tests, demo and benchmarks (never for the product): ../shared/k8s beside the clone is
-# unpacked once and its variables (KUBE_SCHEDULER_BIN, KUBE_SCHEDULER_BIN_1_<minor>, KUBE_APISERVER_BIN, ETCD_BIN)
-# are written to $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
-K8S_SHARED ?= $(CURDIR)/../shared/k8s
+# Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
+# it finds (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
+# downloads where reachable) in $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
+# A suite whose binaries are missing is skipped, loudly (tests/support/suite.sh), and `make test` ends with the count.
 K8S_ENV := $(BUILD)/k8s.env
 WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
+export SUITE_RESULTS := $(BUILD)/results
 
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
@@ -32,15 +33,18 @@ SCENARIO ?= $(SCENARIOS)
 .PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-rollout bench-hostile clean e2e-awx docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
-## with its drills, all on the real binaries of ../shared/k8s
+## with its drills, on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
 # The end-to-end suites (waiting mostly on their API server) run beside the Molecule scenarios (waiting mostly on
-# their hosts); their logs follow in that order, Molecule's count last.
-test: deps host-deps binaries sanity lint docs unit image
-	rc=0; \
+# their hosts); their logs follow in that order, then what ran on real parts and what was skipped.
+test: deps host-deps binaries image
+	rm -rf $(SUITE_RESULTS)
+	rc=0; for suite in sanity lint docs unit; do \
+	  $(WITH_K8S) tests/support/suite.sh $$suite -- $(MAKE) --no-print-directory $$suite || rc=1; done; \
 	$(MAKE) --no-print-directory --keep-going e2e e2e-awx > $(BUILD)/test-e2e.log 2>&1 & e2e=$$!; \
 	$(MAKE) --no-print-directory molecule > $(BUILD)/test-molecule.log 2>&1 & molecule=$$!; \
 	wait $$e2e || rc=1; cat $(BUILD)/test-e2e.log; \
 	wait $$molecule || rc=1; cat $(BUILD)/test-molecule.log; \
+	tests/support/summary.sh || rc=1; \
 	[ $$rc -eq 0 ]
 
 deps: $(VENV)/.installed collection
@@ -57,10 +61,10 @@ collection:
 host-deps:
 	tests/hosts/install-host-deps.sh
 
-# A private temp file per run, renamed into place: safe to run twice at once.
+# A private temp file per run, renamed into place: safe to run twice at once. Prints where each binary came from.
 binaries: host-deps
-	tests/k8s-binaries.sh "$(K8S_SHARED)" > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
-	@grep -E '^export KUBE_(SCHEDULER|APISERVER)_BIN=' $(K8S_ENV) | sed 's/^export /binaries: /'
+	mkdir -p $(BUILD)
+	$(PYTHON) tests/support/k8s_binaries.py > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
 
 image: host-deps
 	tests/hosts/build-image.sh
@@ -90,24 +94,12 @@ lint: deps
 unit: deps binaries
 	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider tests/unit tests/differential
 
-# Every scenario runs even when one fails, all at once (each mostly waits on its hosts; MOLECULE_JOBS=1 runs them
-# one after another); their logs follow in order and the last line counts them. Each runs the real kube-scheduler
-# of its minor (SYSTEMD_KUBE_MINOR, STATIC_POD_KUBE_MINOR: see its molecule.yml) against a real etcd +
-# kube-apiserver host of its own.
-MOLECULE_JOBS ?= 2
+# Every scenario runs even when one fails, MOLECULE_JOBS (default 2) at a time (each mostly waits on its hosts); their
+# logs follow in order. Each runs the real binaries its `needs-binaries` names (skipped, loudly, when one is missing):
+# the kube-scheduler of its minor (SYSTEMD_KUBE_MINOR, STATIC_POD_KUBE_MINOR: see its molecule.yml) against a
+# control plane of its own.
 molecule: deps image binaries
-	rm -rf $(BUILD)/molecule && mkdir -p $(BUILD)/molecule
-	for s in $(SCENARIO); do \
-	  while [ "$$(jobs -r | wc -l)" -ge $(MOLECULE_JOBS) ]; do sleep 1; done; \
-	  echo "molecule: $$s started (log $(BUILD)/molecule/$$s.log)"; \
-	  ( start=$$(date +%s); rc=0; $(WITH_K8S) molecule test --scenario-name $$s > $(BUILD)/molecule/$$s.log 2>&1 || rc=$$?; \
-	    echo "$$rc $$(( $$(date +%s) - start ))" > $(BUILD)/molecule/$$s.result ) & \
-	done; wait
-	passed=0; failed=0; for s in $(SCENARIO); do \
-	  read -r rc seconds < $(BUILD)/molecule/$$s.result; echo "===== molecule $$s ====="; cat $(BUILD)/molecule/$$s.log; \
-	  if [ "$$rc" -eq 0 ]; then passed=$$((passed + 1)); else failed=$$((failed + 1)); fi; \
-	  echo "===== molecule $$s: $$([ "$$rc" -eq 0 ] && echo passed || echo "FAILED (exit $$rc)") in $$seconds s ====="; done; \
-	  echo "molecule: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
+	$(WITH_K8S) tests/support/run-molecule.sh $(SCENARIO)
 
 demo: deps image binaries
 	$(WITH_K8S) tests/demo/run.sh
@@ -115,24 +107,16 @@ demo: deps image binaries
 demo-clean:
 	tests/demo/clean.sh
 
-# The e2e (deployment and verify roles, real etcd + kube-apiserver 1.24) once per scheduler minor in E2E_MINORS, each
-# with KUBE_SCHEDULER_BIN_1_<minor>; every minor runs even when one fails, and the last lines give each one's time.
+# The e2e (deployment and verify roles, real etcd + kube-apiserver of the scheduler's minor or one newer) once per
+# scheduler minor in E2E_MINORS; every minor runs even when one fails, one without its binaries is skipped, loudly.
 E2E_MINORS ?= 1.30 1.35
 e2e: deps binaries
-	$(WITH_K8S) failed=""; summary=""; for minor in $(E2E_MINORS); do \
-	  var=KUBE_SCHEDULER_BIN_1_$${minor#1.}; bin=$${!var:-}; \
-	  if [ -z "$$bin" ] || [ ! -x "$$bin" ]; then echo "e2e $$minor: no kube-scheduler binary ($$var is '$$bin')" >&2; \
-	    failed="$$failed $$minor"; summary="$$summary\ne2e $$minor: FAILED (no binary)"; continue; fi; \
-	  echo "===== e2e $$minor: $$bin ($$($$bin --version)) ====="; start=$$(date +%s); rc=0; \
-	  KUBE_SCHEDULER_BIN=$$bin $(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e || rc=$$?; \
-	  result="$$([ $$rc -eq 0 ] && echo passed || echo "FAILED (exit $$rc)") in $$(( $$(date +%s) - start )) s"; \
-	  echo "===== e2e $$minor: $$result ====="; summary="$$summary\ne2e $$minor: $$result ($$($$bin --version))"; \
-	  [ $$rc -eq 0 ] || failed="$$failed $$minor"; \
-	done; echo -e "$${summary#\\n}"; [ -z "$$failed" ] || { echo "e2e: failed for$$failed" >&2; exit 1; }
+	$(WITH_K8S) tests/support/run-e2e.sh $(E2E_MINORS)
 
 # AWX-style jobs through ansible-runner (Check job, survey strings, a failing job's events) against a real API server.
 e2e-awx: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e-awx
+	$(WITH_K8S) tests/support/suite.sh e2e-awx KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN ETCD_BIN -- \
+	  $(BIN)/pytest -p no:cacheprovider -v -rs tests/e2e-awx
 
 bench: deps image binaries
 	$(BIN)/python benchmarks/scheduler_config_bench.py

@@ -7,8 +7,8 @@ For systemd and for static pods: the naive playbook (benchmarks/rollout/naive-*.
 validation, no health gate) first converge and no-op rerun, then this collection's playbook first converge, no-op
 rerun and `--check --diff` on the converged cluster, each from clean masters. Prints each wall time, the ratio to
 the naive one against issue 9's targets, and the ten slowest tasks of the collection's converge and no-op runs.
-Real parts only: podman hosts booting systemd, etcd + kube-apiserver v1.24.3 and the kube-scheduler named by
-KUBE_SCHEDULER_BIN (`make bench-rollout` takes them from ../shared/k8s). BENCH_KEEP=1 keeps the hosts.
+Real parts only: podman hosts booting systemd, etcd + kube-apiserver (KUBE_APISERVER_BIN) and the kube-scheduler named by
+KUBE_SCHEDULER_BIN (`make bench-rollout` has `make binaries` find them). BENCH_KEEP=1 keeps the hosts.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def phase(environ, kind, naive, ours, prepare=None):
 def main():
     for name in ("KUBE_SCHEDULER_BIN", "KUBE_APISERVER_BIN", "ETCD_BIN"):
         if not os.access(os.environ.get(name, ""), os.X_OK):
-            sys.exit("bench-rollout needs real binaries: %s is not set (make binaries names them from ../shared/k8s)" % name)
+            sys.exit("bench-rollout needs real binaries: %s is not set (make binaries finds them: see the README)" % name)
     os.makedirs(os.path.join(STATE, "ansible-tmp"), exist_ok=True)
     environ, version = env()
     print("kube-scheduler v%s; three masters ks-bench-m1..m3 (podman, systemd), logs in %s" % (version, STATE), flush=True)

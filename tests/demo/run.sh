@@ -3,8 +3,8 @@
 # kube-apiserver on that host, playbooks/systemd.yml with two schedulers on each master (tests/demo/group_vars),
 # then what runs where: each master's instances and health, who holds each lease, and which scheduler bound a
 # test pod for each schedulerName (playbooks/verify.yml). The hosts stay up; tests/demo/clean.sh removes them.
-# Binaries: real ones only, named by KUBE_SCHEDULER_BIN, KUBE_APISERVER_BIN and ETCD_BIN (`make demo` takes them from
-# ../shared/k8s through `make binaries`; nothing can be downloaded from the Kubernetes release site here).
+# Binaries: real ones only, named by KUBE_SCHEDULER_BIN, KUBE_APISERVER_BIN and ETCD_BIN (`make demo` has
+# `make binaries` find them: the README's "Real Kubernetes binaries for the tests").
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 demo="$repo/tests/demo"
@@ -22,7 +22,7 @@ mkdir -p "$state"
 # --- the binaries, said in one line each ---
 for name in KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN ETCD_BIN; do
   if [ ! -x "${!name:-}" ]; then
-    echo "make demo needs real binaries: $name is not set (make binaries names them from ../shared/k8s)" >&2
+    echo "make demo needs real binaries: $name is not set (make binaries finds them: see the README)" >&2
     exit 1
   fi
 done

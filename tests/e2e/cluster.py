@@ -137,7 +137,7 @@ class Processes:
                 process.wait()
 
     def stop_all(self, grace: float = 3) -> None:
-        """Everything at once: the control plane is thrown away, and kube-apiserver 1.24 takes about 10 s to stop
+        """Everything at once: the control plane is thrown away, and kube-apiserver takes seconds to stop
         gracefully while etcd and the schedulers stop at once."""
         running = [process for _name, process in reversed(self.started) if process.poll() is None]
         for process in running:

@@ -17,7 +17,7 @@ import yaml
 from kubernetes import client
 
 from cluster import NOT_READY_TAINT, free_port, wait_for, write_kubeconfig
-from conftest import BINARIES, COMPAT_FROM_MINOR, changed_count, require_binaries
+from conftest import BINARIES, changed_count, require_binaries
 
 require_binaries()
 
@@ -136,17 +136,6 @@ def in_cluster_scheduler(cluster):
                                        expiration_seconds=3600))).status.token
     kubeconfig = write_kubeconfig(cluster.directory / "in-cluster.conf", cluster.server, cluster.certs.ca_file,
                                   {"token": token})
-    if cluster.minor >= COMPAT_FROM_MINOR:
-        # The compat manifest grants its extra RBAC to the user system:kube-scheduler only. On a cluster of the
-        # scheduler's own minor the role's binding to system:kube-scheduler already covers it (that apiserver's
-        # bootstrap ClusterRole lists volumeattachments and resource.k8s.io); on the 1.24 one it does not, so this
-        # test-only grant stands in for it, and it never goes into the role.
-        rbac = client.RbacAuthorizationV1Api(api(cluster))
-        for role in ("kube-scheduler-newer-minors", "kube-scheduler-dra"):
-            rbac.create_cluster_role_binding(client.V1ClusterRoleBinding(
-                metadata=client.V1ObjectMeta(name="e2e-compat:%s:%s" % (NAME, role)),
-                role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=role),
-                subjects=[client.RbacV1Subject(kind="ServiceAccount", name=NAME, namespace=NAMESPACE)]))
     config["clientConnection"]["kubeconfig"] = str(kubeconfig)
     config_file = cluster.directory / "in-cluster-config.yaml"
     config_file.write_text(yaml.safe_dump(config))

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Find the real Kubernetes binaries the tests need, as a real project gets them, and name them for every test target.
+
+For each component and minor the tests use (``WANTED``), the first of these wins:
+
+1. a ``KUBE_*_BIN_1_<minor>`` variable already set (``KUBE_SCHEDULER_BIN_1_35=/path``), or the unsuffixed one
+   (``KUBE_SCHEDULER_BIN``) for the minor its ``--version`` says;
+2. the binaries directory (``KUBE_BINARIES_DIR``, default ``~/.cache/kube-binaries``): files named
+   ``COMPONENT-vMAJOR.MINOR.PATCH`` (``kube-scheduler-v1.35.4``), the newest patch of the minor;
+3. the official Kubernetes release download of the pinned version (``dl.k8s.io``), checked against its published
+   sha256 and kept in the binaries directory. Where that site cannot be reached (these CI machines) the first
+   attempt fails within seconds and no other is made.
+
+Prints ``export`` lines on stdout (the Makefile writes them to ``.build/k8s.env``) and, on stderr, one line per
+component saying where each minor came from and what is missing. A missing binary is not an error here: each test
+that needs one skips with a line naming its variable, and ``make test`` ends with what ran on real parts.
+Etcd is Debian's (``apt-get install etcd-server``): ``ETCD_BIN``.
+
+Unsuffixed variables: ``KUBE_SCHEDULER_BIN`` is the 1.35 scheduler when there is one (what the demo and the
+benchmarks run), every other ``KUBE_*_BIN`` the newest minor found.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+# component -> pinned versions (one per minor): what CI runs and what a download fetches.
+WANTED = {
+    "kube-scheduler": ("1.30.12", "1.31.8", "1.32.5", "1.33.3", "1.34.7", "1.35.4", "1.36.3"),
+    "kube-apiserver": ("1.31.14", "1.35.6"),
+    "kube-controller-manager": ("1.31.14", "1.35.6"),
+    "kubelet": ("1.31.14", "1.35.6"),
+    "kube-proxy": ("1.35.6",),
+}
+PREFERRED_MINOR = {"kube-scheduler": "35"}
+RELEASE_URL = "https://dl.k8s.io/release/v{version}/bin/linux/{arch}/{component}"
+DOWNLOAD_TIMEOUT = float(os.environ.get("KUBE_DOWNLOAD_TIMEOUT", "5"))
+NAME_RE = re.compile(r"^(?P<component>[a-z-]+)-v1\.(?P<minor>\d+)\.(?P<patch>\d+)$")
+
+
+def variable(component: str) -> str:
+    """kube-controller-manager -> KUBE_CONTROLLER_MANAGER_BIN."""
+    return component.upper().replace("-", "_") + "_BIN"
+
+
+def binaries_dir() -> str:
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.environ.get("KUBE_BINARIES_DIR") or os.path.join(cache, "kube-binaries")
+
+
+def version_of(path: str) -> str | None:
+    """'1.35.4' from `BINARY --version` ('Kubernetes v1.35.4'), None when it does not run."""
+    try:
+        answer = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r"v(\d+\.\d+\.\d+)", answer.stdout + answer.stderr)
+    return match.group(1) if match else None
+
+
+def from_environment(component: str) -> dict[str, tuple[str, str]]:
+    """minor -> (path, origin) for the variables already set."""
+    found = {}
+    name = variable(component)
+    for key, path in os.environ.items():
+        match = re.fullmatch(re.escape(name) + r"_1_(\d+)", key)
+        if match and path:
+            found[match.group(1)] = (path, "$" + key)
+    plain = os.environ.get(name)
+    if plain:
+        version = version_of(plain)
+        if version:
+            found.setdefault(version.split(".")[1], (plain, "$" + name))
+    return found
+
+
+def from_directory(directory: str, component: str) -> dict[str, tuple[str, str]]:
+    """minor -> (path, origin): the newest patch of each minor in the binaries directory."""
+    newest: dict[str, tuple[int, str]] = {}
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return {}
+    for name in names:
+        match = NAME_RE.match(name)
+        path = os.path.join(directory, name)
+        if not match or match.group("component") != component or not os.access(path, os.X_OK):
+            continue
+        patch = int(match.group("patch"))
+        if patch >= newest.get(match.group("minor"), (-1, ""))[0]:
+            newest[match.group("minor")] = (patch, path)
+    return {minor: (path, directory) for minor, (_, path) in newest.items()}
+
+
+class Downloads:
+    """The official release downloads, tried until the first failure (then the site counts as unreachable)."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.unreachable = os.environ.get("KUBE_DOWNLOAD", "1") == "0" and "KUBE_DOWNLOAD=0"
+        self.arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+
+    def fetch(self, component: str, version: str) -> str | None:
+        if self.unreachable:
+            return None
+        url = RELEASE_URL.format(version=version, arch=self.arch, component=component)
+        try:
+            with urllib.request.urlopen(url + ".sha256", timeout=DOWNLOAD_TIMEOUT) as answer:
+                expected = answer.read().decode().split()[0]
+            os.makedirs(self.directory, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.directory, delete=False) as handle, \
+                    urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as answer:
+                digest = hashlib.sha256()
+                for block in iter(lambda: answer.read(1 << 20), b""):
+                    digest.update(block)
+                    handle.write(block)
+            if digest.hexdigest() != expected:
+                os.unlink(handle.name)
+                raise ValueError("sha256 %s, published %s" % (digest.hexdigest(), expected))
+        except (OSError, ValueError) as error:  # URLError and timeouts are OSErrors
+            self.unreachable = "%s: %s" % (url, getattr(error, "reason", error))
+            return None
+        path = os.path.join(self.directory, "%s-v%s" % (component, version))
+        os.chmod(handle.name, 0o755)
+        os.replace(handle.name, path)
+        return path
+
+
+def resolve(downloads: Downloads) -> tuple[list[str], list[str]]:
+    """The export lines and the report lines."""
+    exports, report = [], []
+    directory = binaries_dir()
+    for component, versions in WANTED.items():
+        found = from_directory(directory, component)
+        found.update(from_environment(component))
+        missing = []
+        for version in versions:
+            minor = version.split(".")[1]
+            if minor in found:
+                continue
+            path = downloads.fetch(component, version)
+            if path:
+                found[minor] = (path, "downloaded")
+            else:
+                missing.append("1." + minor)
+        name = variable(component)
+        for minor in sorted(found, key=int):
+            exports.append("export %s_1_%s=%s" % (name, minor, shlex.quote(found[minor][0])))
+        if found:
+            plain = PREFERRED_MINOR.get(component)
+            plain = plain if plain in found else max(found, key=int)
+            exports.append("export %s=%s" % (name, shlex.quote(found[plain][0])))
+        origins = ", ".join("1.%s (%s)" % (minor, found[minor][1]) for minor in sorted(found, key=int))
+        report.append("binaries: %-24s %s%s" % (component, origins or "none",
+                                                  "; MISSING " + " ".join(missing) if missing else ""))
+    etcd = os.environ.get("ETCD_BIN") or shutil.which("etcd")
+    if etcd:
+        exports.append("export ETCD_BIN=%s" % shlex.quote(etcd))
+    report.append("binaries: %-24s %s" % ("etcd", etcd or "none; MISSING (apt-get install etcd-server)"))
+    if downloads.unreachable:
+        report.append("binaries: official downloads not used (%s)" % downloads.unreachable)
+    if any("MISSING" in line for line in report):
+        report.append("binaries: tests that need a missing binary are skipped; put binaries named like "
+                      "kube-scheduler-v1.35.4 in %s or set KUBE_<COMPONENT>_BIN_1_<minor> (see tests/README.md)"
+                      % directory)
+    return exports, report
+
+
+def main() -> int:
+    exports, report = resolve(Downloads(binaries_dir()))
+    print("\n".join(exports))
+    print("\n".join(report), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
