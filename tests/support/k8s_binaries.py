@@ -169,7 +169,7 @@ def resolve(downloads: Downloads) -> tuple[list[str], list[str]]:
         report.append("binaries: official downloads not used (%s)" % downloads.unreachable)
     if any("MISSING" in line for line in report):
         report.append("binaries: tests that need a missing binary are skipped; put binaries named like "
-                      "kube-scheduler-v1.35.4 in %s or set KUBE_<COMPONENT>_BIN_1_<minor> (see tests/README.md)"
+                      "kube-scheduler-v1.35.4 in %s or set KUBE_<COMPONENT>_BIN_1_<minor> (README.md: Real Kubernetes binaries for the tests)"
                       % directory)
     return exports, report
 

@@ -8,11 +8,11 @@ rc=0
 for minor in "$@"; do
   m=${minor#1.}
   scheduler=KUBE_SCHEDULER_BIN_1_$m
-  apiserver=KUBE_APISERVER_BIN_1_$m
-  [ -x "${!apiserver:-}" ] || apiserver=KUBE_APISERVER_BIN_1_$((m + 1))
+  apiserver=KUBE_APISERVER_BIN_1_$m newer=KUBE_APISERVER_BIN_1_$((m + 1))
+  [ ! -x "${!apiserver:-}" ] && [ -x "${!newer:-}" ] && apiserver=$newer
   echo "===== e2e $minor: kube-scheduler ${!scheduler:-(none)}, kube-apiserver ${!apiserver:-(none)} ====="
   KUBE_SCHEDULER_BIN=${!scheduler:-} KUBE_APISERVER_BIN=${!apiserver:-} \
-    "$here/suite.sh" "e2e-$minor" "$scheduler" "$apiserver" ETCD_BIN -- \
+    "$here/suite.sh" "e2e-$minor" "$scheduler" "$apiserver|$newer" ETCD_BIN -- \
     pytest -p no:cacheprovider -v -rs "$here/../e2e" || rc=1
 done
 exit $rc

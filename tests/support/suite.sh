@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # suite.sh NAME [NEEDS...] -- COMMAND...: run one suite of real parts and record its result for the summary.
-# NEEDS are variables naming binaries (KUBELET_BIN_1_35, ETCD_BIN...), as `make binaries` writes them to .build/k8s.env.
+# NEEDS are variables naming binaries (KUBELET_BIN_1_35, ETCD_BIN...), as `make binaries` writes them to .build/k8s.env;
+# A|B is met by either.
 # When one is unset or not executable the suite does not run: one loud line names it, and the suite counts as skipped
 # (a fresh machine without binaries still passes `make test`; tests/README.md says how to provide them).
 # Results go to $SUITE_RESULTS (default .build/results), one file per suite: "passed|failed|skipped NAME detail".
@@ -14,19 +15,21 @@ results=${SUITE_RESULTS:-$(cd "$(dirname "$0")/../.." && pwd)/.build/results}
 mkdir -p "$results"
 record() { echo "$1 $name $2" > "$results/$name"; }
 missing=()
-for var in "${needs[@]}"; do
-  path=${!var:-}
-  { [ -n "$path" ] && [ -x "$path" ]; } || missing+=("$var")
+for need in "${needs[@]}"; do
+  met=""
+  for var in ${need//|/ }; do [ -x "${!var:-}" ] && met=$var; done
+  [ -n "$met" ] || missing+=("${need//|/ or }")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "SKIPPED $name: no binary for ${missing[*]} (make binaries: put it in \${KUBE_BINARIES_DIR:-~/.cache/kube-binaries} or set the variable)"
+  echo "SKIPPED $name: no binary for ${missing[*]} (put it in \${KUBE_BINARIES_DIR:-~/.cache/kube-binaries} or set the variable: README.md, Real Kubernetes binaries for the tests)"
   record skipped "(no ${missing[*]})"
   exit 0
 fi
 versions=""
-for var in "${needs[@]}"; do
-  [ "$var" = ETCD_BIN ] && continue
-  versions+=" $("${!var}" --version 2>&1 | sed -n 's/^Kubernetes //p;s/^Kubelet //p' | head -1)"
+for need in "${needs[@]}"; do
+  for var in ${need//|/ }; do
+    [ "$var" != ETCD_BIN ] && [ -x "${!var:-}" ] && versions+=" ${var%_BIN*}=$("${!var}" --version 2>&1 | sed -n 's/^Kubernetes //p' | head -1)"
+  done
 done
 start=$(date +%s)
 "$@"; rc=$?
