@@ -38,6 +38,15 @@ def _api_version(kubernetes_version):
     return "kubeadm.k8s.io/v1beta4" if int(match.group(1)) >= 31 else "kubeadm.k8s.io/v1beta3"
 
 
+_KINDS = {"name": "a string", "flags": "a list of --name=value strings", "config_path": "a path",
+          "kubeconfig": "a path"}
+
+
+def _kind(value):
+    return {dict: "a dict", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
 def _split(flag):
     if not isinstance(flag, str) or not flag.startswith("--") or "=" not in flag:
         raise KubeadmPatchError("flags: expected --name=value, got %r" % (flag,))
@@ -58,6 +67,12 @@ def kubeadm_scheduler_patch(instance, kubernetes_version):
     if missing:
         raise KubeadmPatchError("not a resolved scheduler instance: no %s (use the instances that "
                                 "kubesched.schedulers.scheduler_instances returns)" % ", ".join(missing))
+    wrong = [field for field, kind in (("name", str), ("flags", list), ("config_path", str), ("kubeconfig", str))
+             if not isinstance(instance[field], kind)]
+    if wrong:
+        raise KubeadmPatchError("not a resolved scheduler instance: %s (use the instances that "
+                                "kubesched.schedulers.scheduler_instances returns)" % ", ".join(
+                                    "%s is %s, not %s" % (field, _kind(instance[field]), _KINDS[field]) for field in wrong))
     if instance.get("state", "present") != "present" or not instance["flags"]:
         raise KubeadmPatchError("instance %s is absent: kubeadm's ClusterConfiguration can only carry a running "
                                 "scheduler" % instance["name"])

@@ -53,7 +53,10 @@ def convert_to_v1(source):
     changes = ["apiVersion: %s -> %s" % (version, API_VERSION)]
     needs_human = []
     data["apiVersion"] = API_VERSION
-    for index, profile in enumerate(data.get("profiles") or []):
+    # Only the shapes a conversion can touch are converted; any other value (profiles: 5) is carried over as it is,
+    # and checking the converted text reports it in kube-scheduler's words.
+    profiles = data.get("profiles")
+    for index, profile in enumerate(profiles if isinstance(profiles, list) else []):
         if isinstance(profile, dict):
             _convert_profile(profile, "profiles[%d]" % index, version, changes, needs_human)
     return {"converted": dump_yaml(data), "from": version, "changes": changes, "needs_human": needs_human}
@@ -97,7 +100,8 @@ def _convert_profile(profile, where, version, changes, needs_human):
 def _weight_given(plugins, name):
     for point in ("score", "multiPoint"):
         point_set = plugins.get(point) if isinstance(plugins.get(point), dict) else {}
-        for entry in point_set.get("enabled") or []:
+        enabled = point_set.get("enabled")
+        for entry in enabled if isinstance(enabled, list) else []:
             if isinstance(entry, dict) and entry.get("name") == name and entry.get("weight"):
                 return True
     return False

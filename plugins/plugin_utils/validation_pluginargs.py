@@ -327,7 +327,9 @@ def _label_requirement(expr: dict, p: str) -> list:
             errs.append(E.invalid(values_path, go_string_slice(values),
                                   "for 'Gt', 'Lt' operators, exactly one value is required"))
         for i, value in enumerate(vals):
-            if not re.match(r"^[+-]?[0-9]+$", value) or not -2 ** 63 <= int(value) < 2 ** 63:
+            # Past 19 significant digits it is outside int64 (and int() refuses 4301 digits with its own words).
+            if (not re.match(r"^[+-]?[0-9]+$", value) or len(value.lstrip("+-").lstrip("0")) > 19
+                    or not -2 ** 63 <= int(value) < 2 ** 63):
                 errs.append(E.invalid(index(values_path, i), value,
                                       "for 'Gt', 'Lt' operators, the value must be an integer"))
     for i, value in enumerate(vals):

@@ -88,9 +88,12 @@ def go_yaml_scalar(text: str):
         sign = -1 if plain[0] == "-" else 1
         digits = plain.lstrip("+-")
         base = {"b": 2, "o": 8, "x": 16}.get(digits[1:2].lower(), 8 if len(digits) > 1 and digits[0] == "0" else 10)
-        value = sign * int(digits[2:] if base in (2, 16) or digits[1:2] in ("o", "O") else digits, base)
+        digits = digits[2:] if base in (2, 16) or digits[1:2] in ("o", "O") else digits
+        # No int64/uint64 needs more than 64 significant digits (base 2); Python's int() refuses more than 4300
+        # decimal digits with a message of its own, so a longer literal is not an int (go-yaml: out of range).
+        value = sign * int(digits, base) if len(digits.lstrip("0")) <= 64 else None
         # ParseInt (int64), else ParseUint (no sign, uint64)
-        if -2 ** 63 <= value < 2 ** 63 or (plain[0] not in "+-" and 0 <= value < 2 ** 64):
+        if value is not None and (-2 ** 63 <= value < 2 ** 63 or (plain[0] not in "+-" and 0 <= value < 2 ** 64)):
             return value
     if _GO_FLOAT_RE.match(plain):
         return _go_float(plain, text)
@@ -459,6 +462,9 @@ def parse_text(text: str, minor: int = None):
         return None, [], go_yaml_syntax_error(exc)
     except _GoYamlError as exc:
         return None, [], "yaml: %s" % exc
+    except RecursionError:
+        # scan_text refuses deep nesting first; this keeps any text the scan let through from becoming a traceback.
+        return None, [], yaml_limits.too_deep()
     finally:
         loader.dispose()
     null_key = _null_key(data)
@@ -501,10 +507,37 @@ def _parse_json(text: str):
         raise ValueError("invalid character %s looking for beginning of value" % E.go_quote(name[:1]).replace('"', "'"))
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_int=_json_int,
+                          parse_float=_json_float)
     except ValueError as exc:
         return None, [], "couldn't get version/kind; json parse error: %s" % exc
     return _replace_surrogates(data), [DecodeMessage('duplicate field "%s"' % key, key) for key in duplicates], None
+
+
+class JsonNumber(float):
+    """A JSON number no Go numeric type holds (more digits than Python's int() reads, or beyond float64): its value
+    is infinite, so every numeric field refuses it, and it prints as its literal, as encoding/json's "cannot
+    unmarshal number <literal> into Go struct field ..." does."""
+
+    def __new__(cls, literal):
+        number = super().__new__(cls, float("-inf") if literal.startswith("-") else float("inf"))
+        number.literal = literal
+        return number
+
+    def __repr__(self):
+        return self.literal
+
+    __str__ = __repr__
+
+
+def _json_int(literal):
+    # More than 20 significant digits is outside int64 and uint64 anyway; int() would refuse 4301 and more.
+    return int(literal) if len(literal.lstrip("-")) <= 4000 else JsonNumber(literal)
+
+
+def _json_float(literal):
+    number = float(literal)
+    return JsonNumber(literal) if math.isinf(number) else number
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -13,8 +13,8 @@ walks of this library are far slower and shallower than Go, so the limits here a
 - at most MAX_NODES nodes with the aliases expanded, and at most MAX_DEPTH levels of nesting (no
   KubeSchedulerConfiguration needs more than a dozen).
 
-``scan_text`` reads only the parser's events of the first document (libyaml's parser when PyYAML has it), so the
-check costs a fraction of the real parse and stops at the first excess. ``check_structure`` does the same for data
+``scan_text`` reads only the parser's events of the first document (libyaml's parser when PyYAML has it; PyYAML's
+own when libyaml refuses the text), so the check costs a fraction of the real parse and stops at the first excess. ``check_structure`` does the same for data
 that is already parsed (a mapping from a playbook), iteratively, so no input can reach a RecursionError.
 Pure Python; PyYAML is imported only when text is scanned.
 """
@@ -62,6 +62,11 @@ def _too_deep(event=None) -> str:
             "a dozen levels; kube-scheduler itself stops at 10000)" % (_at(event), MAX_DEPTH))
 
 
+def too_deep() -> str:
+    """The refusal of nesting found while parsing rather than scanning."""
+    return _too_deep()
+
+
 def _too_many(event=None) -> str:
     return ("%smore than %d values with the aliases expanded: refused before expanding them (a hostile or "
             "generated document; a real KubeSchedulerConfiguration has a few hundred)" % (_at(event), MAX_NODES))
@@ -106,7 +111,22 @@ def _scan_json(text: str):
 
 def _scan_yaml(text: str):
     import yaml
-    loader_class = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return _scan_events(yaml, fast, text)
+        except yaml.YAMLError:
+            # libyaml refuses some texts that PyYAML's own parser, which parse_text uses, accepts (a libyaml built
+            # with a nesting limit stops at 1000 levels, before this scan reaches MAX_DEPTH): scan them again with
+            # that parser, whose event stream is iterative, so that its recursive composer never sees them.
+            pass
+    try:
+        return _scan_events(yaml, yaml.SafeLoader, text)
+    except yaml.YAMLError:
+        return None  # a syntax error: the parser proper reports it with kube-scheduler's words
+
+
+def _scan_events(yaml, loader_class, text: str):
     loader = loader_class(text)
     # go-yaml counts the document node too; then one per node, and each node of an alias's expansion again.
     decodes, aliased = 1, 0
@@ -144,8 +164,6 @@ def _scan_yaml(text: str):
                 return _PREFIX + "document contains excessive aliasing"
             if decodes > MAX_NODES:
                 return _too_many(event)
-    except yaml.YAMLError:
-        return None  # a syntax error: the parser proper reports it with kube-scheduler's words
     finally:
         loader.dispose()
     return None
