@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the test hosts need on this machine (Debian): podman with runc, mmdebstrap to build the host image,
-# openssl, rsync and shellcheck (ansible-test sanity) for the test tooling, etcd (the test control plane's store) and
-# xz (to unpack the real Kubernetes binaries of ../shared/k8s). Skips the install when everything is already there.
+# openssl, rsync and shellcheck (ansible-test sanity) for the test tooling, etcd (the test control plane's store),
+# xz (to unpack the real Kubernetes binaries of ../shared/k8s) and catatonit (statically linked: the real nodes' pause
+# image, tests/realnode/images.sh). Skips the install when everything is already there.
 set -euo pipefail
 need=()
-for cmd in podman:podman runc:runc mmdebstrap:mmdebstrap openssl:openssl rsync:rsync shellcheck:shellcheck etcd:etcd-server xz:xz-utils; do
+for cmd in podman:podman runc:runc mmdebstrap:mmdebstrap openssl:openssl rsync:rsync shellcheck:shellcheck etcd:etcd-server xz:xz-utils catatonit:catatonit; do
   command -v "${cmd%%:*}" >/dev/null 2>&1 || need+=("${cmd##*:}")
 done
 [ ${#need[@]} -eq 0 ] && exit 0
