@@ -524,6 +524,10 @@ class JsonNumber(float):
         number.literal = literal
         return number
 
+    def __getnewargs__(self):
+        # copy.deepcopy (configuration.process copies the decoded config) rebuilds it from the literal, not the float.
+        return (self.literal,)
+
     def __repr__(self):
         return self.literal
 
