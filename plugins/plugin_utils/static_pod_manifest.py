@@ -11,7 +11,9 @@ ComponentPod sets labels component/tier, hostNetwork, priorityClassName system-n
 and mounts its kubeconfig read-only from a FileOrCreate hostPath volume named "kubeconfig". Probes are HTTPS on
 the scheduler's port: liveness 10/15/8/10 and startup 10/15/24/10 (initialDelay/timeout/failureThreshold/period);
 kubeadm 1.32 (kubernetes#126945) moved them from /healthz to /livez and added readiness on /readyz 0/15/3/1.
-Probe host: the bind address, omitted for 0.0.0.0 and :: so the kubelet probes the pod (node) IP.
+From 1.34 kubeadm names the port: the container declares ``ports: [{containerPort: <port>, name: probe-port,
+protocol: TCP}]`` and every probe says ``port: probe-port``; before 1.34 the probes carry the number and there is no
+``ports``. Probe host: the bind address, omitted for 0.0.0.0 and :: so the kubelet probes the pod (node) IP.
 Volumes and mounts are sorted by name, and the YAML keys alphabetically, like kubeadm's writer.
 """
 
@@ -26,6 +28,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io impor
 CHECKSUM_ANNOTATION = "kubesched.schedulers/checksum"
 CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubeconfig"
+PROBE_PORT_NAME = "probe-port"
+NAMED_PROBE_PORT_SINCE = 34
 
 
 def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
@@ -39,9 +43,16 @@ def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
     return probe
 
 
+def named_probe_port(kubernetes_version):
+    """Whether kubeadm of this minor version probes the port by its name (probe-port) rather than its number."""
+    return minor_number(kubernetes_version) >= NAMED_PROBE_PORT_SINCE
+
+
 def kubeadm_probes(bind_address, port, kubernetes_version):
     """The probes kubeadm of this minor version writes for a scheduler bound to bind_address:port."""
     host = "" if bind_address in ("0.0.0.0", "::") else bind_address
+    if named_probe_port(kubernetes_version):
+        port = PROBE_PORT_NAME
     if minor_number(kubernetes_version) >= 32:
         return {
             "livenessProbe": _probe(host, "/livez", port, 10, 15, 8, 10),
@@ -52,6 +63,22 @@ def kubeadm_probes(bind_address, port, kubernetes_version):
         "livenessProbe": _probe(host, "/healthz", port, 10, 15, 8, 10),
         "startupProbe": _probe(host, "/healthz", port, 10, 15, 24, 10),
     }
+
+
+def _set_probe_port(container, port, kubernetes_version):
+    """The container's probe-port entry as kubeadm of this version writes it: added from 1.34, and wherever it is
+    present its containerPort (and a hostPort) is the instance's port - an adopted kubeadm manifest's 10259 would
+    be stale once the port changes. Other ports stay as they are."""
+    ports = [dict(entry) for entry in container.get("ports") or []]
+    named = [entry for entry in ports if entry.get("name") == PROBE_PORT_NAME]
+    for entry in named:
+        entry["containerPort"] = port
+        if "hostPort" in entry:  # with hostNetwork a hostPort must equal the containerPort
+            entry["hostPort"] = port
+    if not named and named_probe_port(kubernetes_version):
+        ports.append({"containerPort": port, "name": PROBE_PORT_NAME, "protocol": "TCP"})
+    if ports:
+        container["ports"] = ports
 
 
 def _volumes(instance):
@@ -134,6 +161,7 @@ def static_pod_manifest(instance, kubernetes_version, checksum, base=None, image
             existing["httpGet"] = probe["httpGet"]
         else:
             container[name] = probe
+    _set_probe_port(container, instance["secure_port"], kubernetes_version)
     volumes = _volumes(instance)
     for volume, mount in volumes.values():
         pod["spec"]["volumes"] = _upsert(pod["spec"].get("volumes"), volume)

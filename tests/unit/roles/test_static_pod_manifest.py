@@ -4,8 +4,8 @@
 """The static_pod role's manifest builder against kubeadm's kube-scheduler manifest.
 
 Expectations are kubeadm's (cmd/kubeadm/app/phases/controlplane/manifests.go, volumes.go and
-cmd/kubeadm/app/util/staticpod/utils.go; the /livez + /readyz switch is kubernetes#126945, released in 1.32),
-and every manifest is checked by kubernetes-validate against the OpenAPI schema of its Kubernetes version.
+cmd/kubeadm/app/util/staticpod/utils.go; the /livez + /readyz switch is kubernetes#126945, released in 1.32; from
+1.34 the probes name the port, probe-port, which the container declares), and every manifest is checked by kubernetes-validate against the OpenAPI schema of its Kubernetes version.
 """
 
 import pytest
@@ -102,8 +102,8 @@ def render(version, base=None, image=None, checksum="c1", **kwargs):
     return text, yaml.safe_load(text)
 
 
-def kubeadm_probe(path, failure_threshold, period, initial_delay):
-    probe = {"httpGet": {"host": "127.0.0.1", "path": path, "port": 10259, "scheme": "HTTPS"},
+def kubeadm_probe(path, failure_threshold, period, initial_delay, port=10259):
+    probe = {"httpGet": {"host": "127.0.0.1", "path": path, "port": port, "scheme": "HTTPS"},
              "failureThreshold": failure_threshold, "periodSeconds": period, "timeoutSeconds": 15}
     if initial_delay:
         probe["initialDelaySeconds"] = initial_delay
@@ -137,22 +137,37 @@ def test_probes_before_1_32_are_healthz_without_readiness(version):
     assert "readinessProbe" not in container
 
 
-@pytest.mark.parametrize("version", ["1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0"])
-def test_probes_from_1_32_are_livez_and_readyz(version):
+@pytest.mark.parametrize("version", ["1.32.9", "1.33.5"])
+def test_probes_of_1_32_and_1_33_are_livez_and_readyz_on_the_port_number(version):
     _text, pod = render(version)
     container = pod["spec"]["containers"][0]
     assert container["livenessProbe"] == kubeadm_probe("/livez", 8, 10, 10)
     assert container["readinessProbe"] == kubeadm_probe("/readyz", 3, 1, 0)
     assert container["startupProbe"] == kubeadm_probe("/livez", 24, 10, 10)
+    assert "ports" not in container
 
 
-def test_probes_follow_port_and_drop_host_for_unspecified_bind_address():
+@pytest.mark.parametrize("version", ["1.34.2", "1.35.0", "1.36.0"])
+def test_probes_from_1_34_name_the_port_the_container_declares(version):
+    _text, pod = render(version)
+    container = pod["spec"]["containers"][0]
+    assert container["livenessProbe"] == kubeadm_probe("/livez", 8, 10, 10, "probe-port")
+    assert container["readinessProbe"] == kubeadm_probe("/readyz", 3, 1, 0, "probe-port")
+    assert container["startupProbe"] == kubeadm_probe("/livez", 24, 10, 10, "probe-port")
+    assert container["ports"] == [{"containerPort": 10259, "name": "probe-port", "protocol": "TCP"}]
+
+
+@pytest.mark.parametrize("version,named", [("1.33.5", False), ("1.34.2", True)])
+def test_probes_follow_port_and_drop_host_for_unspecified_bind_address(version, named):
     # kubeadm's getProbeAddress: 0.0.0.0 and :: give no host, so the kubelet probes the pod IP.
     for bind in ("0.0.0.0", "::"):
-        _text, pod = render("1.34.2", port=10261, bind=bind)
+        _text, pod = render(version, port=10261, bind=bind)
+        container = pod["spec"]["containers"][0]
         for name in ("livenessProbe", "readinessProbe", "startupProbe"):
-            http_get = pod["spec"]["containers"][0][name]["httpGet"]
-            assert "host" not in http_get and http_get["port"] == 10261
+            http_get = container[name]["httpGet"]
+            assert "host" not in http_get and http_get["port"] == ("probe-port" if named else 10261)
+        assert container.get("ports") == ([{"containerPort": 10261, "name": "probe-port", "protocol": "TCP"}]
+                                          if named else None)
 
 
 def test_config_is_a_flag_and_a_read_only_file_mount():
@@ -202,6 +217,49 @@ def test_adoption_takes_an_explicit_image_and_upgrades_probes_with_the_version()
     assert container["readinessProbe"] == kubeadm_probe("/readyz", 3, 1, 0)
 
 
+def kubeadm_1_34():
+    """The same manifest as kubeadm 1.34 writes it: /livez, /readyz, and every probe on the named port."""
+    pod = yaml.safe_load(KUBEADM_1_31)
+    container = pod["spec"]["containers"][0]
+    container["image"] = "registry.k8s.io/kube-scheduler:v1.34.2"
+    container["ports"] = [{"containerPort": 10259, "name": "probe-port", "protocol": "TCP"}]
+    container["livenessProbe"] = kubeadm_probe("/livez", 8, 10, 10, "probe-port")
+    container["readinessProbe"] = kubeadm_probe("/readyz", 3, 1, 0, "probe-port")
+    container["startupProbe"] = kubeadm_probe("/livez", 24, 10, 10, "probe-port")
+    return pod
+
+
+def test_adopting_kubeadm_1_34_keeps_the_named_port_and_moves_it_with_the_instance():
+    _text, pod = render("1.34.2", base=kubeadm_1_34(), port=10300)
+    container = pod["spec"]["containers"][0]
+    assert container["ports"] == [{"containerPort": 10300, "name": "probe-port", "protocol": "TCP"}]
+    for name in ("livenessProbe", "readinessProbe", "startupProbe"):
+        assert container[name]["httpGet"]["port"] == "probe-port"
+
+
+def test_adopting_an_older_kubeadm_manifest_on_1_34_declares_the_named_port():
+    _text, pod = render("1.34.2", base=yaml.safe_load(KUBEADM_1_31))
+    container = pod["spec"]["containers"][0]
+    assert container["ports"] == [{"containerPort": 10259, "name": "probe-port", "protocol": "TCP"}]
+    assert container["startupProbe"] == kubeadm_probe("/livez", 24, 10, 10, "probe-port")
+
+
+def test_adopting_a_1_34_manifest_for_1_33_probes_numbers_and_keeps_the_port_entry_current():
+    # A downgrade: kubeadm 1.33 probes the number; a probe-port entry left from 1.34 must not name a stale port.
+    _text, pod = render("1.33.5", base=kubeadm_1_34(), port=10300)
+    container = pod["spec"]["containers"][0]
+    assert container["livenessProbe"]["httpGet"]["port"] == 10300
+    assert container["ports"] == [{"containerPort": 10300, "name": "probe-port", "protocol": "TCP"}]
+
+
+def test_other_ports_of_an_adopted_manifest_stay():
+    base = kubeadm_1_34()
+    base["spec"]["containers"][0]["ports"].insert(0, {"containerPort": 9090, "protocol": "TCP"})
+    _text, pod = render("1.35.0", base=base, port=10300)
+    assert pod["spec"]["containers"][0]["ports"] == [
+        {"containerPort": 9090, "protocol": "TCP"}, {"containerPort": 10300, "name": "probe-port", "protocol": "TCP"}]
+
+
 def test_adoption_is_stable_and_extra_flags_override_kubeadm_ones():
     base = yaml.safe_load(KUBEADM_1_31)
     text, pod = render("1.31.13", base=base, extra=["--v=4"])
@@ -231,6 +289,7 @@ def test_yaml_is_sorted_and_never_folds_long_flags():
 def test_manifests_are_valid_pods_for_their_version(version, tmp_path):
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
     manifests = [render(version)[1], render(version, base=yaml.safe_load(KUBEADM_1_31))[1],
+                 render(version, base=kubeadm_1_34(), port=10300)[1],
                  render(version, name="two", port=10260, bind="0.0.0.0")[1]]
     for pod in manifests:
         kubernetes_validate.validate(pod, version, strict=True)
