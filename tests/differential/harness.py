@@ -29,21 +29,28 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framew
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(ROOT, ".build", "differential", "cache")
-BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
+BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
 CACHE_FORMAT = 2
 
 
 def load_k8s_env():
-    """Take KUBE_SCHEDULER_BIN_1_<minor> from .build/k8s.env (written by `make binaries`) unless already set."""
+    """Take KUBE_SCHEDULER_BIN_1_<minor> from .build/k8s.env (written by `make binaries`) unless already set; without
+    that file, from what ../shared/k8s/install names in the binaries directory (when that script is there)."""
     path = os.path.join(ROOT, ".build", "k8s.env")
-    if not os.path.exists(path):
-        return
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            words = shlex.split(line, comments=True)
-            if len(words) == 2 and words[0] == "export" and "=" in words[1]:
-                name, value = words[1].split("=", 1)
-                os.environ.setdefault(name, value)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    else:
+        install = os.path.join(os.path.dirname(ROOT), "shared", "k8s", "install")
+        if not os.access(install, os.X_OK):
+            return
+        proc = subprocess.run([install], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60, check=False)
+        lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    for line in lines:
+        words = shlex.split(line, comments=True)
+        if len(words) == 2 and words[0] == "export" and "=" in words[1]:
+            name, value = words[1].split("=", 1)
+            os.environ.setdefault(name, value)
 
 
 def binary_path(minor: str):
@@ -115,12 +122,36 @@ def binary_error(stderr: str) -> str:
     return "\n".join(lines[-5:]) or stderr[-2000:]
 
 
+_FRAME_RE = re.compile(r"^\t(\S+\.go:\d+)(?: \+0x[0-9a-f]+)?$")
+# Heap addresses change from run to run: field.Path printed with %v up to 1.33 ("&field.Path{...}" as 0xc000...).
+_ADDRESS_RE = re.compile(r"\b0x[0-9a-f]{10,12}\b")
+
+
+def panic_summary(stderr: str) -> str:
+    """A Go panic as its message and the first three source lines of the trace, which stay the same from run to run
+    (argument words and addresses do not); the whole tail of stderr when it is no panic."""
+    lines = stderr.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("panic: ")), None)
+    if start is None:
+        return _ADDRESS_RE.sub("0x?", stderr[-3000:])
+    frames = [m.group(1) for m in (_FRAME_RE.match(line) for line in lines[start:]) if m][:3]
+    return "%s\nat %s" % (lines[start], ", ".join(frames))
+
+
 def _error_of(outcome: dict) -> str:
+    """The error of an outcome as compared and recorded: upstream's message (exit 1), a panic's summary (exit 2)."""
     if outcome["rc"] == 0:
         return ""
     if outcome["rc"] != 1:
-        return "exit %d: %s" % (outcome["rc"], outcome["stderr"][-3000:])
-    return binary_error(outcome["stderr"])
+        return "exit %d: %s" % (outcome["rc"], panic_summary(outcome["stderr"]))
+    return _ADDRESS_RE.sub("0x?", binary_error(outcome["stderr"]))
+
+
+def binary_version(binary: str) -> str:
+    """What ``kube-scheduler --version`` prints ("Kubernetes v1.35.4")."""
+    proc = subprocess.run([binary, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
+                          check=False)
+    return proc.stdout.decode("utf-8", "replace").strip()
 
 
 KUBECONFIG = os.path.join(ROOT, ".build", "differential", "kubeconfig")

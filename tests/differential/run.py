@@ -4,9 +4,12 @@
 """make differential: the corpus through the library and the real kube-scheduler of every minor.
 
 Prints, per minor, a table per family (verdict, field, effective config and plugins view agreement over the
-cases of that family), every disagreement, and the throughput. Exit status 1 when anything disagrees.
+cases of that family), every disagreement, and the throughput; then (re)writes the recorded answers of every minor
+it ran (recorded/<minor>.jsonl, see recording.py) and says how many answers changed. Exit status 1 when anything
+disagrees. A minor whose binary is missing is left out with a line naming its variable.
 
-  .venv/bin/python tests/differential/run.py [--minors "1.30 1.35"] [--families "syntax fit_args"] [--jobs 2] [--no-cache] [-v]
+  .venv/bin/python tests/differential/run.py [--minors "1.30 1.35"] [--families "syntax fit_args"] [--jobs 2]
+      [--no-cache] [--no-record] [-v]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402  pylint: disable=wrong-import-position
 import harness  # noqa: E402  pylint: disable=wrong-import-position
+import recording  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def run(minors, families=None, jobs=2, use_cache=True):
@@ -32,8 +36,40 @@ def run(minors, families=None, jobs=2, use_cache=True):
     results = []
     for (minor, (family, name, text)), binary in zip(work, binaries):
         lib = harness.run_library(minor, text)
-        results.append((minor, family, name, text, harness.compare(minor, lib, binary), binary.get("cached")))
+        results.append((minor, family, name, text, harness.compare(minor, lib, binary), binary.get("cached"),
+                        binary))
     return results
+
+
+def record(results, minors, families) -> list:
+    """Write recorded/<minor>.jsonl for every minor run: the answers of the families run replace the recorded ones
+    of those families; the other families' answers stay when they came from the same binary (by sha256) and are
+    dropped otherwise. Returns one summary line per minor."""
+    lines = []
+    for minor in minors:
+        info = recording.binary_info(minor)
+        old = recording.load(minor)
+        answers = {}
+        kept = set()
+        if old is not None and old.info["sha256"] == info["sha256"]:
+            answers = {k: v for k, v in old.answers.items() if families is not None and k[0] not in families}
+            kept = {k[0] for k in answers}
+        for r in results:
+            if r[0] == minor:
+                answers[recording.case_key(r[1], r[2], r[3])] = recording.answer_of(r[6])
+        base = harness.run_binary(minor, harness.materialise(recording.BASE_TEXT))
+        if not base["ok"]:
+            raise RuntimeError("kube-scheduler %s refuses the minimal config: %s" % (minor, base["error"]))
+        path = recording.write(minor, info, recording.portable(base["effective"]), answers)
+        # Compare with what the file now holds (what CI reads), not with what was meant to be written.
+        new = recording.load(minor)
+        counts = recording.changes(old, new.answers)
+        lines.append("recorded %s: %d answers of %s%s -> %s (%d bytes): %d changed, %d new, %d removed%s" % (
+            minor, len(new.answers), new.describe(), "" if kept == set() else " (kept: %s)" % " ".join(sorted(kept)),
+            os.path.relpath(path, harness.ROOT), os.path.getsize(path), counts["changed"], counts["new"],
+            counts["removed"], "" if old is None or old.info["sha256"] == info["sha256"]
+            else " (was %s)" % old.describe()))
+    return lines
 
 
 def table(results, minors) -> str:
@@ -71,11 +107,21 @@ def main(argv=None) -> int:
     parser.add_argument("--families", default="")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--no-record", action="store_true", help="do not (re)write recorded/<minor>.jsonl")
     parser.add_argument("--show", default="", help="print both outcomes of the cases whose name contains this")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the text of each disagreeing config")
     args = parser.parse_args(argv)
     harness.load_k8s_env()
-    minors = args.minors.split()
+    minors = []
+    for minor in args.minors.split():
+        if harness.binary_path(minor):
+            minors.append(minor)
+        else:
+            print("kube-scheduler %s: no binary (KUBE_SCHEDULER_BIN_%s is not set; `make binaries` names what "
+                  "~/.cache/kube-binaries holds): not run, its recording is left as it is"
+                  % (minor, minor.replace(".", "_")))
+    if not minors:
+        return 1
     families = args.families.split() or None
     start = time.monotonic()
     if args.show:
@@ -110,6 +156,10 @@ def main(argv=None) -> int:
     print("agreement: %d/%d (%d where only the run-time leader-election rule refuses, which the offline binary run "
           "does not reach; %d where the binary panics and the library refuses)"
           % (len(results) - len(bad), len(results), runtime, panics))
+    if not args.no_record:
+        print("")
+        for line in record(results, minors, families):
+            print(line)
     return 1 if bad else 0
 
 

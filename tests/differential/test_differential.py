@@ -1,14 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""CI entry of the differential harness: the whole corpus through the library and the real kube-scheduler of
-each minor in DIFF_MINORS (default "1.30 1.35", the oldest and newest binaries); one test per minor and family,
-failing with the list of disagreements. The binaries come from the environment (KUBE_SCHEDULER_BIN_1_<minor>)
-or from .build/k8s.env, which `make binaries` writes.
+"""CI entry of the differential harness, with or without the binaries.
+
+- The library against the recorded answers of the real kube-scheduler (recorded/<minor>.jsonl, written by
+  `make differential`) for every minor the harness knows and every CI family: the same comparison as against the
+  binary itself (verdict, field named, effective config as data, plugins view). A corpus case the recording does
+  not hold (new, or changed since: the key has the sha256 of its text) fails: it has to be recorded. A minor with
+  no recording is compared with its binary when there is one, and skipped naming its variable when not.
+- The binaries of DIFF_MINORS (default "1.30 1.35") that are present against the recording: a binary that answers
+  differently from what was recorded (a new patch release, a changed corpus) fails until the recording is redone
+  and its diff reviewed, so a stale recording cannot hide.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import sys
 
@@ -18,28 +25,90 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402  pylint: disable=wrong-import-position
 import harness  # noqa: E402  pylint: disable=wrong-import-position
+import recording  # noqa: E402  pylint: disable=wrong-import-position
 import run as runner  # noqa: E402  pylint: disable=wrong-import-position
 
-MINORS = os.environ.get("DIFF_MINORS", "1.30 1.35").split()
-
+DIFF_MINORS = os.environ.get("DIFF_MINORS", "1.30 1.35").split()
+RERECORD = "re-record with make differential and review the diff"
 
 harness.load_k8s_env()
+_CASES = {}
+_RECORDINGS = {}
 _RESULTS = {}
 
 
-def _results(minor):
-    if harness.binary_path(minor) is None:
-        pytest.skip("no kube-scheduler %s: run `make binaries` (KUBE_SCHEDULER_BIN_%s)" % (minor, minor.replace(".", "_")))
-    if minor not in _RESULTS:
-        _RESULTS[minor] = runner.run([minor], corpus.CI_FAMILIES, jobs=2)
-    return _RESULTS[minor]
+def _variable(minor):
+    return "KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")
+
+
+def _cases(family):
+    if family not in _CASES:
+        _CASES[family] = list(corpus.cases([family]))
+    return _CASES[family]
+
+
+def _recording(minor):
+    if minor not in _RECORDINGS:
+        _RECORDINGS[minor] = recording.load(minor)
+    return _RECORDINGS[minor]
+
+
+def _against_recording(minor, family):
+    """[(name, comparison)] of the family's cases against the recorded answers; [name] the recording lacks."""
+    recorded = _recording(minor)
+    results, missing = [], []
+    for fam, name, text in _cases(family):
+        answer = recorded.answers.get(recording.case_key(fam, name, text))
+        if answer is None:
+            missing.append(name)
+            continue
+        lib = harness.run_library(minor, text)
+        results.append((minor, fam, name, text, harness.compare(minor, lib, recording.outcome_of(answer))))
+    return results, missing
 
 
 @pytest.mark.parametrize("family", corpus.CI_FAMILIES)
-@pytest.mark.parametrize("minor", MINORS)
+@pytest.mark.parametrize("minor", harness.BINARY_MINORS)
 def test_library_agrees_with_the_binary(minor, family):
-    results = [r for r in _results(minor) if r[1] == family]
+    if _recording(minor) is not None:
+        results, missing = _against_recording(minor, family)
+        source = "the recorded answers of " + _recording(minor).describe()
+        assert not missing, "%d %s configs of the corpus have no recorded answer for %s (new, or changed since it " \
+            "was recorded): %s\n%s" % (len(missing), family, minor, RERECORD, "\n".join(missing[:20]))
+    elif harness.binary_path(minor) is not None:
+        if minor not in _RESULTS:
+            _RESULTS[minor] = runner.run([minor], corpus.CI_FAMILIES, jobs=2)
+        results = [r for r in _RESULTS[minor] if r[1] == family]
+        source = "kube-scheduler %s (no recording yet: make differential writes it)" % minor
+    else:
+        pytest.skip("kube-scheduler %s: no recorded answers (recorded/%s.jsonl) and no binary (%s): run `make "
+                    "binaries`, then make differential" % (minor, minor, _variable(minor)))
     assert results, "family %s has no configs" % family
     bad = runner.disagreements(results)
-    assert not bad, "%d of %d configs disagree with kube-scheduler %s:\n%s" % (
-        len(bad), len(results), minor, "\n".join(bad))
+    assert not bad, "%d of %d configs disagree with %s:\n%s" % (len(bad), len(results), source, "\n".join(bad))
+
+
+@pytest.mark.parametrize("minor", DIFF_MINORS)
+def test_the_binary_answers_as_recorded(minor):
+    if harness.binary_path(minor) is None:
+        pytest.skip("kube-scheduler %s: no binary (%s), its recorded answers are not re-checked: run `make binaries`"
+                    % (minor, _variable(minor)))
+    recorded = _recording(minor)
+    assert recorded is not None, "kube-scheduler %s is here (%s) but has no recording: %s" % (
+        minor, harness.binary_path(minor), RERECORD)
+    cases = [case for family in corpus.CI_FAMILIES for case in _cases(family)]
+    keys = [recording.case_key(*case) for case in cases]
+    missing = [key for key in keys if key not in recorded.answers]
+    assert not missing, "%d CI configs have no recorded answer for %s: %s\n%s" % (
+        len(missing), minor, RERECORD, "\n".join("%s %r" % key[:2] for key in missing[:20]))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda case: harness.run_binary(minor, case[2]), cases))
+    changed = []
+    for key, outcome in zip(keys, outcomes):
+        live = recording.answer_of(outcome)
+        if live != recorded.answers[key]:
+            changed.append("%s %r: %s" % (key[0], key[1], recording.answer_difference(recorded.answers[key], live)))
+    info = recording.binary_info(minor)
+    assert not changed, "kube-scheduler %s (%s, sha256 %s) answers %d of %d configs differently from the recording " \
+        "of %s: %s\n%s" % (minor, info["version"], info["sha256"][:16], len(changed), len(cases), recorded.describe(),
+                           RERECORD, "\n".join(changed[:30]))
