@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import pwd
+import re
 import shutil
 import stat
 import tempfile
@@ -29,6 +30,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet impo
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 
 MAX_READ = 1024 * 1024
+# The engine sets modes with chmod: octal only (the roles render "0644"); a symbolic mode would need the current mode.
+_OCTAL_MODE = re.compile(r"0?[0-7]{3}|[0-7]{4}")
 
 
 class RolloutFailed(Exception):
@@ -170,8 +173,9 @@ def _name(lookup, number):
         return str(number)
 
 
-def make_parents(path):
-    """Missing parent directories are made root 0755; existing ones are left as they are."""
+def make_parents(path, created=None):
+    """Missing parent directories are made root 0755; existing ones are left as they are. Each directory made is
+    appended to ``created`` (so that a failed change can remove it again)."""
     parent = os.path.dirname(path)
     missing = []
     while parent and not os.path.isdir(parent):
@@ -179,16 +183,18 @@ def make_parents(path):
         parent = os.path.dirname(parent)
     for directory in reversed(missing):
         os.mkdir(directory, 0o755)
+        if created is not None:
+            created.append(directory)
         os.chown(directory, 0, 0)
         os.chmod(directory, 0o755)
 
 
-def write_atomically(spec):
+def write_atomically(spec, created=None):
     """A hidden temporary file in the same directory (the kubelet ignores dot files), renamed into place."""
     ids = _ids(spec["owner"], spec["group"])
     if ids is None:
         raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
-    make_parents(spec["path"])
+    make_parents(spec["path"], created)
     directory, base = os.path.split(spec["path"])
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s.kubesched-" % base)
     try:
@@ -218,6 +224,51 @@ def remove_path(path):
         shutil.rmtree(path)
     elif os.path.lexists(path):
         os.unlink(path)
+
+
+def spec_problems(params):
+    """Every file and directory spec that cannot be written as given (path, mode, owner, group), one line each,
+    naming the option: checked before the plan, so that a bad spec never leaves a first file written."""
+    problems = []
+
+    def check(where, path, mode, owner, group, mode_required):
+        if not path or not os.path.isabs(path) or os.path.normpath(path) != path or path == "/":
+            problems.append("%s.path %r: must be an absolute, normalised path of a file" % (where, path))
+        if (mode is not None or mode_required) and not (isinstance(mode, str) and _OCTAL_MODE.fullmatch(mode)):
+            problems.append("%s.mode %r (%s): must be an octal mode such as \"0640\"; this engine sets modes with "
+                            "chmod and takes no symbolic modes" % (where, mode, path))
+        for option, name in (("owner", owner), ("group", group)):
+            if name is not None and (not isinstance(name, str) or not name.strip() or ":" in name):
+                problems.append("%s.%s %r (%s): must be the name of a user or group" % (where, option, name, path))
+
+    for index, directory in enumerate(params.get("directories") or []):
+        check("directories[%d]" % index, directory.get("path"), directory.get("mode"), directory.get("owner"),
+              directory.get("group"), False)
+    seen = {}
+    for index, instance in enumerate(params.get("instances") or []):
+        for number, spec in enumerate(instance.get("files") or []):
+            where = "instances[%d].files[%d]" % (index, number)
+            # An absent instance's files are only removed: their path is all that counts.
+            check(where, spec.get("path"), spec.get("mode"), spec.get("owner"), spec.get("group"),
+                  instance.get("state", "present") == "present")
+            if spec.get("path") in seen:
+                problems.append("%s.path %s: also %s; one file can have one content" % (where, spec["path"],
+                                                                                       seen[spec["path"]]))
+            seen.setdefault(spec.get("path"), where)
+    return problems
+
+
+def _owner_problems(specs):
+    """Owners and groups that do not exist on this host (checked before the first write, not in check mode: a
+    play may create the account in the same run)."""
+    problems = []
+    for spec in specs:
+        owner, group = spec.get("owner") or "root", spec.get("group") or "root"
+        if _ids(owner, group) is None:
+            problems.append("%s: owner %s:%s does not exist on this host" % (spec["path"], owner, group))
+        elif os.path.isdir(spec["path"]) and not spec.get("directory"):
+            problems.append("%s is a directory, not a file" % spec["path"])
+    return problems
 
 
 # --- backups: one directory per instance, kubeadm's semantics ----------------------------------------------------
@@ -376,7 +427,11 @@ class Engine(object):
     def preflight(self, plan):
         """Everything that can be known before the first write; nothing is written when it fails."""
         p = self.p
-        problems = []
+        problems = spec_problems(p)
+        problems.extend(_owner_problems(
+            [dict(directory, directory=True) for directory in p["directories"] if directory["path"] in plan["directories"]]
+            + [spec for instance in p["instances"] if instance["state"] == "present"
+               for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"]]))
         link = p.get("link")
         if link and os.path.lexists(link["path"]) and not os.path.islink(link["path"]):
             problems.append("%s is a regular file, not a link this engine manages; move it away so an upgrade or a "
@@ -402,14 +457,20 @@ class Engine(object):
         """Returns {name: {restarted, pid}}; raises RolloutFailed after restoring, with the story in its message."""
         p = self.p
         self.preflight(plan)
-        for directory in p["directories"]:
-            if directory["path"] in plan["directories"]:
-                self._make_directory(directory)
-        self._remove_absent(plan)
+        # What this call did to directories, so that a failure puts it back: the ones it made (in order) and the
+        # owner, group and mode of the ones it changed.
+        self._made, self._changed_dirs = [], []
         touched = []  # (instance, backup, pid_before) in change order
         link_before = None
         applied = {}
         failure = None
+        try:
+            for directory in p["directories"]:
+                if directory["path"] in plan["directories"]:
+                    self._make_directory(directory)
+            self._remove_absent(plan)
+        except (RolloutFailed, OSError) as exc:
+            raise RolloutFailed("%s. %s" % (exc, self._restore([], None)))
         try:
             if plan["link_changed"]:
                 link = p["link"]
@@ -432,7 +493,7 @@ class Engine(object):
                 touched.append((instance, backup, pid_before))
                 for spec in instance["files"]:
                     if spec["path"] in plan["instances"][instance["name"]]["files"]:
-                        write_atomically(spec)
+                        write_atomically(spec, self._made)
                         unit_changed = unit_changed or spec["path"].endswith(".service")
             if unit_changed:
                 self.restarter.reload()
@@ -502,6 +563,7 @@ class Engine(object):
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
         if unrestorable:
             story.append("NOT restored: %s" % ", ".join(unrestorable))
+        story.extend(self._restore_directories())
         answers, waiting = [], []
         for instance, _backup, pid_before in touched:
             if instance not in restored:
@@ -523,8 +585,31 @@ class Engine(object):
         return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
                         + ["Backups are kept in %s." % p["state_dir"]])
 
+    def _restore_directories(self):
+        """Directories back as they were: the changed ones get their owner, group and mode back, the ones this call
+        made are removed (innermost first) unless something is kept in them (the backups)."""
+        story = []
+        for path, uid, gid, mode in reversed(getattr(self, "_changed_dirs", [])):
+            try:
+                os.chown(path, uid, gid)
+                os.chmod(path, mode)
+                story.append("directory %s back to %04o" % (path, mode))
+            except OSError as exc:
+                story.append("NOT restored: directory %s (%s)" % (path, exc))
+        removed = []
+        for path in reversed(getattr(self, "_made", [])):
+            try:
+                os.rmdir(path)
+                removed.append(path)
+            except OSError:
+                pass  # not empty: it holds what is kept (the backups)
+        if removed:
+            story.append("removed the director%s it had made: %s" % ("y" if len(removed) == 1 else "ies",
+                                                                      ", ".join(removed)))
+        return story
+
     def _switch_link(self, path, src):
-        make_parents(path)
+        make_parents(path, getattr(self, "_made", None))
         tmp = os.path.join(os.path.dirname(path), ".%s.kubesched-link" % os.path.basename(path))
         if os.path.lexists(tmp):
             os.unlink(tmp)
@@ -533,12 +618,16 @@ class Engine(object):
 
     def _make_directory(self, directory):
         path = directory["path"]
-        make_parents(path)
-        if not os.path.isdir(path):
-            os.mkdir(path, 0o700)
         ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
         if ids is None:
             raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
+        make_parents(path, self._made)
+        if not os.path.isdir(path):
+            os.mkdir(path, 0o700)
+            self._made.append(path)
+        else:
+            st = os.stat(path)
+            self._changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
         os.chown(path, *ids)
         os.chmod(path, int(directory.get("mode") or "0700", 8))
 

@@ -50,7 +50,7 @@ options:
       path: {description: The directory., type: path, required: true}
       owner: {description: Its owner., type: str, default: root}
       group: {description: Its group., type: str, default: root}
-      mode: {description: "Its mode; omitted means only create it (mode 0700) when missing.", type: str}
+      mode: {description: "Its mode, octal; omitted means only create it (mode 0700) when missing. When a change fails, a directory this call made is removed again and one it changed gets its owner, group and mode back.", type: str}
   link:
     description: A symbolic link that must point to O(link.src) (the systemd binary link). A change restarts every present instance.
     type: dict
@@ -111,7 +111,7 @@ options:
           content: {description: "Its text. For O(instances[].files[].secret=true) files it is masked in every output.", type: str}
           owner: {description: Its owner., type: str, default: root}
           group: {description: Its group., type: str, default: root}
-          mode: {description: Its mode., type: str, default: "0600"}
+          mode: {description: "Its mode, octal (C(\"0640\")); a symbolic mode is refused before anything is written.", type: str, default: "0600"}
           secret: {description: Never show its content in a diff., type: bool, default: false}
   health_timeout:
     description: Seconds a changed instance has to answer health from a new process.
@@ -195,7 +195,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
-    Engine, KubeletRestarter, RolloutFailed, SystemdRestarter)
+    Engine, KubeletRestarter, RolloutFailed, SystemdRestarter, spec_problems)
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
 _FILE = dict(path=dict(type="path", required=True), content=dict(type="str"),
@@ -246,6 +246,11 @@ def main():
             if missing or instance["port"] is None or not instance["health_url"]:
                 module.fail_json(msg="instances[%s]: a present instance needs port, health_url and the content of "
                                      "every file (missing for %s)" % (instance["name"], ", ".join(missing) or "none"))
+
+    # Every file and directory spec is checked before anything is planned or written (all or nothing).
+    problems = spec_problems(params)
+    if problems:
+        module.fail_json(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
 
     def run(argv):
         return module.run_command(argv)
