@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import plugin_names
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import strict_decode
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import (
@@ -255,8 +256,11 @@ def _build_extenders(config: dict, plugin_configs: list) -> list:
     return []
 
 
-def process(content=None, config=None, kubernetes_version=None, extra_plugins=None) -> Result:
-    """Decode, default, validate and render a KubeSchedulerConfiguration like kube-scheduler of that version."""
+def process(content=None, config=None, kubernetes_version=None, extra_plugins=None, strict=False) -> Result:
+    """Decode, default, validate and render a KubeSchedulerConfiguration like kube-scheduler of that version.
+
+    ``strict``: also refuse plugin names kube-scheduler would ignore (plugin_names.py); off, the verdict is exactly
+    kube-scheduler's."""
     if (content is None) == (config is None):
         raise ValueError("exactly one of content or config is required")
     version = minor_of(kubernetes_version)
@@ -282,6 +286,8 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
                                                  tuple(extension_points(version)), views)
     if not errors:
         errors = framework_checks.check_leader_election(effective["leaderElection"])
+    if not errors and strict:
+        errors = plugin_names.unknown_plugins(user_profiles, registry, version)
     if errors:
         return result.fail(errors)
 

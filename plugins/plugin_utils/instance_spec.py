@@ -23,5 +23,6 @@ INSTANCE_SPEC = {
     "extra_plugins": {"type": "list", "elements": "raw", "default": []},
     "extra_flags": {"type": "dict", "default": {}},
     "image": {"type": "str"},
+    "strict": {"type": "bool", "default": True},
 }
 MUTUALLY_EXCLUSIVE = [["config", "config_content"]]

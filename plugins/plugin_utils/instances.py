@@ -16,7 +16,9 @@ import ipaddress
 import json
 import re
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instance_spec import INSTANCE_SPEC, MUTUALLY_EXCLUSIVE
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import (
     BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, flags_for)
@@ -25,7 +27,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
-    UnsupportedVersion, full_version, health_paths)
+    UnsupportedVersion, full_version, health_paths, normalise)
 
 VAR = "kube_scheduler_instances"
 DEFAULT_LEASE = ("kube-system", "kube-scheduler")
@@ -33,18 +35,17 @@ DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
 
 # The spec gives each field its type and default; these checks add what a type cannot say (see the _check_* below).
 _SEMANTIC = {"name": "name", "state": "state", "default_scheduler": "bool", "secure_port": "port", "bind_address": "ip",
-             "kubeconfig": "abspath", "image": "image"}
+             "kubeconfig": "abspath", "image": "image", "strict": "bool"}
 FIELDS = dict((field, (_SEMANTIC.get(field, spec["type"]), spec.get("default"))) for field, spec in INSTANCE_SPEC.items())
 
 # fullmatch, so a trailing newline is not a match (``$`` would allow one).
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators: none of them belongs in a
-# value that reaches a unit file, a command line, a path or a manifest.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# The input model's control characters (inputs.py): none of them belongs in a value that reaches a unit file, a
+# command line, a path or a manifest.
+_CONTROL = inputs.CONTROL
 _FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 _PLUGIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,127}")
 _ARGS_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,127}")
-_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,511}")
 EXTRA_PLUGIN_KEYS = ("name", "extension_points", "args_kind")
 
 
@@ -59,7 +60,8 @@ def resolve(instances, kubernetes_version, config_dir, peers=None):
     RETURN docs); errors and warnings are lists of one-line strings. Nothing is resolved when errors is not empty.
     """
     try:
-        check_path(config_dir, "config_dir")
+        config_dir = inputs.path(config_dir, "config_dir")
+        kubernetes_version = normalise(kubernetes_version)
     except ValueError as exc:
         return [], [str(exc)], []
     resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir)
@@ -73,6 +75,8 @@ def resolve(instances, kubernetes_version, config_dir, peers=None):
         others[host] = peer_resolved
     if not errors:
         errors.extend(_check_across_hosts(resolved, others))
+    for instance in resolved:
+        instance.pop("_effective", None)
     return (resolved if not errors else []), errors, warnings
 
 
@@ -130,6 +134,8 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         "config_has_secrets": bool(secrets),
         "config_checksum": result.checksum,
         "scheduler_names": list(result.profiles),
+        # For one lease = one config across masters; removed before the instances are returned.
+        "_effective": result.effective,
         "leader_elect": leader_elect,
         "lease": ({"namespace": leader.get("resourceNamespace"), "name": leader.get("resourceName")}
                   if leader_elect else None),
@@ -145,18 +151,26 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
 
 
 def _check_printable(scheduler_names, leader, path):
-    """kube-scheduler only wants these non-empty and unique; they are printed in logs, events and by the roles,
-    where a newline would forge lines, so control characters are refused here."""
+    """kube-scheduler only wants these non-empty and unique; but pods select a scheduler by spec.schedulerName, which
+    the API server accepts only as a DNS-1123 subdomain, and the lease is an API object with a name and a
+    namespace. Names are also printed in logs, events and by the roles, where a newline would forge lines."""
     problems = []
     for index, name in enumerate(scheduler_names):
-        if _CONTROL.search(name):
-            problems.append("%s.config.profiles[%d].schedulerName: Invalid value: %s: must not contain control "
-                            "characters such as newlines" % (path, index, _shown(name)))
+        try:
+            inputs.scheduler_name(name, "%s.config.profiles[%d].schedulerName" % (path, index))
+        except inputs.InputError as exc:
+            problems.append(str(exc))
+    kinds = {"resourceName": inputs.dns_subdomain, "resourceNamespace": inputs.dns_label}
     for key in ("resourceName", "resourceNamespace", "resourceLock"):
         value = leader.get(key)
-        if isinstance(value, str) and _CONTROL.search(value):
-            problems.append("%s.config.leaderElection.%s: Invalid value: %s: must not contain control characters "
-                            "such as newlines" % (path, key, _shown(value)))
+        where = "%s.config.leaderElection.%s" % (path, key)
+        try:
+            if key in kinds and leader.get("leaderElect"):
+                kinds[key](value, where)
+            elif isinstance(value, str) and _CONTROL.search(value):
+                inputs.text(value, where)
+        except inputs.InputError as exc:
+            problems.append(str(exc))
     if problems:
         raise InstanceError("\n".join(problems))
 
@@ -226,7 +240,9 @@ def _normalise_fields(raw, path):
             fields[key] = plain(default)
             continue
         try:
-            fields[key] = _CHECKS[kind](value)
+            fields[key] = _CHECKS[kind](value, "%s.%s" % (path, key))
+        except inputs.InputError as exc:
+            problems.append(str(exc))
         except ValueError as exc:
             problems.append("%s.%s: %s" % (path, key, exc))
     for group in MUTUALLY_EXCLUSIVE:
@@ -261,9 +277,9 @@ def _validated_config(fields, path, kubernetes_version):
     config.setdefault("apiVersion", API_VERSION)
     config.setdefault("kind", KIND)
     result = _process(config_field, config=config, kubernetes_version=kubernetes_version,
-                      extra_plugins=fields["extra_plugins"])
+                      extra_plugins=fields["extra_plugins"], strict=fields["strict"])
     secrets = secret_values(config)
-    _raise_config_errors(result, config_field, secrets)
+    _raise_config_errors(result, config_field, secrets, config)
     return result, secrets
 
 
@@ -277,8 +293,8 @@ def _parsed_content(fields, config_field, kubernetes_version):
     # config_content is a whole file: unlike config, it gets no apiVersion or kind by default.
     if is_json or error or strict or not isinstance(data, dict) or not data.get("apiVersion") or not data.get("kind"):
         first = _process(config_field, content=text, kubernetes_version=kubernetes_version,
-                         extra_plugins=fields["extra_plugins"])
-        _raise_config_errors(first, config_field)
+                         extra_plugins=fields["extra_plugins"], strict=fields["strict"])
+        _raise_config_errors(first, config_field, (), data if isinstance(data, dict) else None)
         data = json.loads(text) if is_json else data
     if not isinstance(data, dict):
         raise InstanceError("%s: must be the YAML or JSON text of a KubeSchedulerConfiguration" % config_field)
@@ -292,12 +308,14 @@ def _process(config_field, **kwargs):
         raise InstanceError("%s: %s" % (config_field, exc)) from None
 
 
-def _raise_config_errors(result, field_prefix, secrets=()):
+def _raise_config_errors(result, field_prefix, secrets=(), config=None):
     """Every problem of the config, secret-bearing values (extender key and certificate data) redacted, also in
-    the decoder's "Object 'Kind' is missing in '...'" that echoes the whole input."""
+    the decoder's "Object 'Kind' is missing in '...'" that echoes the whole input; each upstream line is followed
+    by a hint with the fix when there is one (hints.py)."""
     if result.errors:
-        raise InstanceError("\n".join(redact_message(_prefixed(field_prefix, error), secrets, _parsed)
-                                      for error in result.errors))
+        lines = with_hints(result.errors, config, result.version, field_prefix,
+                           lambda error: redact_message(_prefixed(field_prefix, error), secrets, _parsed))
+        raise InstanceError("\n".join(lines))
 
 
 def _parsed(text):
@@ -361,7 +379,11 @@ def _argv(instance, extra_flags, path, kubernetes_version):
         elif not isinstance(value, (str, int, float)):
             problems.append("%s: takes a string, a number or a boolean, got %s" % (where, _type_name(value)))
         else:
-            argv.append("--%s=%s" % (name, str(value).lower() if isinstance(value, bool) else value))
+            word = "--%s=%s" % (name, str(value).lower() if isinstance(value, bool) else value)
+            try:
+                argv.append(inputs.flag_argument(word, where))
+            except inputs.InputError as exc:
+                problems.append(str(exc))
     if problems:
         raise InstanceError("\n".join(problems))
     return argv
@@ -374,11 +396,24 @@ def _check_together(instances, var):
     defaults = [i["name"] for i in instances if i["default_scheduler"] and i["state"] == "present"]
     if len(defaults) > 1:
         errors.append("%s: only one instance can be the default scheduler, got %s" % (var, ", ".join(defaults)))
+    config_paths = {i["config_path"]: i["name"] for i in instances}
+    kubeconfigs = {}
     for index, instance in enumerate(instances):
         path = "%s[%d]" % (var, index)
         errors.extend(_claim(seen["name"], instance["name"], instance["name"], path + ".name", "name"))
         if instance["state"] != "present":
             continue
+        owner = config_paths.get(instance["kubeconfig"])
+        if owner is not None:
+            errors.append("%s.kubeconfig: Invalid value: %r: it is the config file of instance %s; writing one would "
+                          "overwrite the other (and the credentials): give the kubeconfig a path of its own"
+                          % (path, instance["kubeconfig"], owner))
+        if instance["kubeconfig_content_given"]:
+            first = kubeconfigs.setdefault(instance["kubeconfig"], (instance["name"], instance["kubeconfig_content"]))
+            if first[1] != instance["kubeconfig_content"]:
+                errors.append("%s.kubeconfig_content: instance %s writes another kubeconfig to %s than instance %s "
+                              "(the last would silently win): give the same content, or a path of its own"
+                              % (path, instance["name"], instance["kubeconfig"], first[0]))
         errors.extend(_claim(seen["port"], instance["secure_port"], instance["name"], path + ".secure_port",
                              "port"))
         for scheduler in instance["scheduler_names"]:
@@ -413,6 +448,8 @@ def _check_across_hosts(mine, others):
                     if same[key] != other[key]:
                         errors.append("%s: instance %s has %s %s here but %s on host %s; replicas of one "
                                       "instance must agree" % (VAR, other["name"], key, same[key], other[key], host))
+                if same["lease"] and same["lease"] == other["lease"]:
+                    errors.extend(_one_lease_one_config(same, other, host))
                 continue
             for instance in by_name.values():
                 shared = sorted(set(instance["scheduler_names"]) & set(other["scheduler_names"]))
@@ -423,6 +460,46 @@ def _check_across_hosts(mine, others):
                     errors.append("%s: lease %s of instance %s is also used by instance %s on host %s"
                                   % (VAR, "/".join(_lease_key(instance)), instance["name"], other["name"], host))
     return errors
+
+
+def _one_lease_one_config(mine, other, host):
+    """Replicas behind one lease take turns: whichever master holds it schedules, so they must run the same
+    effective config and flags, or which profile scores pods depends on which master won the lease."""
+    difference = first_difference(mine["_effective"], other["_effective"], "config")
+    if difference is None:
+        mine_flags = [flag for flag in mine["flags"] if not flag.startswith("--bind-address=")]
+        other_flags = [flag for flag in other["flags"] if not flag.startswith("--bind-address=")]
+        if mine_flags != other_flags:
+            difference = ("flags", " ".join(mine_flags), " ".join(other_flags))
+    if difference is None:
+        return []
+    where, here, there = difference
+    return ["%s: instance %s shares the lease %s with host %s but its effective %s differs: %s here, %s on %s; "
+            "replicas behind one lease must run one config (set it once, in group_vars)"
+            % (VAR, mine["name"], "/".join(_lease_key(mine)), host, where, _shown(here, 60), _shown(there, 60), host)]
+
+
+_MISSING = object()
+
+
+def first_difference(left, right, path):
+    """(field path, left value, right value) of the first difference in document order, or None."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        for key in list(left) + [key for key in right if key not in left]:
+            found = first_difference(left.get(key, _MISSING), right.get(key, _MISSING), "%s.%s" % (path, key))
+            if found:
+                return found
+        return None
+    if isinstance(left, list) and isinstance(right, list):
+        for index in range(max(len(left), len(right))):
+            found = first_difference(left[index] if index < len(left) else _MISSING,
+                                     right[index] if index < len(right) else _MISSING, "%s[%d]" % (path, index))
+            if found:
+                return found
+        return None
+    if left == right and type(left) is type(right):
+        return None
+    return (path, "(not set)" if left is _MISSING else left, "(not set)" if right is _MISSING else right)
 
 
 def _lease_key(instance):
@@ -448,73 +525,33 @@ def _type_name(value):
             bool: "a boolean", type(None): "nothing"}.get(type(value), type(value).__name__)
 
 
-def _check_name(value):
+def _check_name(value, _name=None):
     if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
         raise ValueError("Invalid value: %r: must be a DNS-1123 label (lower-case letters, digits and '-', at "
                          "most 63 characters): it names the unit, the manifest and the config file" % (value,))
     return value
 
 
-def _check_state(value):
+def _check_state(value, _name=None):
     if value not in ("present", "absent"):
         raise ValueError("Unsupported value: %r: supported values: \"absent\", \"present\"" % (value,))
     return value
 
 
-def _check_bool(value):
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no"):
-        return value.lower() in ("true", "yes")
-    raise ValueError("must be true or false, got %r" % (value,))
-
-
-def _check_port(value):
-    if isinstance(value, bool):
-        raise ValueError("must be a port number, got %r" % (value,))
-    try:
-        port = int(value)
-    except (TypeError, ValueError):
-        raise ValueError("must be a port number, got %r" % (value,))
-    if not 1 <= port <= 65535:
-        raise ValueError("Invalid value: %d: must be between 1 and 65535 (0 would turn off the secure port, and "
-                         "with it the health endpoints)" % port)
-    return port
-
-
-def _check_ip(value):
+def _check_ip(value, _name=None):
     try:
         return str(ipaddress.ip_address(str(value)))
     except ValueError:
         raise ValueError("Invalid value: %r: must be an IP address such as 127.0.0.1 or 0.0.0.0" % (value,))
 
 
-def _check_abspath(value):
-    if not isinstance(value, str) or not value.startswith("/"):
-        raise ValueError("must be an absolute path, got %s" % (_shown(value),))
-    if _CONTROL.search(value):
-        raise ValueError("Invalid value: %s: a path must not contain control characters such as newlines (it is "
-                         "passed on the command line of the unit or the manifest)" % (_shown(value),))
-    return value
-
-
 def check_path(value, field):
-    """An absolute path with no control characters (for config_dir), or ValueError naming ``field``."""
-    try:
-        return _check_abspath(value)
-    except ValueError as exc:
-        raise ValueError("%s: %s" % (field, exc)) from None
-
-
-def _check_image(value):
-    if not isinstance(value, str) or not _IMAGE.fullmatch(value):
-        raise ValueError("Invalid value: %s: must be an image reference such as registry.k8s.io/kube-scheduler:"
-                         "v1.33.2 (letters, digits and . _ / : @ -, no spaces)" % (_shown(value),))
-    return value
+    """An absolute, normalised path with no control characters (inputs.path), or ValueError naming ``field``."""
+    return inputs.path(value, field)
 
 
 def _check_type(expected, name):
-    def check(value):
+    def check(value, _field=None):
         if not isinstance(value, expected):
             raise ValueError("must be %s, got %s" % (name, _type_name(value)))
         too_costly = check_structure(value, None)
@@ -524,14 +561,21 @@ def _check_type(expected, name):
     return check
 
 
+def _check_port(value, name):
+    if isinstance(value, int) and not isinstance(value, bool) and value == 0:
+        raise inputs.InputError("%s: Invalid value: 0: must be between 1 and 65535 (0 would turn off the secure "
+                                "port, and with it the health endpoints)" % name)
+    return inputs.port(value, name)
+
+
 _CHECKS = {
     "name": _check_name,
     "state": _check_state,
-    "bool": _check_bool,
+    "bool": inputs.boolean,
     "port": _check_port,
     "ip": _check_ip,
-    "abspath": _check_abspath,
-    "image": _check_image,
+    "abspath": inputs.path,
+    "image": inputs.image,
     "str": _check_type(str, "a string"),
     "dict": _check_type(dict, "a dict"),
     "list": _check_type(list, "a list"),

@@ -14,11 +14,49 @@ import re
 SUPPORTED_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
 NEWEST_MINOR = SUPPORTED_MINORS[-1]
 
-_VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<patch>\d+))?$")
+_VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<patch>\d+))?$", re.ASCII)
 
 
 class UnsupportedVersion(ValueError):
     """Raised for a version string that is malformed or outside SUPPORTED_MINORS."""
+
+
+def _written(number) -> str:
+    """What the user most likely typed for a number YAML read as a float: 1.3 was 1.30 (minors have two digits)."""
+    text = repr(number)
+    whole, _dot, fraction = text.partition(".")
+    return "%s.%s0" % (whole, fraction) if len(fraction) == 1 else text
+
+
+def normalise(value, variable="kubernetes_version", full=False) -> str:
+    """The one version rule of every role, module and filter: "1.35.4" and "v1.35.4" alike give "1.35.4" (a minor
+    "1.35" when ``full`` is false); a YAML number, nothing, or a version outside SUPPORTED_MINORS is refused with
+    UnsupportedVersion naming ``variable``. Nothing defaults: a version that skews from the cluster is worse than
+    none."""
+    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
+        raise UnsupportedVersion(
+            "%s: Required value: give the Kubernetes release the cluster runs, such as \"1.35.4\" "
+            "(`kubectl version` or `kubeadm version -o short` on a master)" % variable)
+    if isinstance(value, float):
+        raise UnsupportedVersion(
+            "%s: YAML read %s as the number %r, not a version: quote it, %s: \"%s\" (or give the full release, "
+            "such as \"%s.4\")" % (variable, _written(value), value, variable, _written(value), _written(value)))
+    if not isinstance(value, str):
+        raise UnsupportedVersion("%s: Invalid value: %r: must be a version string such as \"1.35.4\"" % (variable, value))
+    match = _VERSION_RE.match(value.strip())
+    if not match:
+        raise UnsupportedVersion("%s: Invalid value: %r: not a version like 1.35, 1.35.4 or v1.35.4" % (variable, value))
+    minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
+    if minor not in SUPPORTED_MINORS:
+        raise UnsupportedVersion("%s: Unsupported value: %r: supported minor versions are %s"
+                                 % (variable, value, ", ".join(SUPPORTED_MINORS)))
+    if match.group("patch") is None:
+        if full:
+            raise UnsupportedVersion(
+                "%s: Invalid value: %r: a minor names no release (no binary, no image): give the full release the "
+                "cluster runs, such as \"%s.4\"" % (variable, value, minor))
+        return minor
+    return "%s.%d" % (minor, int(match.group("patch")))
 
 
 def minor_of(version: str | None) -> str:

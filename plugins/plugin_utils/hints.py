@@ -1,0 +1,170 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One short hint with the fix after kube-scheduler's own error line.
+
+Upstream's line stays first and exact (operators search for it); the hint names the field as the user wrote it
+(``kube_scheduler_instances[0].config.leaderElection.leaseDuration``) and says what to write instead. An error
+without a known fix gets no hint. Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_names import suggestion
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import extension_points, in_tree_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import List, Map, Scalar, Struct, configuration_type
+
+# k8s.io/client-go/tools/leaderelection: JitterFactor = 1.2; component-base defaults of kube-scheduler.
+JITTER_FACTOR = 1.2
+_LEADER_DEFAULTS = {"leaseDuration": "15s", "renewDeadline": "10s", "retryPeriod": "2s"}
+_TOKEN = re.compile(r"\[\d+\]|[^.\[\]]+")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def with_hints(errors, config, version, where, render):
+    """Each error rendered by ``render`` (upstream's line, as the caller prefixes and redacts it), followed by
+    ``hint: ...`` when there is a known fix. ``where`` is the user's name for the config (a variable or option)."""
+    lines = []
+    for error in errors:
+        lines.append(render(error))
+        try:
+            text = hint(error, config if isinstance(config, dict) else None, version)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            text = None  # a hint is a courtesy: never a reason to hide the error itself
+        if text:
+            field = error.get("field")
+            lines.append("  hint (%s%s): %s" % (where, "." + field if field else "", text))
+    return lines
+
+
+def hint(error, config, version):
+    kind, field, message = error.get("type"), error.get("field") or "", error.get("message") or ""
+    if kind == E.UNKNOWN_FIELD:
+        return _unknown_field(field, message, version)
+    if kind == E.TYPE_MISMATCH:
+        return _type_mismatch(field, message, _value_at(config, field), version)
+    if kind == E.LEADER_ELECTION:
+        return _leader_election(message, config)
+    if kind == E.DUPLICATE and field.endswith(".schedulerName"):
+        return _duplicate_profile(field, config)
+    if kind == E.NOT_REGISTERED and re.search(r'for version "kubescheduler\.config\.k8s\.io/v1beta[23]"', message):
+        return ("convert the file to v1 with kubesched.schedulers.scheduler_upgrade_check and convert: true (or the "
+                "kubesched.schedulers.upgrade_check playbook), then use its converted text")
+    if kind == E.INVALID and "was invalid in version" in message:
+        name = _first_quoted(message)
+        text = suggestion(name, in_tree_plugins(version)) if name else ""
+        return "%s is not a plugin of kube-scheduler %s%s" % (name, version, text) if text else None
+    if kind == E.FRAMEWORK and message.endswith("does not exist"):
+        name = _first_quoted(message)
+        text = suggestion(name, in_tree_plugins(version)) if name else ""
+        return ("%s is not a plugin of kube-scheduler %s%s; an out-of-tree plugin is declared in extra_plugins"
+                % (name, version, text)) if name else None
+    return None
+
+
+def _first_quoted(message):
+    match = _QUOTED.search(message)
+    return match.group(1) if match else None
+
+
+def _tokens(field):
+    return _TOKEN.findall(field)
+
+
+def _value_at(config, field):
+    value = config
+    for token in _tokens(field):
+        if token.startswith("["):
+            index = int(token[1:-1])
+            value = value[index] if isinstance(value, list) and index < len(value) else None
+        else:
+            value = value.get(token) if isinstance(value, dict) else None
+    return value
+
+
+def _schema_at(tokens, version):
+    node = configuration_type(version, tuple(extension_points(version)))
+    for token in tokens:
+        if isinstance(node, List) and token.startswith("["):
+            node = node.item
+        elif isinstance(node, Struct):
+            node = node.fields.get(token)
+        elif isinstance(node, Map):
+            node = node.value
+        else:
+            return None
+    return node
+
+
+def _unknown_field(field, message, version):
+    tokens = _tokens(field)
+    name = _first_quoted(message) or (tokens[-1] if tokens else None)
+    if not name:
+        return None
+    parent = _schema_at(tokens[:-1], version) if tokens and tokens[-1] == name else _schema_at(tokens, version)
+    if not isinstance(parent, Struct):
+        return None
+    matches = difflib.get_close_matches(name, sorted(parent.fields), n=1, cutoff=0.6)
+    if not matches:
+        lowered = dict((known.lower(), known) for known in parent.fields)
+        matches = [lowered[name.lower()]] if name.lower() in lowered else []
+    if not matches:
+        return "known fields here: %s" % ", ".join(sorted(parent.fields))
+    return "did you mean %s? (field names are case-sensitive)" % matches[0]
+
+
+def _type_mismatch(field, message, value, version):
+    node = _schema_at(_tokens(field), version)
+    if isinstance(node, Scalar) and node.kind == "duration" and isinstance(value, (int, float)) \
+            and not isinstance(value, bool):
+        return "write a duration with its unit, such as %ss (Go durations: 500ms, 15s, 1m30s)" % (
+            int(value) if float(value).is_integer() else value)
+    if "of type bool" in message and isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+        return ("use a boolean, %s without quotes: a survey or -e key=value gives text (convert it with | bool)"
+                % ("true" if value.strip().lower() in ("true", "yes") else "false"))
+    if re.search(r"of type (u?int\d*|float\d*)$", message) and isinstance(value, str) \
+            and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", value.strip()):
+        return "write the number %s without quotes" % value.strip()
+    return None
+
+
+def _leader_election(message, config):
+    leader = dict(_LEADER_DEFAULTS)
+    given = (config or {}).get("leaderElection") if isinstance(config, dict) else None
+    for key in _LEADER_DEFAULTS:
+        if isinstance(given, dict) and isinstance(given.get(key), str):
+            leader[key] = given[key]
+    values = dict((key, parse_duration(text)) for key, text in leader.items())
+    if "renewDeadline must be greater than retryPeriod*JitterFactor" in message:
+        limit = int(values["retryPeriod"] * JITTER_FACTOR)
+        return ("renewDeadline is %s but retryPeriod x JitterFactor is %s x %s = %s: make renewDeadline longer than %s, "
+                "or retryPeriod shorter than %s" % (
+                    format_duration(values["renewDeadline"]), JITTER_FACTOR, format_duration(values["retryPeriod"]),
+                    format_duration(limit), format_duration(limit),
+                    format_duration(int(values["renewDeadline"] / JITTER_FACTOR))))
+    if "leaseDuration must be greater than renewDeadline" in message:
+        return ("leaseDuration is %s and renewDeadline %s: the lease must outlast the renewal deadline (defaults: "
+                "15s, 10s, 2s)" % (format_duration(values["leaseDuration"]), format_duration(values["renewDeadline"])))
+    return None
+
+
+def _duplicate_profile(field, config):
+    match = re.fullmatch(r"profiles\[(\d+)\]\.schedulerName", field)
+    profiles = (config or {}).get("profiles") if isinstance(config, dict) else None
+    if not match or not isinstance(profiles, list):
+        return None
+    index = int(match.group(1))
+    name = _value_at(config, field)
+    if name is None:
+        name = "default-scheduler"  # a profile without a name is defaulted to it
+    for other, profile in enumerate(profiles[:index]):
+        other_name = profile.get("schedulerName") if isinstance(profile, dict) else None
+        if (other_name if other_name is not None else "default-scheduler") == name:
+            return ("profiles[%d] and profiles[%d] are both named %s: give each profile a schedulerName of its own"
+                    % (other, index, E.go_quote(name)))
+    return None

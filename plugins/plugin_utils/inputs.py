@@ -1,0 +1,378 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one input model: every value that reaches a file, a path, a unit, a command line, a manifest or an
+in-cluster object is checked here, by kind, and refused with the name the user wrote (a role variable, a module
+option, a filter argument).
+
+A kind is a function ``(value, name) -> normalised value`` that raises InputError. The roles' variables are listed
+in role_variables.py with their kind; the role_inputs action checks them all on the controller before any host is
+touched, the action plugins check their own options with the same kinds, and instances.py uses them for instance
+fields. Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
+
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators: none of them belongs in a
+# value that reaches a unit file, a command line, a path or a manifest (quoting escapes \ " % $, not newlines).
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Linux refuses one argv word longer than MAX_ARG_STRLEN (32 pages, 131072 bytes with its NUL) with E2BIG, so a
+# longer flag makes the unit or the container fail to start.
+MAX_ARG_BYTES = 131071
+PATH_MAX = 4095
+NAME_MAX = 255
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,511}")
+_URL = re.compile(r"https?://[^\s]+")
+_CHECKSUM = re.compile(r"sha256:[0-9a-fA-F]{64}")
+_PERCENT = re.compile(r"[0-9]{1,3}%")
+
+
+class InputError(ValueError):
+    """One refused value, worded for the operator with the name they wrote."""
+
+
+def shown(value, limit=80):
+    """A value for a message: repr, so control characters show as escapes, and cut short."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + "...(%d characters)" % len(value) if isinstance(value, (str, bytes)) else text[:limit] + "..."
+
+
+def type_name(value):
+    return {dict: "a dict", list: "a list", str: "a string", int: "a number", float: "a number",
+            bool: "a boolean", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _invalid(name, value, detail):
+    return InputError("%s: Invalid value: %s: %s" % (name, shown(value), detail))
+
+
+def _text(value, name, what):
+    if not isinstance(value, str):
+        raise InputError("%s: must be %s, got %s" % (name, what, type_name(value)))
+    if not value.strip():
+        raise InputError("%s: Required value: must not be empty (an empty survey field?): give %s" % (name, what))
+    if CONTROL.search(value):
+        raise _invalid(name, value, "must not contain control characters such as newlines (it is written into a "
+                                    "unit, a command line, a path or a manifest)")
+    return value
+
+
+# --- kinds -----------------------------------------------------------------------------------------------------
+
+def path(value, name):
+    """An absolute, normalised path: no '.' or '..' component and no '//' (two spellings of one path would pass
+    every comparison; a hostPath with '..' is refused by the API server), within PATH_MAX; a trailing '/' is
+    dropped. The root directory itself is refused: every path here names a file or a directory of this role."""
+    _text(value, name, "an absolute path such as /etc/kubernetes/schedulers")
+    if not value.startswith("/"):
+        raise _invalid(name, value, "must be an absolute path (starting with /)")
+    trimmed = value.rstrip("/")
+    if not trimmed:
+        raise _invalid(name, value, "must not be the root directory /")
+    parts = trimmed.split("/")[1:]
+    if any(part in ("", ".", "..") for part in parts):
+        raise _invalid(name, value, "must be a normalised path, without '.', '..' or '//' (write %s)"
+                       % _normalised(trimmed))
+    if len(trimmed.encode("utf-8")) > PATH_MAX or any(len(part.encode("utf-8")) > NAME_MAX for part in parts):
+        raise _invalid(name, value, "too long for a Linux path (%d bytes in all, %d per name)" % (PATH_MAX, NAME_MAX))
+    return trimmed
+
+
+def _normalised(text):
+    out = []
+    for part in text.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if out:
+                out.pop()
+            continue
+        out.append(part)
+    return "/" + "/".join(out)
+
+
+def optional_path(value, name):
+    """A path, or empty (or null) for "not set"."""
+    if value is None or value == "":
+        return ""
+    return path(value, name)
+
+
+def account(value, name):
+    _text(value, name, "a system account name such as kube-scheduler")
+    if not _ACCOUNT.fullmatch(value):
+        raise _invalid(name, value, "must be a system account name (lower-case letters, digits, '_' and '-', "
+                                    "starting with a letter or '_', at most 32 characters)")
+    return value
+
+
+def integer(low, high, what="a number"):
+    def check(value, name):
+        if isinstance(value, bool) or isinstance(value, float):
+            raise InputError("%s: must be a whole number, got %s %s" % (name, type_name(value), shown(value)))
+        if isinstance(value, str):
+            # Surveys and -e key=value give text: plain decimal digits only ("1e3", "0x10", " 5" are not numbers here).
+            if not re.fullmatch(r"-?[0-9]{1,19}", value):
+                raise _invalid(name, value, "must be a whole number written with digits only")
+            value = int(value)
+        if not isinstance(value, int):
+            raise InputError("%s: must be %s, got %s" % (name, what, type_name(value)))
+        if not low <= value <= high:
+            raise _invalid(name, value, "must be %s between %d and %d" % (what, low, high))
+        return value
+    return check
+
+
+port = integer(1, 65535, "a port number")
+
+
+def boolean(value, name):
+    """A boolean, or the text a survey or -e key=value gives for one."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+        return value.strip().lower() in ("true", "yes")
+    raise InputError("%s: must be true or false, got %s" % (name, shown(value)))
+
+
+def version(value, name):
+    try:
+        return normalise(value, name, full=True)
+    except UnsupportedVersion as exc:
+        raise InputError(str(exc)) from None
+
+
+def optional_version(value, name):
+    if value is None or value == "":
+        return ""
+    return version(value, name)
+
+
+def dns_label(value, name):
+    _text(value, name, "a DNS-1123 label such as kube-scheduler")
+    if len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
+        raise _invalid(name, value, "must be a DNS-1123 label (lower-case letters, digits and '-', starting and "
+                                    "ending with a letter or digit, at most 63 characters)")
+    return value
+
+
+def dns_subdomain(value, name):
+    _text(value, name, "a DNS-1123 subdomain such as my-scheduler")
+    if len(value) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(value):
+        raise _invalid(name, value, "must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', "
+                                    "at most 253 characters)")
+    return value
+
+
+def object_label(value, name):
+    """A name that is also a label value (app.kubernetes.io/instance): a DNS-1123 subdomain of at most 63."""
+    dns_subdomain(value, name)
+    if len(value) > 63:
+        raise _invalid(name, value, "must be at most 63 characters: it is also written as a label value")
+    return value
+
+
+def scheduler_name(value, name):
+    """A profile's schedulerName as the roles use it: pods select it in spec.schedulerName, which the API server
+    validates as a DNS-1123 subdomain (a name with a comma or a space can never be selected, and the verify
+    role's annotation would split it)."""
+    if not isinstance(value, str) or len(value) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(value):
+        raise _invalid(name, value, "no pod can select this scheduler: the API server accepts only a DNS-1123 "
+                                    "subdomain in spec.schedulerName (lower-case letters, digits, '-' and '.')")
+    return value
+
+
+def label_value(value, name):
+    if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
+        raise _invalid(name, value, "must be a label value (at most 63 letters, digits, '-', '_' or '.', starting "
+                                    "and ending with a letter or digit)")
+    return value
+
+
+def label_key(value, name):
+    if not isinstance(value, str) or not value:
+        raise InputError("%s: must be a label key such as node-role.kubernetes.io/control-plane, got %s"
+                         % (name, shown(value)))
+    prefix, _slash, key = value.rpartition("/")
+    if (prefix and (len(prefix) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(prefix))) or len(key) > 63 \
+            or not _QUALIFIED_NAME.fullmatch(key):
+        raise _invalid(name, value, "must be a label key: an optional DNS subdomain prefix and '/', then at most "
+                                    "63 letters, digits, '-', '_' or '.'")
+    return value
+
+
+def labels(value, name):
+    if not isinstance(value, dict):
+        raise InputError("%s: must be a dict of label keys to values, got %s" % (name, type_name(value)))
+    for key, item in value.items():
+        label_key(key, "%s key" % name)
+        label_value(item, "%s[%s]" % (name, shown(key)))
+    return value
+
+
+def image(value, name):
+    _text(value, name, "an image reference such as registry.k8s.io/kube-scheduler:v1.35.4")
+    if not _IMAGE.fullmatch(value):
+        raise _invalid(name, value, "must be an image reference such as registry.k8s.io/kube-scheduler:v1.35.4 "
+                                    "(letters, digits and . _ / : @ -, no spaces)")
+    return value
+
+
+def url(value, name):
+    _text(value, name, "an http(s) URL")
+    if not _URL.fullmatch(value):
+        raise _invalid(name, value, "must be an http:// or https:// URL without spaces")
+    return value
+
+
+def checksum(value, name):
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str) or not _CHECKSUM.fullmatch(value):
+        raise _invalid(name, value, 'must be "sha256:<64 hex digits>" or empty')
+    return value.lower()
+
+
+def int_or_percent(value, name):
+    """A PodDisruptionBudget's maxUnavailable: a whole number or "N%" (the API server parses "1e3" as neither)."""
+    if isinstance(value, str) and _PERCENT.fullmatch(value.strip()) and int(value.strip()[:-1]) <= 100:
+        return value.strip()
+    try:
+        return integer(0, 2 ** 31 - 1)(value, name)
+    except InputError:
+        raise _invalid(name, value, 'must be a whole number such as 1 or a percentage such as "50%"') from None
+
+
+def run_as_user(value, name):
+    """The pod runs with runAsNonRoot: true, so the kubelet refuses uid 0 (and the API server any uid < 0)."""
+    if value is not None and not isinstance(value, bool) and str(value).strip() == "0":
+        raise _invalid(name, value, "uid 0 is root: the pod runs with runAsNonRoot: true, so the kubelet would "
+                                    "refuse to start it; give a non-root uid such as 65532")
+    return integer(1, 2 ** 31 - 1, "a user id")(value, name)
+
+
+def one_of(*choices):
+    def check(value, name):
+        if value not in choices:
+            raise InputError("%s: Unsupported value: %s: supported values: %s"
+                             % (name, shown(value), ", ".join('"%s"' % choice for choice in choices)))
+        return value
+    return check
+
+
+def optional(kind):
+    """The kind, or empty/null for "not set" (kubernetes.core's kubeconfig and context, a node name)."""
+    def check(value, name):
+        if value is None or value == "":
+            return value
+        return kind(value, name)
+    return check
+
+
+def text(value, name):
+    """Free text that is written somewhere (a mirror's name, a context): no control characters."""
+    return _text(value, name, "a value")
+
+
+def path_or_dict(value, name):
+    """kubernetes.core's kubeconfig: a path (on the controller, so relative is allowed) or the kubeconfig as a dict."""
+    return value if isinstance(value, dict) else _text(value, name, "a kubeconfig path or dict")
+
+
+def of_type(expected, what):
+    def check(value, name):
+        if not isinstance(value, expected) or isinstance(value, bool) is not (expected is bool):
+            raise InputError("%s: must be %s, got %s" % (name, what, type_name(value)))
+        return value
+    return check
+
+
+any_dict = of_type(dict, "a dict")
+any_list = of_type(list, "a list")
+
+
+def flag_argument(flag, name):
+    """One command-line word: refused when Linux would refuse it (E2BIG)."""
+    size = len(flag.encode("utf-8", "surrogatepass"))
+    if size > MAX_ARG_BYTES:
+        raise InputError("%s: Too long: %d bytes, but Linux accepts at most %d bytes in one command-line argument; "
+                         "put large settings into the config instead" % (name, size, MAX_ARG_BYTES))
+    return flag
+
+
+# --- names and collisions --------------------------------------------------------------------------------------
+
+def closest(name, known, cutoff=0.8):
+    """The known name closest to ``name`` (a typo), or None."""
+    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
+    return matches[0] if matches else None
+
+
+def did_you_mean(name, known, cutoff=0.8):
+    match = closest(name, known, cutoff)
+    return " (did you mean %s?)" % match if match else ""
+
+
+def unknown_variables(names, known, prefix="kube_scheduler_", cutoff=0.85):
+    """Variables with our prefix that no role knows and that look like a typo of one that does: one line each.
+
+    A name far from every known one is left alone (kubespray and other roles have kube_scheduler_* variables of
+    their own); a near miss is an error, since the role would silently use the default instead."""
+    problems = []
+    for name in sorted(names):
+        if not isinstance(name, str) or not name.startswith(prefix) or name in known:
+            continue
+        match = closest(name, known, cutoff)
+        if match:
+            problems.append("%s: unknown variable; did you mean %s? (this collection does not read %s, so %s keeps "
+                            "its default)" % (name, match, name, match))
+    return problems
+
+
+def inside(child, parent):
+    """Whether normalised path ``child`` is ``parent`` or below it."""
+    return child == parent or child.startswith(parent.rstrip("/") + "/")
+
+
+def separate_directories(directories):
+    """Directories (name -> normalised path) that must neither coincide nor nest: one line per clash."""
+    problems = []
+    items = sorted((name, value) for name, value in directories.items() if value)
+    for index, (name, value) in enumerate(items):
+        for other, other_value in items[index + 1:]:
+            if inside(value, other_value) or inside(other_value, value):
+                problems.append("%s: Invalid value: %s: %s %s, which is %s; give each its own directory (files of "
+                                "one would be read or replaced as files of the other)"
+                                % (name, shown(value), "is" if value == other_value else "overlaps", other,
+                                   shown(other_value)))
+    return problems
+
+
+def check_all(values, kinds):
+    """Check ``values`` (name -> raw value) by ``kinds`` (name -> kind): (normalised, problems)."""
+    normalised, problems = {}, []
+    for name in sorted(kinds):
+        if name not in values:
+            continue
+        try:
+            normalised[name] = kinds[name](values[name], name)
+        except InputError as exc:
+            problems.append(str(exc))
+    return normalised, problems
+
+
+def fqcn_message(message, load_name, fqcn):
+    """ansible-core's "Unsupported parameters for (<Python path>) module" with the name the user wrote."""
+    return message.replace("(%s)" % load_name, "(%s)" % fqcn) if load_name else message

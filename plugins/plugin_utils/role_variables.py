@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every variable of every role, with the kind (inputs.py) its value must have, and the checks between variables.
+
+The role_inputs action runs check_role() first in each role, on the controller, before any host is touched;
+tests/unit/hardening/test_role_variables.py checks that this table and the roles' meta/argument_specs.yml name the
+same variables. kube_scheduler_instances is checked here for its shape only: instances.py resolves it (names,
+ports, paths, configs, flags) with the same kinds. Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs as K
+
+_HOST_COMMON = {
+    "kube_scheduler_version": K.version,
+    "kube_scheduler_instances": K.any_list,
+    "kube_scheduler_config_dir": K.path,
+}
+
+ROLE_VARIABLES = {
+    "systemd": dict(_HOST_COMMON, **{
+        "kube_scheduler_binary_url": K.url,
+        "kube_scheduler_binary_checksum": K.checksum,
+        "kube_scheduler_binary_local_path": K.optional_path,
+        "kube_scheduler_binary_install_dir": K.path,
+        "kube_scheduler_binary_link": K.path,
+        "kube_scheduler_unit_dir": K.path,
+        "kube_scheduler_state_dir": K.path,
+        "kube_scheduler_system_user": K.account,
+        "kube_scheduler_system_group": K.account,
+        "kube_scheduler_health_timeout": K.integer(1, 3600, "a number of seconds"),
+        "kube_scheduler_health_settle": K.integer(0, 600, "a number of seconds"),
+    }),
+    "static_pod": dict(_HOST_COMMON, **{
+        "kube_scheduler_manifest_dir": K.optional_path,
+        "kube_scheduler_static_pod_state_dir": K.path,
+        "kube_scheduler_static_pod_health_timeout": K.integer(1, 3600, "a number of seconds"),
+        "kube_scheduler_static_pod_health_settle": K.integer(0, 600, "a number of seconds"),
+        "kube_scheduler_static_pod_api_kubeconfig": K.optional_path,
+        "kube_scheduler_static_pod_node_name": K.optional(K.dns_subdomain),
+        "kube_scheduler_static_pod_drift_fail": K.boolean,
+    }),
+    "deployment": {
+        "kube_scheduler_deployment_state": K.one_of("present", "absent"),
+        "kube_scheduler_deployment_name": K.object_label,
+        "kube_scheduler_deployment_namespace": K.dns_label,
+        "kube_scheduler_deployment_version": K.version,
+        "kube_scheduler_deployment_image": K.image,
+        "kube_scheduler_deployment_image_pull_policy": K.one_of("Always", "IfNotPresent", "Never"),
+        "kube_scheduler_deployment_kind": K.one_of("Deployment", "DaemonSet"),
+        "kube_scheduler_deployment_replicas": K.integer(1, 100, "a number of replicas"),
+        "kube_scheduler_deployment_config": K.any_dict,
+        "kube_scheduler_deployment_extra_plugins": K.any_list,
+        "kube_scheduler_deployment_lease_name": K.dns_subdomain,
+        "kube_scheduler_deployment_secure_port": K.port,
+        "kube_scheduler_deployment_resources": K.any_dict,
+        "kube_scheduler_deployment_priority_class_name": K.optional(K.dns_subdomain),
+        "kube_scheduler_deployment_priority_classes": K.any_list,
+        "kube_scheduler_deployment_run_as_user": K.run_as_user,
+        "kube_scheduler_deployment_node_selector": K.labels,
+        "kube_scheduler_deployment_tolerations": K.any_list,
+        "kube_scheduler_deployment_spread_when_unsatisfiable": K.one_of("ScheduleAnyway", "DoNotSchedule"),
+        "kube_scheduler_deployment_pdb_max_unavailable": K.int_or_percent,
+        "kube_scheduler_deployment_wait": K.boolean,
+        "kube_scheduler_deployment_wait_timeout": K.integer(1, 86400, "a number of seconds"),
+        "kube_scheduler_deployment_k8s_kubeconfig": K.optional(K.path_or_dict),
+        "kube_scheduler_deployment_k8s_context": K.optional(K.text),
+    },
+    "verify": {
+        "kube_scheduler_verify_schedulers": K.any_list,
+        "kube_scheduler_verify_instances": K.any_list,
+        "kube_scheduler_verify_version": K.optional_version,
+        "kube_scheduler_verify_discover_deployments": K.boolean,
+        "kube_scheduler_verify_namespace": K.dns_label,
+        "kube_scheduler_verify_image": K.image,
+        "kube_scheduler_verify_tolerate_control_plane": K.boolean,
+        "kube_scheduler_verify_tolerations": K.any_list,
+        "kube_scheduler_verify_node_selector": K.labels,
+        "kube_scheduler_verify_timeout": K.integer(1, 86400, "a number of seconds"),
+        "kube_scheduler_verify_health": K.boolean,
+        "kube_scheduler_verify_api_host": K.text,
+        "kube_scheduler_verify_k8s_kubeconfig": K.optional(K.path_or_dict),
+        "kube_scheduler_verify_k8s_context": K.optional(K.text),
+    },
+}
+
+# Variables of this collection that are not role arguments: the playbooks' group name and upgrade targets, and
+# what the roles register. They are known names, so they are never reported as typos.
+OTHER_VARIABLES = (
+    "kube_scheduler_control_plane_group", "kube_scheduler_upgrade_to", "kube_scheduler_plan", "kube_scheduler_applied",
+    "kube_scheduler_static_pod_drift", "kube_scheduler_systemd_pending", "kube_scheduler_static_pod_pending",
+)
+
+
+def known_variables():
+    names = set(OTHER_VARIABLES)
+    for variables in ROLE_VARIABLES.values():
+        names.update(variables)
+    return names
+
+
+def _cross_checks(role, values):
+    """What no single variable can say: directories that must not coincide or nest, a link outside them."""
+    if role == "systemd":
+        directories = {name: values.get(name) for name in (
+            "kube_scheduler_config_dir", "kube_scheduler_unit_dir", "kube_scheduler_state_dir",
+            "kube_scheduler_binary_install_dir")}
+        problems = K.separate_directories(directories)
+        link = values.get("kube_scheduler_binary_link")
+        for name, directory in sorted(directories.items()):
+            if link and directory and K.inside(link, directory):
+                problems.append("kube_scheduler_binary_link: Invalid value: %s: it is inside %s (%s); the link must "
+                                "live outside the directories this role manages" % (K.shown(link), name, directory))
+        return problems
+    if role == "static_pod":
+        return K.separate_directories({name: values.get(name) for name in (
+            "kube_scheduler_config_dir", "kube_scheduler_manifest_dir", "kube_scheduler_static_pod_state_dir")})
+    if role == "deployment":
+        if (values.get("kube_scheduler_deployment_namespace"), values.get("kube_scheduler_deployment_lease_name")) \
+                == ("kube-system", "kube-scheduler"):
+            return ["kube_scheduler_deployment_lease_name: Invalid value: 'kube-scheduler': kube-system/kube-scheduler "
+                    "is the default scheduler's lease (both would compete and only one would ever schedule): give "
+                    "this scheduler a lease of its own"]
+        return _deployment_profiles(values.get("kube_scheduler_deployment_config"))
+    if role == "verify" and values.get("kube_scheduler_verify_instances") and not values.get("kube_scheduler_verify_version"):
+        return ["kube_scheduler_verify_version: Required value: the instances' Kubernetes release selects their health "
+                "path; set it, or kube_scheduler_version, to the release the cluster runs, such as \"1.35.4\""]
+    return []
+
+
+def _deployment_profiles(config):
+    problems = []
+    profiles = (config or {}).get("profiles") if isinstance(config, dict) else None
+    for index, profile in enumerate(profiles if isinstance(profiles, list) else []):
+        name = profile.get("schedulerName") if isinstance(profile, dict) else None
+        if isinstance(name, str) and name:  # a missing name is kube-scheduler's own error, in its words
+            try:
+                K.scheduler_name(name, "kube_scheduler_deployment_config.profiles[%d].schedulerName" % index)
+            except K.InputError as exc:
+                problems.append(str(exc))
+    return problems
+
+
+def check_role(role, values, present):
+    """Check the role's variables: ``values`` maps each set variable to its templated value, ``present`` is every
+    variable name the host has (for typos). Returns (normalised values, problems)."""
+    kinds = ROLE_VARIABLES[role]
+    normalised, problems = K.check_all(values, kinds)
+    problems.extend(K.unknown_variables(present, known_variables()))
+    if not problems:
+        problems.extend(_cross_checks(role, normalised))
+    return normalised, problems
