@@ -474,9 +474,13 @@ def _one_lease_one_config(mine, other, host):
     if difference is None:
         return []
     where, here, there = difference
-    return ["%s: instance %s shares the lease %s with host %s but its effective %s differs: %s here, %s on %s; "
-            "replicas behind one lease must run one config (set it once, in group_vars)"
-            % (VAR, mine["name"], "/".join(_lease_key(mine)), host, where, _shown(here, 60), _shown(there, 60), host)]
+    secrets = sorted(set(secret_values(mine["_effective"])) | set(secret_values(other["_effective"])),
+                     key=lambda value: (-len(value), value))
+    return [redact_message(
+        "%s: instance %s shares the lease %s with host %s but its effective %s differs: %s here, %s on %s; "
+        "replicas behind one lease must run one config (set it once, in group_vars)"
+        % (VAR, mine["name"], "/".join(_lease_key(mine)), host, where, _shown(here, 60), _shown(there, 60), host),
+        secrets)]
 
 
 _MISSING = object()
