@@ -16,12 +16,14 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.basic import FILE_COMMON_ARGUMENTS
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     SECRET_KEYS, redact, redact_message, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import health_paths
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, health_paths, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
@@ -37,15 +39,31 @@ def _parsed(text):
     return data
 
 
+def _parsed_or_none(text):
+    data, _strict, error = parse_text(text)
+    return data if not error and isinstance(data, dict) else None
+
+
 class ActionModule(ActionBase):
 
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = False
 
+    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
+        try:
+            return super().validate_argument_spec(*args, **kwargs)
+        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
+            raise AnsibleActionFail(inputs.fqcn_message(exc.message, self._load_name, MODULE)) from None
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
+        if isinstance(self._task.args.get('kubernetes_version'), (float, int)):
+            try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
+                normalise(self._task.args['kubernetes_version'])
+            except UnsupportedVersion as exc:
+                raise AnsibleActionFail(str(exc))
 
         # type=dict would quietly parse JSON or k=v text and type=str would turn a mapping into Python repr text:
         # both are mistakes worth naming.
@@ -69,6 +87,11 @@ class ActionModule(ActionBase):
         )
 
         problems = check_extra_plugins(plain(args['extra_plugins']))
+        if args['dest'] is not None:
+            try:
+                inputs.path(self._task.args.get('dest'), 'dest')
+            except inputs.InputError as exc:
+                problems.append(str(exc))
         problem = mode_problem(args.get('mode'))
         if problem:
             problems.append(problem)
@@ -82,6 +105,7 @@ class ActionModule(ActionBase):
                 config=config,
                 kubernetes_version=plain(args['kubernetes_version']),
                 extra_plugins=plain(args['extra_plugins']),
+                strict=args['strict'],
             )
         except ValueError as exc:
             raise AnsibleActionFail(redact_message(str(exc), secrets))
@@ -93,7 +117,10 @@ class ActionModule(ActionBase):
         if outcome.warnings:
             result['warnings'] = [redact_message(warning, secrets) for warning in outcome.warnings]
         if not outcome.ok:
-            result.update(failed=True, msg='\n'.join(error['message'] for error in errors))
+            source = 'config' if config is not None else 'content'
+            shown = config if config is not None else _parsed_or_none(plain(args['content']))
+            lines = with_hints(errors, shown, outcome.version, source, lambda error: error['message'])
+            result.update(failed=True, msg=redact_message('\n'.join(lines), secrets))
             return result
         # Secret-bearing fields are redacted in what is shown; the checksum is of the real text.
         result.update(

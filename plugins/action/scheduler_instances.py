@@ -8,8 +8,9 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, full_version, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 
@@ -25,22 +26,33 @@ class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
 
+    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
+        try:
+            return super().validate_argument_spec(*args, **kwargs)
+        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
+            raise AnsibleActionFail(fqcn_message(exc.message, self._load_name, "kubesched.schedulers.scheduler_instances")) from None
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
+        raw_version = self._task.args.get("kubernetes_version")
+        if isinstance(raw_version, (float, int)) and not isinstance(raw_version, bool):
+            try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
+                normalise(raw_version)
+            except UnsupportedVersion as exc:
+                return dict(result, failed=True, msg=str(exc))
         too_costly = check_structure(self._task.args.get("instances"), "instances")
         if too_costly:  # before argument validation, which copies the arguments
             return dict(result, failed=True, msg=too_costly)
         validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         del validation
         try:
-            minor = minor_of(args["kubernetes_version"])
+            version = normalise(args["kubernetes_version"])
         except UnsupportedVersion as exc:
             return dict(result, failed=True, msg=str(exc))
-        try:
-            release = full_version(args["kubernetes_version"])
-        except UnsupportedVersion:
-            release = None  # a minor alone: enough to validate, not to name a binary or an image
+        minor = minor_of(version)
+        # A minor alone is enough to validate, not to name a binary or an image.
+        release = version if version != minor else None
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
             plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)

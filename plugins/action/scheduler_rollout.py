@@ -11,17 +11,25 @@ manifests, kubeconfig checksums), because what its manifest should be builds on 
 
 from __future__ import annotations
 
-import re
-
+from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 
 ENGINE = "kubesched.schedulers.rollout"
-# A user or group name as useradd accepts it; it is written into the unit.
-_ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+FQCN = "kubesched.schedulers.scheduler_rollout"
+# The input model's kinds for every option that reaches a path, a unit or the host (inputs.py); the roles check
+# their variables with the same kinds first, under the variables' own names.
+_KINDS = {
+    "config_dir": inputs.path, "state_dir": inputs.path, "unit_dir": inputs.path, "binary_link": inputs.path,
+    "binary_path": inputs.optional_path, "manifest_dir": inputs.optional_path, "user": inputs.account,
+    "group": inputs.account, "health_timeout": inputs.integer(1, 3600, "a number of seconds"),
+    "settle": inputs.integer(0, 600, "a number of seconds"),
+}
 
 ARGUMENT_SPEC = {
     "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
@@ -44,19 +52,35 @@ ARGUMENT_SPEC = {
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
 
+    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
+        try:
+            return super().validate_argument_spec(*args, **kwargs)
+        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
+            raise AnsibleActionFail(inputs.fqcn_message(exc.message, self._load_name, FQCN)) from None
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        # The raw options, not ansible-core's type=path conversion (which expands ~ and $VARS).
+        raw = dict((name, self._task.args.get(name, args[name])) for name in _KINDS)
+        normalised, problems = inputs.check_all(raw, _KINDS)
+        try:
+            version = normalise(args["kubernetes_version"], full=True)
+        except UnsupportedVersion as exc:
+            problems.append(str(exc))
         instances = plain(args["instances"])
+        problems.extend(_instance_problems(instances))
+        if not problems:
+            dirs = ("config_dir", "state_dir", "unit_dir") if args["kind"] == "systemd" else ("config_dir", "state_dir", "manifest_dir")
+            problems.extend(inputs.separate_directories(dict((name, normalised[name]) for name in dirs)))
+        if problems:
+            return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
+        args.update(normalised, kubernetes_version=version)
         engine = {"apply": args["apply"], "state_dir": args["state_dir"], "health_timeout": args["health_timeout"],
                   "settle": args["settle"]}
         drift = None
         if args["kind"] == "systemd":
-            for account in ("user", "group"):
-                if not _ACCOUNT.fullmatch(args[account]):
-                    return dict(result, failed=True, msg="%s: Invalid value: %r: must be a system account name (lower-case "
-                                "letters, digits, '_' and '-')" % (account, args[account]))
             if not args["binary_path"]:
                 return dict(result, failed=True, msg="binary_path: Required value: the systemd kind runs a binary")
             engine.update(systemd_host(instances, {
@@ -101,6 +125,27 @@ class ActionModule(ActionBase):
         answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)
         answer.pop("invocation", None)  # the file contents, some of them credentials
         return answer
+
+
+def _instance_problems(instances):
+    """Resolved instances (scheduler_instances' result) carry checked values; one given by hand must not smuggle a
+    line into a unit or a path outside the model either."""
+    problems = []
+    for index, instance in enumerate(instances):
+        where = "instances[%d]" % index
+        try:
+            inputs.dns_label(instance.get("name"), where + ".name")
+            for key in ("config_path", "kubeconfig"):
+                if instance.get(key) is not None:
+                    inputs.path(instance[key], "%s.%s" % (where, key))
+            for position, flag in enumerate(instance.get("flags") or []):
+                inputs.flag_argument(inputs.text(flag, "%s.flags[%d]" % (where, position)), "%s.flags[%d]" % (where, position))
+            for key in ("health_url", "image"):
+                if isinstance(instance.get(key), str):
+                    inputs.text(instance[key], "%s.%s" % (where, key))
+        except inputs.InputError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def _action(planned, name):

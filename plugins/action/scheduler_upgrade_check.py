@@ -8,9 +8,10 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 
@@ -30,9 +31,23 @@ class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
 
+    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
+        try:
+            return super().validate_argument_spec(*args, **kwargs)
+        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
+            raise AnsibleActionFail(fqcn_message(exc.message, self._load_name, "kubesched.schedulers.scheduler_upgrade_check")) from None
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
+        given = self._task.args.get("target_versions")
+        for name, value in [("current_version", self._task.args.get("current_version"))] + [
+                ("target_versions[%d]" % index, item) for index, item in enumerate(given if isinstance(given, list) else [])]:
+            if isinstance(value, (float, int)) and not isinstance(value, bool):
+                try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
+                    normalise(value, name)
+                except UnsupportedVersion as exc:
+                    return dict(result, failed=True, msg=str(exc))
         too_costly = check_structure(self._task.args.get("config"), "config")
         if too_costly:
             return dict(result, failed=True, msg=too_costly)

@@ -84,6 +84,15 @@ options:
     type: list
     elements: raw
     default: []
+  strict:
+    description:
+      - Refuse plugin names that neither the in-tree registry of O(kubernetes_version) nor O(extra_plugins) knows,
+        also where kube-scheduler itself only ignores them - in a profile's C(plugins.<point>.disabled) and in
+        C(pluginConfig) (a typo such as C(NodeResourceFit) would silently leave the profile as it was) - with the
+        closest known name.
+      - V(false) keeps kube-scheduler's tolerance (a C(pluginConfig) of an unknown plugin is then a warning).
+    type: bool
+    default: true
   mode:
     description:
       - The permissions of the written file, as for M(ansible.builtin.file).
@@ -409,6 +418,7 @@ ARGUMENT_SPEC = dict(
     kubernetes_version=dict(type='str'),
     dest=dict(type='path'),
     extra_plugins=dict(type='list', elements='raw', default=[]),
+    strict=dict(type='bool', default=True),
     backup=dict(type='bool', default=False),
     mode=dict(type='raw', default='0600'),
     check_named_files=dict(type='bool', default=True),

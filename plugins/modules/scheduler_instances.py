@@ -97,6 +97,13 @@ options:
       image:
         description: The container image for static pods; defaults to C(registry.k8s.io/kube-scheduler:v<version>).
         type: str
+      strict:
+        description:
+          - Refuse plugin names in the config's C(plugins) (enabled or disabled) and C(pluginConfig) that neither the
+            registry of the version nor O(instances[].extra_plugins) knows, with the closest known name.
+            kube-scheduler itself ignores such names in C(disabled) and C(pluginConfig); V(false) keeps that tolerance.
+        type: bool
+        default: true
   kubernetes_version:
     description:
       - The Kubernetes version of the schedulers, such as V(1.34.2); configs and flags are checked for its minor.

@@ -1,0 +1,60 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Check every variable of a role on the controller, first in the role, before any host is touched.
+
+The kinds and the table are plugin_utils/inputs.py and role_variables.py (the one input model); this plugin only
+reads the role's variables from the play (templated, as the role would use them) and every kube_scheduler_* name
+the host has (for typos).
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleError
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES, check_role
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
+
+ARGUMENT_SPEC = {
+    "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},
+}
+# The value as written matters for these: YAML reads an unquoted 1.30 as the number 1.3, which templating would
+# turn into the text "1.3" (and lose what went wrong).
+_UNTEMPLATED_TYPE = ("kube_scheduler_version", "kube_scheduler_deployment_version", "kube_scheduler_verify_version")
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        task_vars = task_vars or {}
+        values, problems = {}, []
+        for name in sorted(ROLE_VARIABLES[args["role"]]):
+            if name not in task_vars:
+                continue
+            raw = task_vars[name]
+            if name in _UNTEMPLATED_TYPE and isinstance(raw, (float, int)) and not isinstance(raw, bool):
+                values[name] = raw
+                continue
+            too_costly = check_structure(raw, name)
+            if too_costly:
+                problems.append(too_costly)
+                continue
+            try:
+                values[name] = plain(self._templar.template(raw))
+            except AnsibleError as exc:
+                problems.append("%s: cannot be templated: %s" % (name, str(exc).splitlines()[0]))
+        normalised, found = check_role(args["role"], values, [name for name in task_vars if isinstance(name, str)])
+        problems.extend(found)
+        if problems:
+            return dict(result, failed=True, errors=problems,
+                        msg="kubesched.schedulers.%s: the variables are not valid, nothing was changed:\n%s"
+                        % (args["role"], "\n".join(problems)))
+        version = next((normalised[name] for name in _UNTEMPLATED_TYPE if normalised.get(name)), None)
+        return dict(result, changed=False, version=version)

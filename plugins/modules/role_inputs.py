@@ -1,0 +1,70 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+# This file holds the documentation only: the work is done by the action plugin of the same name, on the controller.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: role_inputs
+short_description: Check every variable of a role of this collection on the controller (internal)
+version_added: 0.2.0
+description:
+  - Internal to the roles of this collection, which run it first; not meant for playbooks.
+  - Reads the role's variables (templated) and refuses, before any host is touched and with the variable's own name
+    in each line, every value that would reach a file, a path, a unit, a command line, a manifest or an in-cluster
+    object in a form that is unsafe or that Linux, systemd, the kubelet or the API server would refuse later -
+    control characters, empty values (an empty AWX survey field), paths that are not absolute and normalised (no
+    C(.), C(..) or C(//)), directories that coincide or nest, ports outside 1-65535, uid 0 next to C(runAsNonRoot),
+    Kubernetes names, labels and schedulerNames that the API server would refuse, a PodDisruptionBudget
+    C(maxUnavailable) that is neither a number nor a percentage, and versions (a YAML number such as C(1.30), read
+    as C(1.3), is named as such).
+  - Reports a C(kube_scheduler_*) variable that no role knows but that is close to one that does (a typo such as
+    C(kube_scheduler_instance)) with the name it most likely meant. Names far from every known one are left alone
+    (other roles, such as kubespray's, have C(kube_scheduler_*) variables of their own).
+author:
+  - kubesched maintainers (@kubesched)
+extends_documentation_fragment:
+  - action_common_attributes
+  - action_common_attributes.flow
+options:
+  role:
+    description: The role whose variables are checked.
+    type: str
+    required: true
+    choices: [deployment, static_pod, systemd, verify]
+attributes:
+  action:
+    support: full
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+    details: Read-only; it runs the same in check mode.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Check the variables of the systemd role
+  kubesched.schedulers.role_inputs:
+    role: systemd
+"""
+
+RETURN = r"""
+version:
+  description: The role's Kubernetes release, normalised (V(v1.35.4) and V(1.35.4) both give V(1.35.4)); null when the role has none.
+  returned: success
+  type: str
+  sample: 1.35.4
+errors:
+  description: One line per problem, each naming the variable.
+  returned: failure
+  type: list
+  elements: str
+"""
