@@ -7,6 +7,7 @@ outcome and prints its timings as one JSON line (prefixed "drill:"), exit 1 with
   drill.py rolling KUBECONFIG --scheduler-name NAME -- COMMAND...
       Create a pod for NAME every --interval seconds while COMMAND (a rolling change of the masters) runs, and
       measure how long each pod stayed unscheduled; every pod must be bound, none later than --max-gap seconds.
+      With real kubelets (--delete-bound) each pod is deleted once bound, so the nodes run none of them.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ import time
 from kubernetes import client, config, watch
 
 NOT_READY = client.V1Toleration(key="node.kubernetes.io/not-ready", operator="Exists", effect="NoSchedule")
+# Real kubeadm-like masters carry this taint (API-only Nodes do not: tolerating it there changes nothing).
+CONTROL_PLANE = client.V1Toleration(key="node-role.kubernetes.io/control-plane", operator="Exists", effect="NoSchedule")
 
 
 def holder(coordination, namespace, name):
@@ -48,9 +51,10 @@ def failover(api, args) -> dict:
 class PodStream:
     """Creates one pod every ``interval`` seconds and notes when each was created and when it was bound."""
 
-    def __init__(self, api, namespace, scheduler_name, interval):
+    def __init__(self, api, namespace, scheduler_name, interval, delete_bound=False):
         self.core, self.namespace, self.scheduler_name, self.interval = client.CoreV1Api(api), namespace, scheduler_name, interval
         self.created, self.bound, self.stop = {}, {}, threading.Event()
+        self.delete_bound = delete_bound
 
     def setup(self):
         self.core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
@@ -66,7 +70,7 @@ class PodStream:
             self.core.create_namespaced_pod(self.namespace, client.V1Pod(
                 metadata=client.V1ObjectMeta(name=name),
                 spec=client.V1PodSpec(scheduler_name=self.scheduler_name, service_account_name="drill",
-                                      automount_service_account_token=False, tolerations=[NOT_READY],
+                                      automount_service_account_token=False, tolerations=[NOT_READY, CONTROL_PLANE],
                                       termination_grace_period_seconds=0,
                                       containers=[client.V1Container(name="pause", image="registry.k8s.io/pause:3.10")])))
             self.created[name] = time.monotonic()
@@ -81,6 +85,8 @@ class PodStream:
                 pod = event["object"]
                 if pod.spec.node_name and pod.metadata.name not in self.bound:
                     self.bound[pod.metadata.name] = time.monotonic()
+                    if self.delete_bound:
+                        self.core.delete_namespaced_pod(pod.metadata.name, self.namespace, grace_period_seconds=0)
                 if self.stop.is_set() and len(self.bound) >= len(self.created):
                     stream.stop()
 
@@ -89,7 +95,7 @@ class PodStream:
 
 
 def rolling(api, args) -> dict:
-    pods = PodStream(api, args.namespace, args.scheduler_name, args.interval)
+    pods = PodStream(api, args.namespace, args.scheduler_name, args.interval, args.delete_bound)
     pods.setup()
     try:
         creator = threading.Thread(target=pods.create_loop, daemon=True)
@@ -140,6 +146,7 @@ def main() -> int:
     two.add_argument("--interval", type=float, default=0.1)
     two.add_argument("--max-gap", type=float, default=15.0,
                      help="the default lease duration: a stop that did not release the lease would wait it out")
+    two.add_argument("--delete-bound", action="store_true", help="delete each pod once bound (real kubelets)")
     two.add_argument("command", nargs="+")
     args = parser.parse_args()
     api = config.new_client_from_config(config_file=args.kubeconfig)
