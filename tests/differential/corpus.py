@@ -20,6 +20,8 @@ Families:
   plugin_args      feature-gated plugin-args fields (empty list vs absent), every args kind
   fit_args         NodeResourcesFit argument combinations
   mutations        seeded random mutations (drop, null, retype, boundary, duplicate, unknown key, empty) of valid configs
+  upgrade_check    the configs test_upgrade_check_binaries.py runs on every minor (and the v1.36 NodeResourcesFit
+                   rule's cases), so it has recorded answers where the binaries are missing
   docs_mutations   the same mutations of every docs example (make differential only, not CI)
   every_path       null, empty and a wrong type at every path of three rich configs (make differential only, not CI)
   profiles_mix     two or three profiles with seeded plugin sets and args (make differential only, not CI)
@@ -57,7 +59,8 @@ KEY_PEM = (
     "UklWQVRFIEtFWS0tLS0tCg==")
 
 FAMILIES = ("upstream_tables", "docs", "types", "ranges", "unknown_fields", "plugins", "multipoint", "extenders",
-            "syntax", "yaml", "plugin_args", "fit_args", "mutations", "docs_mutations", "every_path", "profiles_mix")
+            "syntax", "yaml", "plugin_args", "fit_args", "mutations", "upgrade_check", "docs_mutations", "every_path",
+            "profiles_mix")
 # The families the CI entry (test_differential.py) runs; make differential runs them all.
 CI_FAMILIES = FAMILIES[:-3]
 
@@ -1042,6 +1045,39 @@ def _profiles_mix():
         yield "profiles_mix", "mix%02d" % n, dump({"profiles": profiles})
 
 
+# The upgrade check's configs (test_upgrade_check_binaries.py): a minor's starts/refuses verdicts and effective
+# plugins come from its binary or, without one, from its recorded answers of these texts.
+UPGRADE_HEAD = HEADER + "clientConnection:\n  kubeconfig: @KUBECONFIG@\n"
+UPGRADE_CONFIGS = {
+    "defaults": UPGRADE_HEAD + "profiles:\n- schedulerName: default-scheduler\n",
+    "removed volume-limit plugin": UPGRADE_HEAD + "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
+                                                  "    filter:\n      enabled:\n      - name: EBSLimits\n",
+    "two profiles, bin packing": UPGRADE_HEAD + "profiles:\n- schedulerName: default-scheduler\n- schedulerName: "
+                                                "bin-packing\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+                                                "      scoringStrategy:\n        type: MostAllocated\n",
+}
+UPGRADE_V1BETA3 = UPGRADE_HEAD.replace("/v1\n", "/v1beta3\n", 1) + (
+    "profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+    "      apiVersion: kubescheduler.config.k8s.io/v1beta3\n      kind: NodeResourcesFitArgs\n"
+    "      scoringStrategy:\n        type: MostAllocated\n")
+
+
+def upgrade_converted() -> str:
+    """UPGRADE_V1BETA3 as the library converts it to v1 (a changed conversion is a case to record again)."""
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.conversion import \
+        convert_to_v1  # pylint: disable=import-outside-toplevel
+    from harness import KUBECONFIG, materialise  # pylint: disable=import-outside-toplevel
+    # @KUBECONFIG@ is no YAML token: convert the file as kube-scheduler would read it, then name the path again.
+    return convert_to_v1(materialise(UPGRADE_V1BETA3))["converted"].replace(KUBECONFIG, "@KUBECONFIG@")
+
+
+def _upgrade_check():
+    for name in sorted(UPGRADE_CONFIGS):
+        yield "upgrade_check", name, UPGRADE_CONFIGS[name]
+    yield "upgrade_check", "v1beta3 original", UPGRADE_V1BETA3
+    yield "upgrade_check", "v1beta3 converted", upgrade_converted()
+
+
 GENERATORS = {
     "upstream_tables": _upstream_tables,
     "docs": lambda: _files("docs"),
@@ -1056,6 +1092,7 @@ GENERATORS = {
     "plugin_args": _plugin_args,
     "fit_args": _fit_args,
     "mutations": _mutations,
+    "upgrade_check": _upgrade_check,
     "docs_mutations": _docs_mutations,
     "every_path": _every_path,
     "profiles_mix": _profiles_mix,
