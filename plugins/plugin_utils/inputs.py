@@ -325,16 +325,35 @@ def did_you_mean(name, known, cutoff=0.8):
     return " (did you mean %s?)" % match if match else ""
 
 
-def unknown_variables(names, known, prefix="kube_scheduler_", cutoff=0.85):
-    """Variables with our prefix that no role knows and that look like a typo of one that does: one line each.
+def edit_distance(left, right, limit):
+    """Levenshtein distance, or limit + 1 as soon as it must exceed ``limit``."""
+    if abs(len(left) - len(right)) > limit:
+        return limit + 1
+    previous = list(range(len(right) + 1))
+    for i, char in enumerate(left, 1):
+        current = [i]
+        for j, other in enumerate(right, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
 
-    A name far from every known one is left alone (kubespray and other roles have kube_scheduler_* variables of
-    their own); a near miss is an error, since the role would silently use the default instead."""
+
+def unknown_variables(names, known, prefix="kube_scheduler_"):
+    """Variables with our prefix that no role knows and that are a typo of one that does (at most two edits, one
+    for short names): one line each.
+
+    Other names are left alone: kubespray and other roles have kube_scheduler_* variables of their own
+    (kube_scheduler_node_selector is not a typo of kube_scheduler_verify_node_selector). A near miss is an error,
+    since the role would silently use the default instead."""
     problems = []
     for name in sorted(names):
         if not isinstance(name, str) or not name.startswith(prefix) or name in known:
             continue
-        match = closest(name, known, cutoff)
+        limit = 1 if len(name) - len(prefix) < 8 else 2
+        scored = sorted((edit_distance(name, other, limit), other) for other in known)
+        match = scored[0][1] if scored and scored[0][0] <= limit else None
         if match:
             problems.append("%s: unknown variable; did you mean %s? (this collection does not read %s, so %s keeps "
                             "its default)" % (name, match, name, match))

@@ -470,7 +470,8 @@ def _one_lease_one_config(mine, other, host):
         mine_flags = [flag for flag in mine["flags"] if not flag.startswith("--bind-address=")]
         other_flags = [flag for flag in other["flags"] if not flag.startswith("--bind-address=")]
         if mine_flags != other_flags:
-            difference = ("flags", " ".join(mine_flags), " ".join(other_flags))
+            index = next(i for i, pair in enumerate(zip(mine_flags + [None], other_flags + [None])) if pair[0] != pair[1])
+            difference = ("flags", (mine_flags + ["(none)"])[index], (other_flags + ["(none)"])[index])
     if difference is None:
         return []
     where, here, there = difference

@@ -10,7 +10,12 @@ from ansible.playbook.play_context import PlayContext
 from ansible.playbook.task import Task
 from ansible.template import Templar
 
-from ansible_collections.kubesched.schedulers.plugins.action import scheduler_config, scheduler_instances
+from ansible_collections.kubesched.schedulers.plugins.action import (
+    role_inputs, scheduler_config, scheduler_instances, scheduler_rollout, scheduler_upgrade_check)
+
+PLUGINS = {"scheduler_config": scheduler_config, "scheduler_instances": scheduler_instances,
+           "scheduler_rollout": scheduler_rollout, "scheduler_upgrade_check": scheduler_upgrade_check,
+           "role_inputs": role_inputs}
 
 
 def run_action(name, args, task_vars=None, host_result=None):
@@ -23,7 +28,7 @@ def run_action(name, args, task_vars=None, host_result=None):
     task.action = "kubesched.schedulers." + name
     task.args = args
     loader = DataLoader()
-    plugin = {"scheduler_config": scheduler_config, "scheduler_instances": scheduler_instances}[name]
+    plugin = PLUGINS[name]
     action = plugin.ActionModule(task=task, connection=mock.MagicMock(), play_context=PlayContext(), loader=loader,
                                  templar=Templar(loader=loader), shared_loader_obj=None)
     calls = []

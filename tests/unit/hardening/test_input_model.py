@@ -1,0 +1,207 @@
+"""The one input model (plugins/plugin_utils/inputs.py, role_variables.py): every role variable and module option
+that reaches a file, a path, a unit, a command line, a manifest or an in-cluster object is refused on the
+controller, with its own name in the message. One test per example of the hostile run; the action plugins run
+in-process as ansible-core runs them, and a refusal must leave the host uncontacted (no module call)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_role
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit
+from action_harness import run_action
+from systemd_unit import parse
+
+INJECTION = "/usr/local/bin/kube-scheduler\"\nExecStartPre=+/bin/true\n#"
+VERSION = "1.35.4"
+
+
+def role_problems(role, **values):
+    return check_role(role, values, list(values))[1]
+
+
+def resolved(instances, peers=None, version=VERSION):
+    return resolve(instances, version, "/etc/kubernetes/schedulers", peers)
+
+
+def rollout_args(**changes):
+    instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True}])
+    assert errors == []
+    args = {"kind": "systemd", "instances": instances, "kubernetes_version": VERSION,
+            "config_dir": "/etc/kubernetes/schedulers", "state_dir": "/var/lib/kubesched/systemd",
+            "binary_path": "/opt/kube-scheduler/1.35.4/kube-scheduler"}
+    args.update(changes)
+    return args
+
+
+def test_the_binary_link_injection_would_add_a_root_exec_start_pre_line():
+    """The reproducer: quoting escapes \\ " % $, not newlines, so the value ends the ExecStart line."""
+    instances, _errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True}])
+    entries = parse(systemd_unit(instances[0], INJECTION, "kube-scheduler", "kube-scheduler"))
+    assert ("Service", "ExecStartPre", "+/bin/true") in entries
+
+
+def test_the_binary_link_injection_is_refused_by_the_role_with_the_variable_name():
+    (problem,) = role_problems("systemd", kube_scheduler_binary_link=INJECTION)
+    assert problem.startswith("kube_scheduler_binary_link: Invalid value: ")
+    assert "must not contain control characters" in problem
+
+
+def test_the_binary_link_injection_is_refused_by_scheduler_rollout_before_the_host():
+    result = run_action("scheduler_rollout", rollout_args(binary_link=INJECTION))
+    assert result["failed"] and "binary_link: Invalid value" in result["msg"]
+    assert result["_module_calls"] == []
+
+
+@pytest.mark.parametrize("role, variable", [
+    ("systemd", "kube_scheduler_unit_dir"),
+    ("systemd", "kube_scheduler_state_dir"),
+    ("systemd", "kube_scheduler_config_dir"),
+    ("systemd", "kube_scheduler_binary_link"),
+    ("systemd", "kube_scheduler_system_user"),
+    ("static_pod", "kube_scheduler_static_pod_state_dir"),
+    ("deployment", "kube_scheduler_deployment_name"),
+    ("verify", "kube_scheduler_verify_namespace"),
+])
+def test_an_empty_survey_field_is_refused_not_planned_at_the_root(role, variable):
+    (problem,) = role_problems(role, **{variable: ""})
+    assert problem.startswith(variable + ": Required value: must not be empty")
+
+
+def test_an_empty_unit_dir_never_reaches_the_host():
+    result = run_action("scheduler_rollout", rollout_args(unit_dir=""))
+    assert result["failed"] and "unit_dir: Required value" in result["msg"] and result["_module_calls"] == []
+
+
+@pytest.mark.parametrize("value", ["/etc/kubernetes/x/../manifests", "/etc/kubernetes/./schedulers",
+                                   "/etc//kubernetes", "etc/kubernetes", "/"])
+def test_paths_must_be_absolute_and_normalised(value):
+    (problem,) = role_problems("static_pod", kube_scheduler_config_dir=value)
+    assert problem.startswith("kube_scheduler_config_dir: Invalid value: ")
+
+
+def test_config_dir_and_manifest_dir_must_not_coincide_or_nest():
+    same = role_problems("static_pod", kube_scheduler_config_dir="/etc/kubernetes/manifests",
+                         kube_scheduler_manifest_dir="/etc/kubernetes/manifests/")
+    assert same and "kube_scheduler_config_dir" in same[0] and "kube_scheduler_manifest_dir" in same[0]
+    nested = role_problems("systemd", kube_scheduler_state_dir="/etc/kubernetes/schedulers/state",
+                           kube_scheduler_config_dir="/etc/kubernetes/schedulers")
+    assert nested and "overlaps" in nested[0]
+
+
+def test_the_binary_link_must_live_outside_the_managed_directories():
+    (problem,) = role_problems("systemd", kube_scheduler_binary_link="/etc/systemd/system/kube-scheduler",
+                               kube_scheduler_unit_dir="/etc/systemd/system")
+    assert problem.startswith("kube_scheduler_binary_link: Invalid value") and "kube_scheduler_unit_dir" in problem
+
+
+def test_a_kubeconfig_at_the_instances_own_config_path_is_refused():
+    _instances, errors, _warnings = resolved([{"name": "batch", "default_scheduler": True,
+                                               "kubeconfig": "/etc/kubernetes/schedulers/batch.yaml",
+                                               "kubeconfig_content": "token: SECRET-TOKEN"}])
+    assert errors and errors[0].startswith("kube_scheduler_instances[0].kubeconfig: Invalid value")
+    assert "config file of instance batch" in errors[0] and "SECRET-TOKEN" not in "".join(errors)
+
+
+def test_two_instances_writing_different_kubeconfigs_to_one_path_are_refused():
+    lease = {"leaderElection": {"leaderElect": True, "resourceName": "gpu", "resourceNamespace": "kube-system"},
+             "profiles": [{"schedulerName": "gpu"}]}
+    _instances, errors, _warnings = resolved([
+        {"name": "kube-scheduler", "default_scheduler": True, "kubeconfig": "/etc/kubernetes/shared.conf",
+         "kubeconfig_content": "a: 1"},
+        {"name": "gpu", "secure_port": 10260, "config": lease, "kubeconfig": "/etc/kubernetes/shared.conf",
+         "kubeconfig_content": "a: 2"}])
+    assert errors == ["kube_scheduler_instances[1].kubeconfig_content: instance gpu writes another kubeconfig to "
+                      "/etc/kubernetes/shared.conf than instance kube-scheduler (the last would silently win): give "
+                      "the same content, or a path of its own"]
+
+
+def test_a_host_path_with_dot_dot_is_refused_before_the_api_server_sees_it():
+    _instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True,
+                                               "kubeconfig": "/etc/kubernetes/pki/../scheduler.conf"}])
+    assert errors == ["kube_scheduler_instances[0].kubeconfig: Invalid value: '/etc/kubernetes/pki/../scheduler.conf': "
+                      "must be a normalised path, without '.', '..' or '//' (write /etc/kubernetes/scheduler.conf)"]
+
+
+@pytest.mark.parametrize("variable, value, words", [
+    ("kube_scheduler_deployment_secure_port", 0, "must be a port number between 1 and 65535"),
+    ("kube_scheduler_deployment_secure_port", "65536", "between 1 and 65535"),
+    ("kube_scheduler_deployment_run_as_user", 0, "uid 0 is root: the pod runs with runAsNonRoot: true"),
+    ("kube_scheduler_deployment_run_as_user", "0", "uid 0 is root"),
+    ("kube_scheduler_deployment_pdb_max_unavailable", "1e3", "a whole number such as 1 or a percentage"),
+    ("kube_scheduler_deployment_pdb_max_unavailable", "150%", "a percentage"),
+    ("kube_scheduler_deployment_namespace", "Kube-System", "DNS-1123 label"),
+    ("kube_scheduler_deployment_name", "a" * 64, "at most 63 characters"),
+    ("kube_scheduler_deployment_node_selector", {"a b": "x"}, "label key"),
+    ("kube_scheduler_deployment_node_selector", {"k": "a\nb"}, "label value"),
+    ("kube_scheduler_deployment_image", "registry/x:1 --privileged", "image reference"),
+])
+def test_values_the_api_server_or_the_kubelet_would_refuse_later(variable, value, words):
+    problems = role_problems("deployment", **{variable: value})
+    assert len(problems) == 1 and problems[0].startswith(variable) and words in problems[0]
+
+
+@pytest.mark.parametrize("value, expected", [("1", 1), ("25%", "25%"), (0, 0)])
+def test_survey_numbers_and_percentages_are_accepted(value, expected):
+    normalised, problems = check_role("deployment", {"kube_scheduler_deployment_pdb_max_unavailable": value}, [])
+    assert problems == [] and normalised["kube_scheduler_deployment_pdb_max_unavailable"] == expected
+
+
+def test_a_secure_port_of_zero_is_refused_for_an_instance():
+    _instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True, "secure_port": 0}])
+    assert errors[0].startswith("kube_scheduler_instances[0].secure_port: Invalid value: 0")
+
+
+def test_a_one_mebibyte_flag_value_is_refused_with_linux_s_limit():
+    _instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True,
+                                               "extra_flags": {"feature-gates": "x" * (1 << 20)}}])
+    assert errors == ["kube_scheduler_instances[0].extra_flags.feature-gates: Too long: 1048592 bytes, but Linux "
+                      "accepts at most 131071 bytes in one command-line argument; put large settings into the config "
+                      "instead"]
+
+
+def test_a_scheduler_name_with_a_comma_is_refused_for_instances_and_deployments():
+    config = {"profiles": [{"schedulerName": "batch,default-scheduler"}]}
+    _instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True, "config": config}])
+    assert errors[0].startswith("kube_scheduler_instances[0].config.profiles[0].schedulerName: Invalid value: "
+                                "'batch,default-scheduler': no pod can select this scheduler")
+    (problem,) = role_problems("deployment", kube_scheduler_deployment_config=config)
+    assert problem.startswith("kube_scheduler_deployment_config.profiles[0].schedulerName: Invalid value")
+
+
+def test_a_lease_name_the_api_server_would_refuse():
+    config = {"leaderElection": {"leaderElect": True, "resourceName": "Batch_Lease", "resourceNamespace": "kube-system"},
+              "profiles": [{"schedulerName": "batch"}]}
+    _instances, errors, _warnings = resolved([{"name": "batch", "config": config}])
+    assert errors[0].startswith("kube_scheduler_instances[0].config.leaderElection.resourceName: Invalid value: "
+                                "'Batch_Lease': must be a DNS-1123 subdomain")
+
+
+def test_the_deployment_may_not_take_the_default_lease():
+    (problem,) = role_problems("deployment", kube_scheduler_deployment_namespace="kube-system",
+                               kube_scheduler_deployment_lease_name="kube-scheduler")
+    assert problem.startswith("kube_scheduler_deployment_lease_name: Invalid value: 'kube-scheduler'")
+
+
+def test_rollout_options_are_checked_with_the_same_kinds():
+    result = run_action("scheduler_rollout", rollout_args(user="root\nExecStartPre=+/bin/true", health_timeout=0,
+                                                          config_dir="/etc/kubernetes/schedulers/../manifests"))
+    assert result["failed"] and result["_module_calls"] == []
+    for words in ("user: Invalid value", "health_timeout: Invalid value: 0",
+                  "config_dir: Invalid value: '/etc/kubernetes/schedulers/../manifests'"):
+        assert words in result["msg"]
+
+
+def test_hand_made_rollout_instances_cannot_smuggle_a_line_into_the_unit():
+    args = rollout_args()
+    args["instances"][0]["flags"] = args["instances"][0]["flags"] + ["--v=2\nExecStartPre=+/bin/true"]
+    result = run_action("scheduler_rollout", args)
+    assert result["failed"] and "instances[0].flags[5]: Invalid value" in result["msg"]
+    assert result["_module_calls"] == []
+
+
+def test_scheduler_config_refuses_a_dest_that_is_not_a_normalised_path():
+    result = run_action("scheduler_config", {"config": {"profiles": [{"schedulerName": "a"}]},
+                                             "kubernetes_version": "1.35", "dest": "/etc/kubernetes/../x.yaml"})
+    assert result["failed"] and result["msg"].startswith("dest: Invalid value") and result["_module_calls"] == []

@@ -1,0 +1,30 @@
+"""The input model's table of role variables (plugins/plugin_utils/role_variables.py) and the roles' argument specs
+name the same variables, so no variable reaches a role without a kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES
+
+ROLES = Path(__file__).resolve().parents[3] / "roles"
+
+
+@pytest.mark.parametrize("role", sorted(ROLE_VARIABLES))
+def test_every_argument_of_every_entry_point_has_a_kind(role):
+    specs = yaml.safe_load((ROLES / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+    documented = set()
+    for spec in specs.values():
+        documented.update(spec.get("options") or {})
+    assert documented == set(ROLE_VARIABLES[role])
+
+
+@pytest.mark.parametrize("role", sorted(ROLE_VARIABLES))
+def test_every_first_task_of_a_role_checks_its_variables(role):
+    """role_inputs runs before anything else that uses a variable (and before any host is contacted)."""
+    first = {"systemd": "preflight.yml", "static_pod": "resolve.yml", "deployment": "render.yml", "verify": "main.yml"}
+    tasks = yaml.safe_load((ROLES / role / "tasks" / first[role]).read_text())
+    assert tasks[0]["kubesched.schedulers.role_inputs"] == {"role": role}
