@@ -32,10 +32,10 @@ def mark_control_plane(api, names, timeout):
     for name in names:
         wait_for("Node %s to be registered by its kubelet and Ready" % name, lambda name=name: node_ready(core, name),
                  timeout=timeout)
-        taints = [t for t in core.read_node(name).spec.taints or [] if t.key != CONTROL_PLANE]
-        core.patch_node(name, {
-            "metadata": {"labels": {CONTROL_PLANE: ""}},
-            "spec": {"taints": [t.to_dict() for t in taints] + [{"key": CONTROL_PLANE, "effect": "NoSchedule"}]}})
+        taints = [dict({"key": t.key, "effect": t.effect}, **({"value": t.value} if t.value else {}))
+                  for t in core.read_node(name).spec.taints or [] if t.key != CONTROL_PLANE]
+        core.patch_node(name, {"metadata": {"labels": {CONTROL_PLANE: ""}},
+                               "spec": {"taints": taints + [{"key": CONTROL_PLANE, "effect": "NoSchedule"}]}})
 
 
 def grant_leases(api, names):
