@@ -1,0 +1,86 @@
+"""The input model through ansible-playbook, as an operator runs it: the collection's systemd playbook against two
+masters that cannot be reached (TEST-NET addresses). A mistake must fail on the controller, naming the variable and
+the fix, before any host is contacted (a contacted host would show as unreachable); a correct run gets as far as
+the first call to a master."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+PLAYBOOK = Path(__file__).resolve().parents[3] / "playbooks" / "systemd.yml"
+INVENTORY = """[kube_control_plane]
+m1 ansible_host=192.0.2.11
+m2 ansible_host=192.0.2.12
+
+[kube_control_plane:vars]
+ansible_connection=ssh
+ansible_ssh_common_args='-o ConnectTimeout=1 -o StrictHostKeyChecking=no'
+ansible_python_interpreter={python}
+"""
+BASE = 'kube_scheduler_version: "1.35.4"\n'
+CASES = {
+    "binary_link_injection": BASE + 'kube_scheduler_binary_link: "/usr/local/bin/kube-scheduler\\"\\nExecStartPre=+/bin/true\\n#"\n',
+    "empty_unit_dir": BASE + 'kube_scheduler_unit_dir: ""\n',
+    "misspelled_instances": BASE + "kube_scheduler_instance:\n  - name: batch\n",
+    "yaml_float_version": "kube_scheduler_version: 1.30\n",
+    "v_prefixed_version": 'kube_scheduler_version: "v1.35.4"\n',
+    "lease_divergence": BASE,
+}
+# host_vars of m2 per case.
+HOST_VARS = {
+    "lease_divergence": "kube_scheduler_instances:\n  - name: kube-scheduler\n    default_scheduler: true\n"
+                        "    config:\n      percentageOfNodesToScore: 70\n",
+}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, ansible_playbook):
+    results = {}
+    for case, group_vars in CASES.items():
+        work = tmp_path_factory.mktemp(case)
+        (work / "inventory.ini").write_text(INVENTORY.format(python=sys.executable))
+        (work / "group_vars").mkdir()
+        (work / "group_vars" / "kube_control_plane.yml").write_text("---\n" + group_vars)
+        if case in HOST_VARS:
+            (work / "host_vars").mkdir()
+            (work / "host_vars" / "m2.yml").write_text("---\n" + HOST_VARS[case])
+        proc = ansible_playbook(["-i", "inventory.ini", str(PLAYBOOK)], cwd=work, env=dict(
+            ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_HOST_KEY_CHECKING="0",
+            ANSIBLE_LOCAL_TEMP=str(work / "tmp")), timeout=300)
+        report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
+        tasks = [(task["task"]["name"], host, result) for play in report["plays"] for task in play["tasks"]
+                 for host, result in task["hosts"].items()]
+        results[case] = {"tasks": tasks, "rc": proc.returncode}
+    return results
+
+
+def first_failure(run):
+    return next((name, host, result) for name, host, result in run["tasks"]
+                if result.get("failed") or result.get("unreachable"))
+
+
+@pytest.mark.parametrize("case, words", [
+    ("binary_link_injection", ["kube_scheduler_binary_link: Invalid value", "must not contain control characters"]),
+    ("empty_unit_dir", ["kube_scheduler_unit_dir: Required value: must not be empty (an empty survey field?)"]),
+    ("misspelled_instances", ["kube_scheduler_instance: unknown variable; did you mean kube_scheduler_instances?"]),
+    ("yaml_float_version", ["kube_scheduler_version: YAML read 1.30 as the number 1.3", 'quote it']),
+    ("lease_divergence", ["shares the lease kube-system/kube-scheduler with host m2",
+                          "config.percentageOfNodesToScore differs: 0 here, 70 on m2"]),
+])
+def test_a_mistake_fails_on_the_controller_naming_the_variable(runs, case, words):
+    run = runs[case]
+    assert run["rc"] != 0
+    assert not any(result.get("unreachable") for _name, _host, result in run["tasks"]), "a host was contacted"
+    _name, _host, result = first_failure(run)
+    for word in words:
+        assert word in result["msg"], result["msg"]
+
+
+def test_a_v_prefixed_version_passes_every_controller_check(runs):
+    name, _host, result = first_failure(runs["v_prefixed_version"])
+    assert name.endswith("Ask the master what would change"), (name, result)
+    assert result.get("unreachable") or "192.0.2." in result.get("msg", ""), result
