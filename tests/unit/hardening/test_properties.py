@@ -30,7 +30,9 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import CONTROL
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES, check_role
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import static_pod_manifest_yaml
 import hostile
 from action_harness import run_action
@@ -86,10 +88,13 @@ configs = st.one_of(valid_ish_config, valid_ish_config, structure)
 safe_text = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=16),
     st.sampled_from(['"', "'", "\\", "%n", "%%", "$HOME", "${X}", "$$", "a b", "#", ";", "[Service]", "=", "*"]))
+# Names pods can select and leases the API server accepts (DNS-1123 subdomains), mixed with the hostile ones.
+dns_names = st.from_regex(r"[a-z0-9]([a-z0-9.-]{0,10}[a-z0-9])?", fullmatch=True)
 safe_config = st.fixed_dictionaries(
-    {"profiles": st.lists(st.fixed_dictionaries({"schedulerName": safe_text}), min_size=1, max_size=2,
-                          unique_by=lambda profile: profile["schedulerName"])},
-    optional={"leaderElection": st.fixed_dictionaries({"leaderElect": st.booleans(), "resourceName": safe_text}),
+    {"profiles": st.lists(st.fixed_dictionaries({"schedulerName": st.one_of(dns_names, safe_text)}), min_size=1,
+                          max_size=2, unique_by=lambda profile: profile["schedulerName"])},
+    optional={"leaderElection": st.fixed_dictionaries({"leaderElect": st.booleans(),
+                                                       "resourceName": st.one_of(dns_names, safe_text)}),
               "extenders": st.lists(st.fixed_dictionaries({"urlPrefix": st.just("https://extender.example/"),
                                                            "filterVerb": st.just("filter"), "tlsConfig": tls}),
                                     max_size=1)})
@@ -169,11 +174,12 @@ def _no_secret(text):
         assert secret not in text, "a secret in the output: %s" % text[:300]
 
 
-def _check_unit(instance):
-    entries = parse(render(instance))
+def _check_unit(instance, **role_vars):
+    entries = parse(render(instance, **role_vars))
     assert [(section, key) for section, key, _value in entries] == BASELINE_KEYS
     values = dict((key, value) for _section, key, value in entries)
-    assert exec_words(values["ExecStart"]) == ["/usr/local/bin/kube-scheduler"] + instance["flags"]
+    link = role_vars.get("kube_scheduler_binary_link", "/usr/local/bin/kube-scheduler")
+    assert exec_words(values["ExecStart"]) == [link] + instance["flags"]
     assert values["Description"] == "Kubernetes scheduler " + instance["name"]
     assert values["SyslogIdentifier"] == instance["name"]
 
@@ -322,3 +328,49 @@ def test_module_writes_all_or_nothing(tmp_path_factory, attributes, data, dest_k
     assert after[0] == "file" and after[1] == content.encode("utf-8", "surrogateescape")
     if isinstance(mode, str) and mode.isdigit():
         assert after[2] == int(mode, 8)
+
+
+# --- the input model: every role variable (role_variables.py), as ansible-playbook would pass it to role_inputs ---
+
+ROLE_VALUES = {
+    "path": st.one_of(st.sampled_from(["/etc/kubernetes/schedulers", "/etc/systemd/system", "/var/lib/kubesched/x",
+                                       "/opt/kube-scheduler", "/usr/local/bin/kube-scheduler", "", "/", "/a/../b",
+                                       "/a//b", "relative/path", "/a/./b", "/etc/kubernetes/schedulers/"]),
+                      st.builds(lambda a, b: a + b, st.sampled_from(["/etc/", "/usr/local/bin/"]), hostile_text)),
+    "version": st.one_of(versions, st.floats(1.0, 2.0), st.sampled_from(["v1.35.4", "1.35.4", "1.35", "", "{{ x }}"])),
+    "other": st.one_of(scalar, structure, st.sampled_from(["{{ undefined_variable }}", "{{ 1/0 }}", "{% for %}"])),
+}
+
+
+def _role_value(name):
+    if name.endswith(("_dir", "_link", "_path", "_kubeconfig")):
+        return ROLE_VALUES["path"]
+    if name.endswith("_version"):
+        return ROLE_VALUES["version"]
+    return ROLE_VALUES["other"]
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(data=st.data(), role=st.sampled_from(sorted(ROLE_VARIABLES)))
+def test_role_inputs_clean_error_or_values_safe_for_every_destination(data, role):
+    names = sorted(ROLE_VARIABLES[role])
+    chosen = data.draw(st.lists(st.sampled_from(names), max_size=4, unique=True))
+    task_vars = dict((name, data.draw(_role_value(name), label=name)) for name in chosen)
+    task_vars["kube_scheduler_" + data.draw(st.sampled_from(["instance", "verison", "bogus_thing", "unit_dirs"]))] = 1
+    result = run_action("role_inputs", {"role": role}, task_vars=task_vars)
+    event("refused" if result.get("failed") else "accepted")
+    if result.get("failed"):
+        assert result["msg"] and "Traceback" not in result["msg"]
+        for error in result.get("errors", []):
+            assert isinstance(error, str) and error.startswith("kube_scheduler_") and "\n" not in error
+        return
+    normalised, problems = check_role(role, task_vars, list(task_vars))
+    assert problems == []
+    for name, value in normalised.items():
+        if isinstance(value, str):
+            assert not CONTROL.search(value), (name, value)
+        if name.endswith(("_dir", "_link")) and value:
+            assert value.startswith("/") and "/../" not in value + "/" and "//" not in value and "/./" not in value + "/"
+    if role == "systemd" and "kube_scheduler_binary_link" in normalised:
+        instance = resolve([{"name": "batch", "default_scheduler": True}], VERSION, CONFIG_DIR)[0][0]
+        _check_unit(instance, kube_scheduler_binary_link=normalised["kube_scheduler_binary_link"])
