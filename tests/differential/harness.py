@@ -34,18 +34,18 @@ CACHE_FORMAT = 2
 
 
 def load_k8s_env():
-    """Take KUBE_SCHEDULER_BIN_1_<minor> from .build/k8s.env (written by `make binaries`) unless already set; without
-    that file, from what ../shared/k8s/install names in the binaries directory (when that script is there)."""
+    """Take KUBE_SCHEDULER_BIN_1_<minor> from .build/k8s.env (written by `make binaries`) unless already set, then
+    what ../shared/k8s/install names in the binaries directory (when that script is there) for the variables still
+    unset: a binary that arrived after the last `make binaries` is used too."""
+    lines = []
     path = os.path.join(ROOT, ".build", "k8s.env")
     if os.path.exists(path):
         with open(path, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
-    else:
-        install = os.path.join(os.path.dirname(ROOT), "shared", "k8s", "install")
-        if not os.access(install, os.X_OK):
-            return
+    install = os.path.join(os.path.dirname(ROOT), "shared", "k8s", "install")
+    if os.access(install, os.X_OK):
         proc = subprocess.run([install], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60, check=False)
-        lines = proc.stdout.decode("utf-8", "replace").splitlines()
+        lines += proc.stdout.decode("utf-8", "replace").splitlines()
     for line in lines:
         words = shlex.split(line, comments=True)
         if len(words) == 2 and words[0] == "export" and "=" in words[1]:
