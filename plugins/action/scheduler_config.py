@@ -22,7 +22,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
-    SECRET_KEYS, redact, redact_message, secret_values)
+    SECRET_KEYS, redact, redact_message, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, health_paths, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
@@ -120,11 +120,17 @@ class ActionModule(ActionBase):
             source = 'config' if config is not None else 'content'
             shown = config if config is not None else _parsed_or_none(plain(args['content']))
             lines = with_hints(errors, shown, outcome.version, source, lambda error: error['message'])
-            result.update(failed=True, msg=redact_message('\n'.join(lines), secrets))
+            # Line by line: an error line echoing the whole input is redacted as data, and a hint is its own line.
+            result.update(failed=True, msg='\n'.join(redact_message(line, secrets, _parsed) for line in lines))
             return result
         # Secret-bearing fields are redacted in what is shown; the checksum is of the real text.
+        # A no_log task shows nothing of its result: it gets the real text, to hand on (the deployment role's
+        # ConfigMap must carry the real key, not "<redacted>").
+        redacted = redact_text(redact_message(outcome.rendered, secrets))
+        shown = outcome.rendered if self._play_context.no_log else redacted
         result.update(
-            rendered=redact_message(outcome.rendered, secrets) if secrets else outcome.rendered,
+            rendered=shown,
+            redacted=redacted != outcome.rendered,
             effective=redact(outcome.effective),
             checksum=outcome.checksum,
             profiles=list(outcome.profiles),

@@ -9,10 +9,11 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
+    leaks, redact_result, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 
 ARGUMENT_SPEC = {
@@ -67,12 +68,35 @@ class ActionModule(ActionBase):
                                    extra_plugins=plain(args["extra_plugins"]), convert=args["convert"])
         except (UnsupportedVersion, ValueError) as exc:
             return dict(result, failed=True, msg=str(exc))
-        secrets = secret_values(config or {})
-        if secrets:
-            result["_ansible_no_log"] = True  # extender key material would show in effective-config changes
+        # Every secret of the input (given as config or as text) and of the converted text: the report shows the
+        # config back in "converted", in the effective-config changes and in the decoder's whole-input echo.
+        secrets = set(secret_values(config or {}))
+        for text in (content, (report.get("converted") or {}).get("converted")):
+            parsed = _parsed_or_none(text)
+            secrets.update(secret_values(parsed) if parsed is not None else ())
+        secrets = sorted(secrets, key=lambda value: (-len(value), value))
+        report = redact_result(report, secrets, _parsed)
+        if report.get("converted") and report["converted"].get("converted"):
+            report["converted"]["converted"] = redact_text(report["converted"]["converted"])
         result.update(changed=False, **report)
         if args["fail_on_error"] and not report["ok"]:
-            broken = ", ".join("%s (%s)" % (minor, "; ".join(redact_message(e["message"], secrets) for e in target["errors"]))
+            broken = ", ".join("%s (%s)" % (minor, "; ".join(e["message"] for e in target["errors"]))
                                for minor, target in report["targets"].items() if not target["starts"])
             result.update(failed=True, msg="the config would not start on %s" % broken)
+        if leaks(result, secrets):
+            result["_ansible_no_log"] = True  # the last resort: a secret the redaction missed hides the whole result
         return result
+
+
+def _parsed(text):
+    data, _strict, error = parse_text(text)
+    if error:
+        raise ValueError("not parseable")
+    return data
+
+
+def _parsed_or_none(text):
+    if not isinstance(text, str):
+        return None
+    data, _strict, error = parse_text(plain(text))
+    return data if not error else None

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
 
 MAX_READ = 1024 * 1024
 # The engine sets modes with chmod: octal only (the roles render "0644"); a symbolic mode would need the current mode.
@@ -148,7 +149,9 @@ def _shown(spec, text):
         return ""
     if spec.get("secret"):
         return "<secret: %d bytes, sha256 %s>\n" % (len(text.encode("utf-8")), hashlib.sha256(text.encode("utf-8")).hexdigest())
-    return text
+    # A file that is not secret may still replace one that was (a kubeconfig at the config's path): every secret
+    # field is masked by the collection's one rule.
+    return redact_text(text)
 
 
 def file_diff(spec):

@@ -34,12 +34,14 @@ description:
     without expanding them. Nesting deeper than 100 levels and more than 50000 values (aliases expanded) are
     refused too (kube-scheduler's decoder stops at 10000 levels; no configuration needs more than a dozen). The
     text is parsed once.
-  - Secrets. The extenders' C(tlsConfig.keyData) (client key) and C(tlsConfig.certData) (client certificate) are
-    written to O(dest) as given, but replaced by C(<redacted>) in RV(rendered), RV(effective), the diff (also in the
-    text of the file being replaced), warnings and errors, including C(Object 'Kind' is missing in '...'), which
-    kube-scheduler prints with the whole input and this module prints as redacted JSON. Their values are passed to
-    the host as a C(no_log) option, so Ansible masks them in the module's arguments at C(-vvv) too. RV(checksum) is
-    of the real text.
+  - Secrets. The extenders' C(tlsConfig.keyData) (client key) and C(tlsConfig.certData) (client certificate), and
+    any field whose name contains C(key), C(token), C(password) or C(secret) (a kubeconfig's C(token) and
+    C(client-key-data) among them; label-key fields such as C(topologyKey) and path fields such as C(keyFile) are
+    shown), are written to O(dest) as given, but replaced by C(<redacted>) in RV(rendered), RV(effective), the diff
+    (also in the text of the file being replaced, whatever it was), warnings and errors, including C(Object 'Kind'
+    is missing in '...'), which kube-scheduler prints with the whole input and this module prints as redacted JSON.
+    Their values are passed to the host as a C(no_log) option, so Ansible masks them in the module's arguments at
+    C(-vvv) too. RV(checksum) is of the real text.
 author:
   - kubesched maintainers (@kubesched)
 options:
@@ -281,6 +283,8 @@ rendered:
   description:
     - The canonical YAML text of the given configuration with C(apiVersion) and C(kind), exactly what is written
       or would be written to O(dest), except that extender C(keyData) and C(certData) values read C(<redacted>).
+    - On a task with C(no_log) (nothing of its result is shown) it is the real text, for a task that hands it on,
+      as the deployment role does for its ConfigMap; RV(redacted) says whether the two differ.
   returned: success
   type: str
   sample: |
@@ -301,8 +305,13 @@ effective:
     percentageOfNodesToScore: 0
     podInitialBackoffSeconds: 1
     podMaxBackoffSeconds: 10
+redacted:
+  description: Whether the configuration has secret values, shown as C(<redacted>) in RV(rendered) and RV(effective).
+  returned: success
+  type: bool
+  sample: false
 checksum:
-  description: The SHA-256 hex digest of RV(rendered).
+  description: The SHA-256 hex digest of the real rendered text (what is written to O(dest)).
   returned: success
   type: str
   sample: 6f1ed002ab5595859014ebf0951522d9d8b7a3ad8b6cd5d1a5b3c3e4f1a2b3c4
@@ -409,6 +418,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _secrets
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 
 # Shared with the action plugin, which validates the task arguments against it on the controller.
@@ -434,7 +444,7 @@ HOST_ONLY_SPEC = dict(
 
 # Temp files are named so that a later run recognises those an earlier, killed run left beside dest.
 TMP_MARK = '.kubesched-tmp.'
-REDACTED = '<redacted>'
+REDACTED = _secrets.REDACTED
 _OCTAL_MODE = re.compile(r'0?o?[0-7]{1,4}')
 
 
@@ -468,27 +478,9 @@ def _read(b_path):
 
 
 def redact_text(text, keys):
-    """Mask the values of ``keys`` in rendered YAML (block style, one key per line, as the action renders it):
-    the value on the key's line and any more-indented lines that continue it."""
-    if not keys or text is None:
-        return text
-    names = '|'.join(re.escape(k) for k in keys)
-    key_line = re.compile(r'^(\s*(?:- )?["\']?(?:%s)["\']?\s*:)(.*)$' % names)
-    # A hand-written file may use flow style or JSON: the value after the key, up to the next separator.
-    inline = re.compile(r'(["\']?\b(?:%s)["\']?\s*:\s*)("(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^,}\]\s]+)' % names)
-    out, indent = [], None
-    for line in text.splitlines(True):
-        if indent is not None:
-            if line.strip() and len(line) - len(line.lstrip()) > indent:
-                continue
-            indent = None
-        match = key_line.match(line)
-        if match:
-            out.append('%s %s\n' % (match.group(1), REDACTED))
-            indent = len(match.group(1)) - len(match.group(1).lstrip())
-            continue
-        out.append(inline.sub(lambda m: m.group(1) + REDACTED, line))
-    return ''.join(out)
+    """The text with the value of every secret field masked (module_utils/_secrets.py: the collection's one rule,
+    so the old file's kubeconfig token or key is masked too), and the values of ``keys`` whatever their name."""
+    return _secrets.redact_text(text, keys)
 
 
 def remove_leftovers(b_dir, b_base):

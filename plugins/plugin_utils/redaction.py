@@ -3,11 +3,13 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Secret-bearing fields of a configuration, and how they are kept out of results, diffs, warnings and errors.
 
-A KubeSchedulerConfiguration carries key material in its extenders' ``tlsConfig`` (``keyData``, the client key,
-and ``certData``, the client certificate, both base64). Wherever the collection shows a configuration (``rendered``,
-``effective``, ``config_rendered``, a diff, an error that echoes the input), these values are replaced by
-``<redacted>``; the values themselves are handed to the host-side module as a ``no_log`` option, so Ansible masks
-them in everything the module returns, its arguments at ``-vvv`` included. Pure Python.
+What is secret is one rule, shared with the host-side modules (module_utils/_secrets.py): extender ``tlsConfig``
+``keyData``/``certData``, a kubeconfig's token, client key and certificate data, and any field whose name contains
+``key``, ``token``, ``password`` or ``secret`` (label-key fields such as ``topologyKey`` excepted). Wherever the
+collection shows a configuration (``rendered``, ``effective``, ``config_rendered``, a diff, an error that echoes
+the input), these values are replaced by ``<redacted>``; the values themselves are handed to the host-side module
+as a ``no_log`` option, so Ansible masks them in everything the module returns, its arguments at ``-vvv``
+included. What is written to a host or a ConfigMap is always the real value. Pure Python.
 """
 
 from __future__ import annotations
@@ -15,55 +17,14 @@ from __future__ import annotations
 import json
 import re
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (  # noqa: F401  (re-exported)
+    REDACTED, redact, redact_text, secret_field, secret_values)
+
+# The fields a KubeSchedulerConfiguration itself carries key material in (the host-side diff masks these by name
+# in any file, and every other field the rule above names).
 SECRET_KEYS = ("keyData", "certData")
-REDACTED = "<redacted>"
 # kube-scheduler's decoder echoes the whole input when apiVersion or kind is missing.
 _ECHO = re.compile(r"\A(.*?Object '(?:Kind|apiVersion)' is missing in ')(.*)(')\Z", re.DOTALL)
-
-
-def _secret(key, value):
-    return key in SECRET_KEYS and value not in (None, "")
-
-
-def redact(data):
-    """A copy of ``data`` with every secret-bearing value replaced; iterative, so no input is too deep for it."""
-    if not isinstance(data, (dict, list)):
-        return data
-    top = {} if isinstance(data, dict) else []
-    stack = [(data, top)]
-    while stack:
-        source, target = stack.pop()
-        items = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, value in items:
-            if isinstance(source, dict) and _secret(key, value):
-                copied = REDACTED
-            elif isinstance(value, (dict, list)):
-                copied = {} if isinstance(value, dict) else []
-                stack.append((value, copied))
-            else:
-                copied = value
-            if isinstance(target, dict):
-                target[key] = copied
-            else:
-                target.append(copied)
-    return top
-
-
-def secret_values(data):
-    """Every secret-bearing string value in ``data``, longest first (so a value containing another is masked whole)."""
-    found = set()
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, value in item.items():
-                if _secret(key, value) and isinstance(value, str):
-                    found.add(value)
-                elif isinstance(value, (dict, list)):
-                    stack.append(value)
-        elif isinstance(item, list):
-            stack.extend(value for value in item if isinstance(value, (dict, list)))
-    return sorted(found, key=lambda value: (-len(value), value))
 
 
 def scrub(text, values):
@@ -89,3 +50,39 @@ def redact_message(message, values=(), parse=None):
                 pass
         message = match.group(1) + shown + match.group(3)
     return scrub(message, values)
+
+
+def redact_result(value, values=(), parse=None):
+    """A task result (or any part of one) safe to show: every secret field redacted, every string scrubbed of the
+    known secret ``values`` and of the decoder's whole-input echo (see redact_message); iterative."""
+    if isinstance(value, str):
+        return redact_message(value, values, parse)
+    if not isinstance(value, (dict, list)):
+        return value
+    top = {} if isinstance(value, dict) else []
+    stack = [(value, top)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(source, dict) and secret_field(key) and isinstance(item, (str, dict, list)) and item:
+                copied = REDACTED
+            elif isinstance(item, (dict, list)):
+                copied = {} if isinstance(item, dict) else []
+                stack.append((item, copied))
+            elif isinstance(item, str):
+                copied = redact_message(item, values, parse)
+            else:
+                copied = item
+            if isinstance(target, dict):
+                target[key] = copied
+            else:
+                target.append(copied)
+    return top
+
+
+def leaks(value, values):
+    """Whether any of the secret ``values`` still shows anywhere in ``value`` (the last check before a result is
+    returned: when one does, the whole result is hidden instead)."""
+    text = json.dumps(value, sort_keys=True, default=str)
+    return any(secret in text or json.dumps(secret)[1:-1] in text for secret in values)
