@@ -268,7 +268,11 @@ def test_invalid_config_fails_with_field_paths_and_touches_nothing(run):
     fields = {(e["field"], e["type"]) for e in invalid["errors"]}
     assert ("profiles[1].schedulerName", "Duplicate value") in fields
     assert ("percentageOfNodesToScore", "Invalid value") in fields
-    assert invalid["msg"].splitlines() == [e["message"] for e in invalid["errors"]]
+    # Upstream's lines in order, each followed by a hint with the fix when there is one (plugin_utils/hints.py).
+    lines = invalid["msg"].splitlines()
+    assert [line for line in lines if not line.startswith("  hint (")] == [e["message"] for e in invalid["errors"]]
+    duplicate = next(e["message"] for e in invalid["errors"] if e["type"] == "Duplicate value")
+    assert lines[lines.index(duplicate) + 1].startswith("  hint (config.profiles[1].schedulerName): profiles[0] and")
     assert "rendered" not in invalid and "dest" not in invalid
     assert run["results"]["stat_invalid"]["stat"]["checksum"] == run["results"]["stat_mode"]["stat"]["checksum"]
     assert run["results"]["stat_invalid"]["stat"]["mtime"] == run["results"]["stat_mode"]["stat"]["mtime"]
