@@ -20,7 +20,8 @@ MASTERS = ("ks-m1", "ks-m2", "ks-m3")
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
 def test_masters_with_a_change_are_applied_in_inventory_order(kind, tmp_path, ansible_playbook):
-    plan_play, apply_play = yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
+    plays = yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
+    plan_play, apply_play = [play for play in plays if "ansible.builtin.import_playbook" not in play]
     (group_by,) = [task["ansible.builtin.group_by"] for task in plan_play["tasks"] if "ansible.builtin.group_by" in task]
     playbook = [
         # m1 plans longest (4 s more than m3), so it joins the group last.
