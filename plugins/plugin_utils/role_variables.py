@@ -12,6 +12,11 @@ ports, paths, configs, flags) with the same kinds. Pure Python: no Ansible impor
 from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs as K
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 
 _HOST_COMMON = {
     "kube_scheduler_version": K.version,
@@ -53,6 +58,7 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_replicas": K.integer(1, 100, "a number of replicas"),
         "kube_scheduler_deployment_config": K.any_dict,
         "kube_scheduler_deployment_extra_plugins": K.any_list,
+        "kube_scheduler_deployment_strict": K.boolean,
         "kube_scheduler_deployment_lease_name": K.dns_subdomain,
         "kube_scheduler_deployment_secure_port": K.port,
         "kube_scheduler_deployment_resources": K.any_dict,
@@ -123,7 +129,8 @@ def _cross_checks(role, values):
             return ["kube_scheduler_deployment_lease_name: Invalid value: 'kube-scheduler': kube-system/kube-scheduler "
                     "is the default scheduler's lease (both would compete and only one would ever schedule): give "
                     "this scheduler a lease of its own"]
-        return _deployment_profiles(values.get("kube_scheduler_deployment_config"))
+        return (_deployment_profiles(values.get("kube_scheduler_deployment_config"))
+                or _deployment_config(values))
     if role == "verify" and values.get("kube_scheduler_verify_instances") and not values.get("kube_scheduler_verify_version"):
         return ["kube_scheduler_verify_version: Required value: the instances' Kubernetes release selects their health "
                 "path; set it, or kube_scheduler_version, to the release the cluster runs, such as \"1.35.4\""]
@@ -141,6 +148,32 @@ def _deployment_profiles(config):
             except K.InputError as exc:
                 problems.append(str(exc))
     return problems
+
+
+def _deployment_config(values):
+    """kube_scheduler_deployment_config through the config library, so kube-scheduler's errors (and their hints) name
+    the user's variable; the role validates the full config (its lease and client connection added) again later."""
+    config = values.get("kube_scheduler_deployment_config")
+    version = values.get("kube_scheduler_deployment_version")
+    extra = values.get("kube_scheduler_deployment_extra_plugins") or []
+    if not isinstance(config, dict) or not version:
+        return []
+    problems = check_extra_plugins(extra, "kube_scheduler_deployment_extra_plugins")
+    if problems:
+        return problems
+    config = dict(config)
+    config.setdefault("apiVersion", API_VERSION)
+    config.setdefault("kind", KIND)
+    try:
+        result = process(config=config, kubernetes_version=version, extra_plugins=extra,
+                         strict=values.get("kube_scheduler_deployment_strict", True))
+    except ValueError as exc:
+        return ["kube_scheduler_deployment_config: %s" % exc]
+    secrets = secret_values(config)
+    name = "kube_scheduler_deployment_config"
+    return with_hints(result.errors, config, result.version, name, lambda error: redact_message(
+        "%s.%s" % (name, error["message"]) if error.get("field") and error["message"].startswith(error["field"] + ":")
+        else "%s%s: %s" % (name, "." + error["field"] if error.get("field") else "", error["message"]), secrets))
 
 
 def check_role(role, values, present):

@@ -195,3 +195,22 @@ def test_a_hint_never_hides_the_error():
     config = {"leaderElection": {"renewDeadline": "bogus"}}
     lines = errors_of(config)
     assert lines and lines[0].startswith(VAR + ".leaderElection.renewDeadline")
+
+
+def test_the_deployment_config_is_refused_under_the_users_variable_with_the_hint():
+    values = {"kube_scheduler_deployment_version": "1.35.4",
+              "kube_scheduler_deployment_config": {"profiles": [{"schedulerName": "x"}],
+                                                   "leaderElection": {"leaderElect": "true"}}}
+    assert check_role("deployment", values, [])[1] == [
+        "kube_scheduler_deployment_config.leaderElection.leaderElect: json: cannot unmarshal string into Go struct field "
+        "LeaderElectionConfiguration.leaderElection.leaderElect of type bool",
+        "  hint (kube_scheduler_deployment_config.leaderElection.leaderElect): use a boolean, true without quotes: a "
+        "survey or -e key=value gives text (convert it with | bool)"]
+
+
+def test_the_deployment_strict_variable_keeps_kube_schedulers_tolerance():
+    values = {"kube_scheduler_deployment_version": "1.35.4", "kube_scheduler_deployment_config": {
+        "profiles": [{"schedulerName": "x", "pluginConfig": [{"name": "NodeResourceFit", "args": {}}]}]}}
+    (problem,) = check_role("deployment", values, [])[1]
+    assert problem.startswith("kube_scheduler_deployment_config.profiles[0].pluginConfig[0].name: Unknown plugin")
+    assert check_role("deployment", dict(values, kube_scheduler_deployment_strict="false"), [])[1] == []
