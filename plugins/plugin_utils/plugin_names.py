@@ -60,7 +60,7 @@ def unknown_plugins(user_profiles, registry, version):
 
 
 def _error(field, name, version, known, effect):
-    return E.ConfigError(field, E.UNKNOWN_PLUGIN, "%s: %s: %s: kube-scheduler %s has no plugin of this name, %s%s; "
-                         "fix the name, declare an out-of-tree plugin in extra_plugins, or set strict: false to "
-                         "accept it as kube-scheduler does" % (field, E.UNKNOWN_PLUGIN, E.go_quote(name), version,
-                                                                effect, suggestion(name, known)))
+    message = ("%s: %s: %s: kube-scheduler %s has no plugin of this name, %s%s; fix the name, declare an out-of-tree "
+               "plugin in extra_plugins, or set strict: false to accept it as kube-scheduler does"
+               % (field, E.UNKNOWN_PLUGIN, E.go_quote(name), version, effect, suggestion(name, known)))
+    return E.ConfigError(field, E.UNKNOWN_PLUGIN, message)
