@@ -17,13 +17,14 @@ as a map. Pure Python apart from the filter class at the end.
 
 from __future__ import annotations
 
-import re
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
+    UnsupportedVersion, minor_number, normalise)
 
 KUBEADM_SCHEDULER_NAME = "kube-scheduler"
 KUBEADM_KUBECONFIG = "/etc/kubernetes/scheduler.conf"
 CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubesched-kubeconfig"
-_VERSION = re.compile(r"^v?1\.(\d+)(\.\d+)?$")
 _REQUIRED = ("name", "flags", "config_path", "kubeconfig")
 
 
@@ -32,10 +33,12 @@ class KubeadmPatchError(ValueError):
 
 
 def _api_version(kubernetes_version):
-    match = _VERSION.match(str(kubernetes_version))
-    if not match:
-        raise KubeadmPatchError("kubernetes_version: expected a release such as 1.34.2, got %r" % (kubernetes_version,))
-    return "kubeadm.k8s.io/v1beta4" if int(match.group(1)) >= 31 else "kubeadm.k8s.io/v1beta3"
+    # The collection's one version rule (plugin_utils/versions.py): v1.35.4 and 1.35.4 alike, a YAML float named.
+    try:
+        minor = minor_number(normalise(kubernetes_version))
+    except UnsupportedVersion as exc:
+        raise KubeadmPatchError(str(exc)) from None
+    return "kubeadm.k8s.io/v1beta4" if minor >= 31 else "kubeadm.k8s.io/v1beta3"
 
 
 _KINDS = {"name": "a string", "flags": "a list of --name=value strings", "config_path": "a path",
@@ -73,6 +76,11 @@ def kubeadm_scheduler_patch(instance, kubernetes_version):
         raise KubeadmPatchError("not a resolved scheduler instance: %s (use the instances that "
                                 "kubesched.schedulers.scheduler_instances returns)" % ", ".join(
                                     "%s is %s, not %s" % (field, _kind(instance[field]), _KINDS[field]) for field in wrong))
+    for field in ("config_path", "kubeconfig"):  # both become hostPaths: the input model's path rule
+        try:
+            inputs.path(instance[field], field)
+        except inputs.InputError as exc:
+            raise KubeadmPatchError("instance %s: %s" % (instance.get("name"), exc)) from None
     if instance.get("state", "present") != "present" or not instance["flags"]:
         raise KubeadmPatchError("instance %s is absent: kubeadm's ClusterConfiguration can only carry a running "
                                 "scheduler" % instance["name"])

@@ -5,8 +5,36 @@
 
 from __future__ import annotations
 
+import re
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
     is_scheduler_pod, static_pod_manifest_yaml)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
+
+_CHECKSUM = re.compile(r"[0-9a-f]{64}")
+
+
+def _manifest_yaml(instance, kubernetes_version, checksum, base=None, image=None):
+    """The input model's checks of the arguments that reach the manifest, then the manifest."""
+    # Imported here so the module stays importable without Ansible.
+    from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
+
+    try:
+        version = normalise(kubernetes_version)
+        if not isinstance(instance, dict):
+            raise inputs.InputError("static_pod_manifest_yaml: expected a resolved scheduler instance (a dict), got %s"
+                                    % inputs.type_name(instance))
+        if not isinstance(checksum, str) or not _CHECKSUM.fullmatch(checksum):
+            raise inputs.InputError("checksum: Invalid value: %s: must be a sha256 in hex (64 characters)"
+                                    % inputs.shown(checksum))
+        if image is not None:
+            inputs.image(image, "image")
+        if base is not None and not isinstance(base, dict):
+            raise inputs.InputError("base: must be a Pod (a dict), got %s" % inputs.type_name(base))
+    except (UnsupportedVersion, inputs.InputError) as exc:
+        raise AnsibleFilterError("static_pod_manifest_yaml: %s" % exc) from None
+    return static_pod_manifest_yaml(instance, version, checksum, base, image)
 
 
 class FilterModule(object):
@@ -14,6 +42,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "static_pod_manifest_yaml": static_pod_manifest_yaml,
+            "static_pod_manifest_yaml": _manifest_yaml,
             "static_pod_is_scheduler_pod": is_scheduler_pod,
         }

@@ -205,3 +205,40 @@ def test_scheduler_config_refuses_a_dest_that_is_not_a_normalised_path():
     result = run_action("scheduler_config", {"config": {"profiles": [{"schedulerName": "a"}]},
                                              "kubernetes_version": "1.35", "dest": "/etc/kubernetes/../x.yaml"})
     assert result["failed"] and result["msg"].startswith("dest: Invalid value") and result["_module_calls"] == []
+
+
+# --- filter arguments that reach a manifest or kubeadm's ClusterConfiguration ---------------------------------
+
+def _kubeadm_instance():
+    instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True}])
+    assert errors == []
+    return instances[0]
+
+
+def test_filters_take_the_one_version_rule():
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.kubesched.schedulers.plugins.filter.kubeadm_scheduler_patch import kubeadm_scheduler_patch
+    from ansible_collections.kubesched.schedulers.plugins.filter.kube_release import kube_release
+    from ansible_collections.kubesched.schedulers.plugins.filter.static_pod_manifest import FilterModule
+
+    instance = _kubeadm_instance()
+    assert kubeadm_scheduler_patch(instance, "v1.35.4")["apiVersion"] == "kubeadm.k8s.io/v1beta4"
+    with pytest.raises(ValueError, match="YAML read 1.30 as the number 1.3"):
+        kubeadm_scheduler_patch(instance, 1.3)
+    with pytest.raises(AnsibleFilterError, match="kube_scheduler_version: YAML read 1.30"):
+        kube_release(1.3, "kube_scheduler_version")
+    manifest = FilterModule().filters()["static_pod_manifest_yaml"]
+    assert "image: registry.k8s.io/kube-scheduler:v1.35.4" in manifest(instance, "v1.35.4", "0" * 64)
+    with pytest.raises(AnsibleFilterError, match="checksum: Invalid value"):
+        manifest(instance, "1.35.4", "0" * 63 + "\n")
+    with pytest.raises(AnsibleFilterError, match="image: Invalid value"):
+        manifest(instance, "1.35.4", "0" * 64, None, "registry/x:1\nprivileged: true")
+
+
+def test_the_kubeadm_patch_refuses_a_host_path_the_api_server_would_refuse():
+    from ansible_collections.kubesched.schedulers.plugins.filter.kubeadm_scheduler_patch import (
+        KubeadmPatchError, kubeadm_scheduler_patch)
+
+    instance = dict(_kubeadm_instance(), kubeconfig="/etc/kubernetes/pki/../scheduler.conf")
+    with pytest.raises(KubeadmPatchError, match=r"kubeconfig: Invalid value: .*must be a normalised path"):
+        kubeadm_scheduler_patch(instance, "1.35.4")
