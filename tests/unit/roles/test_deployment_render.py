@@ -118,6 +118,16 @@ CASES.update({
     "no_profiles": {"kube_scheduler_deployment_config": {"parallelism": 8}},
     "invalid_config": {"kube_scheduler_deployment_config": {
         "percentageOfNodesToScore": 150, "profiles": [{"schedulerName": "x"}]}},
+    # The input model (role_inputs), as an AWX survey or a careless inventory gives the values.
+    "run_as_root": {"kube_scheduler_deployment_run_as_user": "0"},
+    "pdb_exponent": {"kube_scheduler_deployment_pdb_max_unavailable": "1e3"},
+    "port_zero": {"kube_scheduler_deployment_secure_port": 0},
+    "comma_in_scheduler_name": {"kube_scheduler_deployment_config": {"profiles": [{"schedulerName": "a,b"}]}},
+    "misspelled_variable": {"kube_scheduler_deployment_replica": 3},
+    "empty_survey_name": {"kube_scheduler_deployment_name": ""},
+    "survey_boolean_in_config": {"kube_scheduler_deployment_config": {
+        "leaderElection": {"leaderElect": "true"}, "profiles": [{"schedulerName": "x"}]}},
+    "v_prefixed_version": {"kube_scheduler_deployment_version": "v1.35.4"},
 })
 
 
@@ -250,12 +260,25 @@ def test_leader_election_is_forced_on_with_more_than_one_replica(rendered):
     ("bad_kind", ["kube_scheduler_deployment_kind: Unsupported value", "StatefulSet", "\"Deployment\", \"DaemonSet\""]),
     ("no_profiles", ["default-scheduler"]),
     ("invalid_config", ["percentageOfNodesToScore", "150"]),
+    ("run_as_root", ["kube_scheduler_deployment_run_as_user: Invalid value: '0': uid 0 is root"]),
+    ("pdb_exponent", ["kube_scheduler_deployment_pdb_max_unavailable: Invalid value: '1e3'"]),
+    ("port_zero", ["kube_scheduler_deployment_secure_port: Invalid value: 0"]),
+    ("comma_in_scheduler_name", ["kube_scheduler_deployment_config.profiles[0].schedulerName: Invalid value: 'a,b'"]),
+    ("misspelled_variable", ["kube_scheduler_deployment_replica: unknown variable; did you mean "
+                             "kube_scheduler_deployment_replicas?"]),
+    ("empty_survey_name", ["kube_scheduler_deployment_name: Required value: must not be empty"]),
+    ("survey_boolean_in_config", ["cannot unmarshal string", "hint (kube_scheduler_deployment_config.leaderElection"
+                                  ".leaderElect): use a boolean"]),
 ])
 def test_refused_before_anything_is_applied(rendered, case, words):
     error = rendered[case]
     assert isinstance(error, str), "case %s rendered objects" % case
     for word in words:
         assert word in error
+
+
+def test_a_v_prefixed_version_gives_the_same_image_tag(rendered):
+    assert container_of(objects_of(rendered, "v_prefixed_version"))["image"] == "registry.k8s.io/kube-scheduler:v1.35.4"
 
 
 def test_the_pods_use_the_service_account_and_the_configmap_without_a_kubeconfig(rendered):
