@@ -84,3 +84,47 @@ def test_a_v_prefixed_version_passes_every_controller_check(runs):
     name, _host, result = first_failure(runs["v_prefixed_version"])
     assert name.endswith("Ask the master what would change"), (name, result)
     assert result.get("unreachable") or "192.0.2." in result.get("msg", ""), result
+
+
+MODULE_PLAY = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: unsupported_option
+      kubesched.schedulers.scheduler_instances:
+        instances: []
+        kubernetes_version: "1.35.4"
+        config_dir: /etc/kubernetes/schedulers
+        peer_var: kube_scheduler_instances
+      ignore_errors: true
+    - name: float_version
+      kubesched.schedulers.scheduler_config:
+        config: {profiles: [{schedulerName: a}]}
+        kubernetes_version: 1.30
+      ignore_errors: true
+    - name: survey_boolean
+      kubesched.schedulers.scheduler_config:
+        config: "{{ survey_config }}"
+        kubernetes_version: "1.35"
+      ignore_errors: true
+"""
+
+
+def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook):
+    (tmp_path / "play.yml").write_text(MODULE_PLAY)
+    proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                             "-e", '{"survey_config": {"leaderElection": {"leaderElect": "true"}}}', "play.yml"],
+                            cwd=tmp_path, env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+                                                   ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
+    report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
+    results = dict((task["task"]["name"], task["hosts"]["localhost"]) for play in report["plays"]
+                   for task in play["tasks"])
+    assert results["unsupported_option"]["msg"].startswith(
+        "Unsupported parameters for (kubesched.schedulers.scheduler_instances) module: peer_var.")
+    assert "ansible_collections" not in results["unsupported_option"]["msg"]
+    assert results["float_version"]["msg"].startswith("kubernetes_version: YAML read 1.30 as the number 1.3")
+    assert results["survey_boolean"]["msg"].splitlines() == [
+        "json: cannot unmarshal string into Go struct field "
+        "LeaderElectionConfiguration.leaderElection.leaderElect of type bool",
+        "  hint (config.leaderElection.leaderElect): use a boolean, true without quotes: a survey or -e key=value "
+        "gives text (convert it with | bool)"]
