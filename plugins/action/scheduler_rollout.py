@@ -31,6 +31,9 @@ _KINDS = {
     "settle": inputs.integer(0, 600, "a number of seconds"),
 }
 
+# The static_pod role's names of the options compared on the host.
+_ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_scheduler_static_pod_state_dir"}
+
 ARGUMENT_SPEC = {
     "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
     "apply": {"type": "bool", "default": False},
@@ -96,6 +99,9 @@ class ActionModule(ActionBase):
             if answer.get("failed"):
                 return dict(result, **answer)
             result["manifest_dir"] = found = answer["manifest_dir"]
+            same = self._same_directory(found["path"], ("config_dir", "state_dir"), args, task_vars)
+            if same:
+                return dict(result, failed=True, msg=same)
             try:
                 check_outside(found["path"], (args["config_dir"], args["state_dir"]))
                 host, drift = static_pod_host(instances, {
@@ -120,6 +126,25 @@ class ActionModule(ActionBase):
         if answer.get("failed") and answer.get("rolled_back"):
             result["msg"] = "%s: rolled back. %s" % (task_vars.get("inventory_hostname"), answer.get("msg", ""))
         return result
+
+    def _same_directory(self, manifest_dir, names, args, task_vars):
+        """Paths compared by what they are on the host, not as strings: a config or state directory that is (by a
+        symbolic link) the kubelet's directory would make every stored file a pod. Compared by device and inode,
+        which is what the kubelet lists."""
+        def identity(path):
+            answer = self._execute_module(module_name="ansible.builtin.stat", task_vars=task_vars, module_args={
+                "path": path, "follow": True, "get_checksum": False, "get_mime": False, "get_attributes": False})
+            found = answer.get("stat") or {}
+            return (found.get("dev"), found.get("inode")) if found.get("exists") and found.get("isdir") else None
+
+        kubelet = identity(manifest_dir)
+        for name in names:
+            if kubelet is not None and args[name] and identity(args[name]) == kubelet:
+                return ("%s (%s in the static_pod role): Invalid value: %r: on the host it is the static pod "
+                        "directory %s (a symbolic link, or the same directory by another path); the kubelet would run "
+                        "every file stored there. Choose a directory outside it. Nothing was changed."
+                        % (name, _ROLE_VARIABLE[name], args[name], manifest_dir))
+        return None
 
     def _engine(self, module_args, task_vars):
         answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)

@@ -128,3 +128,44 @@ def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook):
         "LeaderElectionConfiguration.leaderElection.leaderElect of type bool",
         "  hint (config.leaderElection.leaderElect): use a boolean, true without quotes: a survey or -e key=value "
         "gives text (convert it with | bool)"]
+
+
+SYMLINK_PLAY = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: resolve
+      kubesched.schedulers.scheduler_instances:
+        instances: [{name: kube-scheduler, default_scheduler: true}]
+        kubernetes_version: "1.35.4"
+        config_dir: "{{ work }}/config"
+      register: resolved
+    - name: plan
+      kubesched.schedulers.scheduler_rollout:
+        kind: static_pod
+        instances: "{{ resolved.instances }}"
+        kubernetes_version: "1.35.4"
+        config_dir: "{{ work }}/config"
+        state_dir: "{{ work }}/state"
+        manifest_dir: "{{ work }}/manifests"
+      ignore_errors: true
+"""
+
+
+def test_a_config_dir_linked_to_the_manifest_dir_is_found_on_the_host(tmp_path, ansible_playbook):
+    """The strings differ; the host says they are one directory. Nothing may be written there."""
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "etcd.yaml").write_text("kind: Pod\n")
+    (tmp_path / "config").symlink_to(tmp_path / "manifests")
+    (tmp_path / "play.yml").write_text(SYMLINK_PLAY)
+    proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                             "-e", "work=%s" % tmp_path, "play.yml"], cwd=tmp_path,
+                            env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
+    report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
+    results = dict((task["task"]["name"], task["hosts"]["localhost"]) for play in report["plays"]
+                   for task in play["tasks"])
+    assert results["plan"]["failed"]
+    assert results["plan"]["msg"].startswith("config_dir (kube_scheduler_config_dir in the static_pod role): Invalid "
+                                             "value: '%s/config': on the host it is the static pod directory" % tmp_path)
+    assert sorted(p.name for p in (tmp_path / "manifests").iterdir()) == ["etcd.yaml"]
+    assert not (tmp_path / "state").exists()
