@@ -7,8 +7,11 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: kubelet_static_pod_path
-short_description: Find the static pod directory the kubelet on this host really watches
+short_description: Internal - find the static pod directory the kubelet on this host really watches
 description:
+  - B(Internal.) Part of the rollout engine of the C(kubesched.schedulers.systemd) and
+    C(kubesched.schedulers.static_pod) roles, documented for those who read the roles; not a public interface,
+    and its options may change in any release. Use the roles or the playbooks.
   - Reads the kubelet's arguments from its running process, or else from its systemd unit, drop-ins and
     environment files (such as C(/var/lib/kubelet/kubeadm-flags.env) and C(/etc/default/kubelet)).
   - The directory is C(--pod-manifest-path) when given (a flag overrides the config file), else C(staticPodPath)

@@ -8,9 +8,12 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: rollout
-short_description: Plan or apply the files of kube-scheduler instances on a master, health-gated, in one call
+short_description: Internal - plan or apply the files of kube-scheduler instances on a master, health-gated, in one call
 version_added: 0.2.0
 description:
+  - B(Internal.) Part of the rollout engine of the C(kubesched.schedulers.systemd) and
+    C(kubesched.schedulers.static_pod) roles, documented for those who read the roles; not a public interface,
+    and its options may change in any release. Use the roles or the playbooks.
   - The host side of the rollout engine shared by the C(kubesched.schedulers.systemd) and
     C(kubesched.schedulers.static_pod) roles. Usually called through M(kubesched.schedulers.scheduler_rollout), which
     renders every file on the controller.

@@ -105,16 +105,17 @@ options:
     default: '0600'
   secret_values:
     description:
-      - Internal, set by the action plugin from the configuration; a task cannot set it.
-      - The secret values of the rendered text (extender C(keyData), C(certData)), so that Ansible masks them in
-        everything the host-side module returns.
+      - B(Internal.) Set by the action plugin from the configuration; a task cannot set it.
+      - The secret values of the rendered text (extender C(keyData), C(certData), any secret field), so that
+        Ansible masks them in everything the host-side module returns.
     type: list
     elements: str
     default: []
   secret_keys:
     description:
-      - Internal, set by the action plugin; a task cannot set it.
-      - The keys whose values are redacted in the diff, also in the text of the file being replaced.
+      - B(Internal.) Set by the action plugin; a task cannot set it.
+      - Keys whose values are redacted in the diff besides every secret field, also in the text of the file being
+        replaced.
     type: list
     elements: str
     default: []
@@ -129,7 +130,7 @@ options:
     default: true
   named_files:
     description:
-      - Internal, set by the action plugin from the validated config; a task cannot set it.
+      - B(Internal.) Set by the action plugin from the validated config; a task cannot set it.
       - The files the config names, each with its C(field) and C(path).
     type: list
     elements: dict

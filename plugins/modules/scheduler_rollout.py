@@ -9,9 +9,12 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: scheduler_rollout
-short_description: Plan or apply the kube-scheduler instances of one master in one call, health-gated
+short_description: Internal - plan or apply the kube-scheduler instances of one master in one call, health-gated
 version_added: 0.2.0
 description:
+  - B(Internal.) Part of the rollout engine of the C(kubesched.schedulers.systemd) and
+    C(kubesched.schedulers.static_pod) roles, documented for those who read the roles; not a public interface,
+    and its options may change in any release. Use the roles or the playbooks.
   - The rollout engine of the C(kubesched.schedulers.systemd) and C(kubesched.schedulers.static_pod) roles.
   - On the controller it renders every file the master should have from the instances resolved by
     M(kubesched.schedulers.scheduler_instances) (configs, kubeconfigs given as content, and a hardened systemd unit

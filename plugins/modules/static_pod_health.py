@@ -7,8 +7,11 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: static_pod_health
-short_description: Tell which process listens on a scheduler's port, and wait until a new one is healthy
+short_description: Internal - tell which process listens on a scheduler's port, and wait until a new one is healthy
 description:
+  - B(Internal.) Part of the rollout engine of the C(kubesched.schedulers.systemd) and
+    C(kubesched.schedulers.static_pod) roles, documented for those who read the roles; not a public interface,
+    and its options may change in any release. Use the roles or the playbooks.
   - Finds the process listening on TCP I(port) from C(/proc) (it works for host-network pods, whose processes
     are visible from the host).
   - With I(wait=false) it only reports that process id; the role records it before changing a manifest.
