@@ -11,7 +11,10 @@ templar); the host-side module runs as a real subprocess with the arguments the 
 - never an injected unit line: an accepted instance renders plugins/plugin_utils/systemd_unit.py into
   exactly the baseline's sections and keys, read with systemd's rules, with ExecStart's words exactly the argv;
   the static pod manifest parses back to the same command;
-- never a secret (extender keyData/certData) in any result, message, diff or module output.
+- never a secret (extender keyData/certData) in any result, message, diff or module output;
+- the input model (role_inputs over every role variable, scheduler_rollout's options): a refusal names a variable and
+  contacts no host; what is accepted is normalised (absolute paths without '.', '..' or '//', no control characters)
+  and renders a unit with exactly the baseline's keys.
 
 Example counts are modest (see SETTINGS) so the suite runs in well under two minutes on a shared CI machine.
 """
@@ -332,8 +335,10 @@ def test_module_writes_all_or_nothing(tmp_path_factory, attributes, data, dest_k
 
 # --- the input model: every role variable (role_variables.py), as ansible-playbook would pass it to role_inputs ---
 
+VALID_PATHS = st.sampled_from(["/etc/kubernetes/schedulers", "/etc/systemd/system", "/var/lib/kubesched/x",
+                               "/opt/kube-scheduler", "/usr/local/bin/kube-scheduler", "/srv/a b/%n$x\"q"])
 ROLE_VALUES = {
-    "path": st.one_of(st.sampled_from(["/etc/kubernetes/schedulers", "/etc/systemd/system", "/var/lib/kubesched/x",
+    "path": st.one_of(VALID_PATHS, VALID_PATHS, st.sampled_from(["/etc/kubernetes/schedulers", "/etc/systemd/system", "/var/lib/kubesched/x",
                                        "/opt/kube-scheduler", "/usr/local/bin/kube-scheduler", "", "/", "/a/../b",
                                        "/a//b", "relative/path", "/a/./b", "/etc/kubernetes/schedulers/"]),
                       st.builds(lambda a, b: a + b, st.sampled_from(["/etc/", "/usr/local/bin/"]), hostile_text)),
@@ -342,12 +347,31 @@ ROLE_VALUES = {
 }
 
 
+def _role_defaults():
+    """Every role's defaults that are plain values (no template): the valid half of each variable's strategy."""
+    from pathlib import Path
+    values = {"kube_scheduler_version": "1.35.4", "kube_scheduler_deployment_version": "v1.35.4",
+              "kube_scheduler_verify_version": "1.35.4"}
+    for defaults in (Path(__file__).resolve().parents[3] / "roles").glob("*/defaults/main.yml"):
+        for name, value in (yaml.safe_load(defaults.read_text()) or {}).items():
+            if "{{" not in json.dumps(value) and value not in (None, ""):
+                values.setdefault(name, value)
+    return values
+
+
+ROLE_DEFAULTS = _role_defaults()
+
+
 def _role_value(name):
     if name.endswith(("_dir", "_link", "_path", "_kubeconfig")):
-        return ROLE_VALUES["path"]
-    if name.endswith("_version"):
-        return ROLE_VALUES["version"]
-    return ROLE_VALUES["other"]
+        hostile_values = ROLE_VALUES["path"]
+    elif name.endswith("_version"):
+        hostile_values = ROLE_VALUES["version"]
+    else:
+        hostile_values = ROLE_VALUES["other"]
+    if name in ROLE_DEFAULTS:
+        return st.one_of(st.just(ROLE_DEFAULTS[name]), hostile_values)
+    return hostile_values
 
 
 @settings(max_examples=300, **SETTINGS)
@@ -356,7 +380,9 @@ def test_role_inputs_clean_error_or_values_safe_for_every_destination(data, role
     names = sorted(ROLE_VARIABLES[role])
     chosen = data.draw(st.lists(st.sampled_from(names), max_size=4, unique=True))
     task_vars = dict((name, data.draw(_role_value(name), label=name)) for name in chosen)
-    task_vars["kube_scheduler_" + data.draw(st.sampled_from(["instance", "verison", "bogus_thing", "unit_dirs"]))] = 1
+    extra = data.draw(st.sampled_from([None, None, None, "instance", "verison", "bogus_thing", "unit_dirs"]))
+    if extra:
+        task_vars["kube_scheduler_" + extra] = 1
     result = run_action("role_inputs", {"role": role}, task_vars=task_vars)
     event("refused" if result.get("failed") else "accepted")
     if result.get("failed"):
@@ -374,3 +400,29 @@ def test_role_inputs_clean_error_or_values_safe_for_every_destination(data, role
     if role == "systemd" and "kube_scheduler_binary_link" in normalised:
         instance = resolve([{"name": "batch", "default_scheduler": True}], VERSION, CONFIG_DIR)[0][0]
         _check_unit(instance, kube_scheduler_binary_link=normalised["kube_scheduler_binary_link"])
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(options=st.fixed_dictionaries({}, optional={
+    "unit_dir": ROLE_VALUES["path"], "binary_link": ROLE_VALUES["path"], "config_dir": ROLE_VALUES["path"],
+    "state_dir": ROLE_VALUES["path"], "user": st.one_of(st.just("kube-scheduler"), hostile_text),
+    "group": st.one_of(st.just("kube-scheduler"), hostile_text), "kubernetes_version": ROLE_VALUES["version"],
+    "health_timeout": scalar}))
+def test_scheduler_rollout_refuses_before_the_host_or_renders_a_safe_unit(options):
+    instance = resolve([{"name": "batch", "default_scheduler": True}], VERSION, CONFIG_DIR)[0]
+    args = dict({"kind": "systemd", "instances": instance, "kubernetes_version": VERSION, "config_dir": CONFIG_DIR,
+                 "state_dir": "/var/lib/kubesched/systemd", "binary_path": "/opt/kube-scheduler/1.33.2/kube-scheduler"},
+                **options)
+    result = run_action("scheduler_rollout", args)
+    event("refused" if result.get("failed") else "accepted")
+    if result.get("failed"):
+        assert result["msg"] and "Traceback" not in result["msg"] and result["_module_calls"] == []
+        return
+    (call,) = result["_module_calls"]
+    (entry,) = call["instances"]
+    unit = [f for f in entry["files"] if f["path"].endswith(".service")][0]
+    entries = parse(unit["content"])
+    assert [(section, key) for section, key, _value in entries] == BASELINE_KEYS
+    assert dict((key, value) for _s, key, value in entries)["User"] == call["accounts"]["user"]
+    for spec in entry["files"]:
+        assert spec["path"].startswith("/") and not CONTROL.search(spec["path"]) and "/../" not in spec["path"]
