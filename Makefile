@@ -126,7 +126,8 @@ bench: deps image binaries
 bench-rollout: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 
-## bench-hostile: worst-case time and peak RSS of the hostile inputs of issue 8 (alias bomb, nesting, size)
+## bench-hostile: worst-case time and peak RSS of the hostile inputs of issues 8 and 21 (alias bomb, nesting, size,
+## long numbers, 10000 instances, a 1 MiB flag)
 bench-hostile: deps
 	$(BIN)/python benchmarks/hostile_inputs.py
 

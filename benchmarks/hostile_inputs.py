@@ -6,7 +6,9 @@ one line per input: bytes, seconds, peak RSS in MiB, and the outcome (the first 
 
 The inputs are the issue's reproducers (the 592-byte alias bomb in pluginConfig[].args of an unknown plugin,
 nesting deeper than 325 levels, a 5 MB config) and the costliest inputs the limits still accept (the most values
-per byte just under the 50000-value limit, and the largest aliasing go-yaml's rule allows).
+per byte just under the 50000-value limit, and the largest aliasing go-yaml's rule allows); then issue 21's (2000
+levels of flow nesting, a 5000-digit number, 10000 instances, a 1 MiB extra flag). An instance list is sized as
+its JSON text.
 
 Run with `make bench-hostile`, or with PYTHONPATH set so that the checkout is kubesched.schedulers:
   PYTHONPATH=.build/collections .venv/bin/python benchmarks/hostile_inputs.py
@@ -36,6 +38,11 @@ CASES = [
     ("worst accepted: 49000 values in config_content", "instances", "flat", [49000], {}),
     ("aliases: 45000 values from 2.2 KB, accepted", "process", "fan", [45000], {}),
     ("aliases: 120000 values from 2.5 KB, refused", "process", "fan", [120000], {}),
+    # Issue 21's worst cases.
+    ("nesting 2000 levels of flow, YAML (issue 21)", "process", "nested", [2000], {}),
+    ("a 5000-digit number (issue 21)", "process", "long_number", [5000], {}),
+    ("10000 instances (issue 21)", "instances-list", "many_instances", [10000], {}),
+    ("a 1 MiB extra flag (issue 21)", "instances-list", "huge_flag", [1 << 20], {}),
 ]
 
 CHILD = r"""
@@ -46,11 +53,14 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 path, generator, args, kwargs = sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
 value = getattr(hostile, generator)(*args, **kwargs)
-size = len(value) if isinstance(value, str) else 0  # a mapping has no text
+# A mapping has no text; an instance list is sized as its JSON, as a survey passes it.
+size = len(value) if isinstance(value, str) else len(json.dumps(value)) if isinstance(value, list) else 0
 start = time.monotonic()
 if path == "process":
     result = process(content=value, kubernetes_version="1.33")
     errors = [error["message"] for error in result.errors]
+elif path == "instances-list":
+    _resolved, errors, _warnings = resolve(value, "1.33.2", "/etc/kubernetes/schedulers")
 else:
     field = "config_content" if path == "instances" else "config"
     _resolved, errors, _warnings = resolve([{"name": "hostile", "default_scheduler": True, field: value}],

@@ -68,3 +68,23 @@ def pem_data(kind, body):
     der = b"\x30" + bytes([len(body)]) + body
     text = "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (kind, base64.b64encode(der).decode(), kind)
     return base64.b64encode(text.encode()).decode()
+
+
+# Issue 21's worst cases (benchmarks/hostile_inputs.py).
+
+def many_instances(count):
+    """``count`` instances of the instance model, each with its own name, port, lease and schedulerName."""
+    return [{"name": "s%d" % index, "secure_port": 10300 + index,
+             "config": {"leaderElection": {"resourceName": "s%d" % index},
+                        "profiles": [{"schedulerName": "s%d" % index}]}} for index in range(count)]
+
+
+def huge_flag(size):
+    """One instance whose extra flag value is ``size`` bytes (Linux caps one argument at 128 KiB)."""
+    return [{"name": "s", "default_scheduler": True, "extra_flags": {"master": "https://" + "a" * size}}]
+
+
+def long_number(digits):
+    """A field holding a number of ``digits`` digits (Python's int() refuses more than 4300)."""
+    return ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: %s\n"
+            % ("9" * digits))
