@@ -17,6 +17,8 @@ as a map. Pure Python apart from the filter class at the end.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
     UnsupportedVersion, minor_number, normalise)
@@ -46,8 +48,12 @@ _KINDS = {"name": "a string", "flags": "a list of --name=value strings", "config
 
 
 def _kind(value):
-    return {dict: "a dict", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    # isinstance, not type(): Ansible hands filters its own subclasses of dict, list and str.
+    for kind, words in ((bool, "a boolean"), (Mapping, "a dict"), (str, "a string"), ((list, tuple), "a list"),
+                        ((int, float), "a number"), (type(None), "null")):
+        if isinstance(value, kind):
+            return words
+    return type(value).__name__
 
 
 def _split(flag):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -122,3 +123,49 @@ def test_nesting_that_libyaml_refuses_is_scanned_again_not_handed_to_the_recursi
     monkeypatch.setattr(yaml, "CSafeLoader", _ShallowLibyaml, raising=False)
     data, _strict, error = yaml_io.parse_text(text)
     assert data is None and "nesting deeper than 100 levels" in error
+
+
+PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: profiles_five
+      kubesched.schedulers.scheduler_upgrade_check:
+        content: "apiVersion: kubescheduler.config.k8s.io/v1beta3\\nkind: KubeSchedulerConfiguration\\nprofiles: 5\\n"
+        current_version: "1.35.4"
+        target_versions: ["1.35.4"]
+        convert: true
+        fail_on_error: true
+      ignore_errors: true
+    - name: flags_dict
+      ansible.builtin.debug:
+        msg: "{{ {'name': 'kube-scheduler', 'flags': {'config': '/x'}, 'config_path': '/x', 'kubeconfig': '/y'}
+                 | kubesched.schedulers.kubeadm_scheduler_patch('1.34.2') }}"
+      ignore_errors: true
+    - name: long_number
+      kubesched.schedulers.scheduler_config:
+        content: "{{ 'apiVersion: kubescheduler.config.k8s.io/v1\\nkind: KubeSchedulerConfiguration\\nparallelism: ' ~ '9' * 5000 }}"
+        kubernetes_version: "1.35.4"
+      ignore_errors: true
+    - name: deep_flow
+      kubesched.schedulers.scheduler_config:
+        content: "{{ 'apiVersion: kubescheduler.config.k8s.io/v1\\nkind: KubeSchedulerConfiguration\\nx: ' ~ '[' * 2000 ~ ']' * 2000 }}"
+        kubernetes_version: "1.35.4"
+      ignore_errors: true
+"""
+
+
+def test_through_ansible_playbook_at_vvvv_each_is_a_named_failure_without_a_traceback(tmp_path, ansible_playbook):
+    (tmp_path / "playbook.yml").write_text(PLAYBOOK)
+    run = ansible_playbook(["-vvvv", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                            "playbook.yml"], cwd=tmp_path)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output
+    assert "Traceback" not in output and "TypeError" not in output and "4300" not in output
+    assert "ignored=4" in output
+    for words in ("the config would not start on 1.35 (json: cannot unmarshal number into Go struct field "
+                  "KubeSchedulerConfiguration.profiles",
+                  "kubeadm_scheduler_patch: not a resolved scheduler instance: flags is a dict",
+                  "json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.parallelism",
+                  "nesting deeper than 100 levels"):
+        assert words in output, words
