@@ -95,7 +95,8 @@ ROLE_VARIABLES = {
 # Variables of this collection that are not role arguments: the playbooks' group name and upgrade targets, and
 # what the roles register. They are known names, so they are never reported as typos.
 OTHER_VARIABLES = (
-    "kube_scheduler_control_plane_group", "kube_scheduler_upgrade_to", "kube_scheduler_plan", "kube_scheduler_applied",
+    "kube_scheduler_control_plane_group", "kube_scheduler_upgrade_to", "kube_scheduler_upgrade_convert",
+    "kube_scheduler_plan", "kube_scheduler_applied",
     "kube_scheduler_static_pod_drift", "kube_scheduler_systemd_pending", "kube_scheduler_static_pod_pending",
 )
 

@@ -28,3 +28,16 @@ def test_every_first_task_of_a_role_checks_its_variables(role):
     first = {"systemd": "preflight.yml", "static_pod": "resolve.yml", "deployment": "render.yml", "verify": "main.yml"}
     tasks = yaml.safe_load((ROLES / role / "tasks" / first[role]).read_text())
     assert tasks[0]["kubesched.schedulers.role_inputs"] == {"role": role}
+
+
+def test_every_variable_the_playbooks_read_is_known():
+    """A playbook's own variable must never be reported as a typo of a role's."""
+    import re
+
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import known_variables
+
+    playbooks = Path(__file__).resolve().parents[3] / "playbooks"
+    names = set()
+    for playbook in playbooks.glob("*.yml"):
+        names.update(re.findall(r"\bkube_scheduler_[a-z0-9_]*[a-z0-9]", playbook.read_text()))
+    assert names - known_variables() == set()
