@@ -534,6 +534,10 @@ class JsonNumber(float):
     __str__ = __repr__
 
 
+# Dumped as the float it is (an infinity), as before the literal was kept: args of an out-of-tree plugin may hold one.
+yaml.SafeDumper.add_representer(JsonNumber, lambda dumper, value: dumper.represent_float(float(value)))
+
+
 def _json_int(literal):
     # More than 20 significant digits is outside int64 and uint64 anyway; int() would refuse 4301 and more.
     return int(literal) if len(literal.lstrip("-")) <= 4000 else JsonNumber(literal)

@@ -169,3 +169,12 @@ def test_through_ansible_playbook_at_vvvv_each_is_a_named_failure_without_a_trac
                   "json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.parallelism",
                   "nesting deeper than 100 levels"):
         assert words in output, words
+
+
+@pytest.mark.parametrize("value", [HUGE, "1e400"])
+def test_a_huge_json_number_in_free_form_plugin_args_is_carried_as_kube_scheduler_does(value):
+    # encoding/json decodes args of an unknown type into interface{}: kube-scheduler v1.35.4 accepts both.
+    text = ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": '
+            '[{"schedulerName": "s", "pluginConfig": [{"name": "NotAPlugin", "args": {"x": %s}}]}]}' % value)
+    result = process(content=text, kubernetes_version="1.35.4", extra_plugins=["NotAPlugin"])
+    assert result.errors == [] and "x: .inf" in result.rendered
