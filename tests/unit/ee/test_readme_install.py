@@ -100,3 +100,12 @@ def test_offline_with_the_ansible_package_that_bundles_kubernetes_core(tmp_path,
     assert "kubernetes.core" in installed.stdout and "already installed" in installed.stdout
     doc = sh([VENV_BIN / "ansible-doc", "-t", "role", "kubesched.schedulers.deployment"], env=env)
     assert doc.returncode == 0 and "kube_scheduler_deployment_version" in doc.stdout, doc.stderr
+
+
+def test_no_page_tells_to_install_from_galaxy_by_name():
+    # The collection is on no Galaxy: `ansible-galaxy collection install kubesched.schedulers` fails for everyone.
+    for path in [REPO / "README.md", REPO / "docs" / "site" / "antsibull-docs.cfg"] + sorted(
+            (REPO / "docs" / "docsite" / "rst").glob("*.rst")) + sorted((REPO / "roles").glob("*/README.md")):
+        text = path.read_text()
+        assert "collection install kubesched.schedulers" not in text, path
+        assert "install {namespace}.{name}" not in text, path
