@@ -255,8 +255,8 @@ def spec_problems(params):
             check(where, spec.get("path"), spec.get("mode"), spec.get("owner"), spec.get("group"),
                   instance.get("state", "present") == "present")
             if spec.get("path") in seen:
-                problems.append("%s.path %s: also %s; one file can have one content" % (where, spec["path"],
-                                                                                       seen[spec["path"]]))
+                problems.append("%s.path %s: also %s; one file can have one content"
+                                % (where, spec["path"], seen[spec["path"]]))
             seen.setdefault(spec.get("path"), where)
     return problems
 
@@ -607,8 +607,8 @@ class Engine(object):
             except OSError:
                 pass  # not empty: it holds what is kept (the backups)
         if removed:
-            story.append("removed the director%s it had made: %s" % ("y" if len(removed) == 1 else "ies",
-                                                                      ", ".join(removed)))
+            plural = "y" if len(removed) == 1 else "ies"
+            story.append("removed the director%s it had made: %s" % (plural, ", ".join(removed)))
         return story
 
     def _switch_link(self, path, src):

@@ -53,7 +53,12 @@ options:
       path: {description: The directory., type: path, required: true}
       owner: {description: Its owner., type: str, default: root}
       group: {description: Its group., type: str, default: root}
-      mode: {description: "Its mode, octal; omitted means only create it (mode 0700) when missing. When a change fails, a directory this call made is removed again and one it changed gets its owner, group and mode back.", type: str}
+      mode:
+        description:
+          - Its mode, octal; omitted means only create it (mode 0700) when missing.
+          - When a change fails, a directory this call made is removed again and one it changed gets its owner, group
+            and mode back.
+        type: str
   link:
     description: A symbolic link that must point to O(link.src) (the systemd binary link). A change restarts every present instance.
     type: dict

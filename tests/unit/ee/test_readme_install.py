@@ -39,8 +39,9 @@ def test_the_readme_starts_with_installation_then_the_five_minute_path_then_cont
 def test_the_five_minute_instances_resolve():
     block = re.search(r"```yaml\n(\s*# group_vars/kube_control_plane.yml\n.*?)```", README, re.S).group(1)
     variables = yaml.safe_load("\n".join(line[3:] for line in block.splitlines()))
-    _instances, errors, warnings = resolve(variables["kube_scheduler_instances"], variables["kube_scheduler_version"],
-                                          "/etc/kubernetes/schedulers")
+    _instances, errors, warnings = resolve(
+        variables["kube_scheduler_instances"], variables["kube_scheduler_version"],
+        "/etc/kubernetes/schedulers")
     assert (errors, warnings) == ([], [])
 
 

@@ -39,8 +39,9 @@ def test_every_role_has_examples_that_are_yaml_and_import_real_playbooks(role):
 @pytest.mark.parametrize("role", ["systemd", "static_pod"])
 def test_the_host_role_examples_resolve_with_the_instance_model(role):
     (group_vars,) = [d for d in chunks(role) if isinstance(d, dict)]
-    _instances, errors, warnings = resolve(group_vars["kube_scheduler_instances"], group_vars["kube_scheduler_version"],
-                                          "/etc/kubernetes/schedulers")
+    _instances, errors, warnings = resolve(
+        group_vars["kube_scheduler_instances"], group_vars["kube_scheduler_version"],
+        "/etc/kubernetes/schedulers")
     assert (errors, warnings) == ([], [])
 
 
@@ -49,8 +50,8 @@ def test_the_deployment_example_renders(tmp_path, ansible_playbook):
     variables = play["roles"][0]["vars"]
     (tmp_path / "render.yml").write_text(yaml.safe_dump([{
         "hosts": "localhost", "gather_facts": False, "vars": variables,
-        "tasks": [{"name": "Render", "ansible.builtin.include_role": {"name": "kubesched.schedulers.deployment",
-                                                                       "tasks_from": "render.yml"}},
+        "tasks": [{"name": "Render",
+                   "ansible.builtin.include_role": {"name": "kubesched.schedulers.deployment", "tasks_from": "render.yml"}},
                   {"name": "Keep", "ansible.builtin.copy": {
                       "content": "{{ __kube_scheduler_deployment_objects | to_json }}",
                       "dest": str(tmp_path / "objects.json"), "mode": "0600"}}]}]))

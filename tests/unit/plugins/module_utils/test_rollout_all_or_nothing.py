@@ -81,9 +81,9 @@ def test_a_failed_gate_puts_back_the_directory_mode_and_removes_the_directories_
                    {"path": str(tmp_path / "state" / "adopted"), "owner": "root", "group": "root", "mode": "0700"}]
     changed = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")], directories=directories)
     # The adopted manifest goes between the config and the unit or manifest (written last), as rollout_files orders it.
-    changed["instances"][0]["files"].insert(1, {"path": str(tmp_path / "state" / "adopted" / "one.yaml"),
-                                             "content": "kubeadm's\n", "owner": "root", "group": "root",
-                                             "mode": "0600", "secret": False})
+    adopted = {"path": str(tmp_path / "state" / "adopted" / "one.yaml"), "content": "kubeadm's\n", "owner": "root",
+               "group": "root", "mode": "0600", "secret": False}
+    changed["instances"][0]["files"].insert(1, adopted)
     eng = engine(changed, failing={10259})
     plan, _diff, _changed = eng.plan()
     assert sorted(plan["directories"]) == sorted(d["path"] for d in directories)
