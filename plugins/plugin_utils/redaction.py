@@ -17,8 +17,12 @@ from __future__ import annotations
 import json
 import re
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (  # noqa: F401  (re-exported)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (
     REDACTED, redact, redact_text, secret_field, secret_values)
+
+# The rule's own functions are this module's too: one import for every controller-side caller.
+__all__ = ("REDACTED", "SECRET_KEYS", "leaks", "redact", "redact_message", "redact_result", "redact_text", "scrub",
+           "secret_field", "secret_values")
 
 # The fields a KubeSchedulerConfiguration itself carries key material in (the host-side diff masks these by name
 # in any file, and every other field the rule above names).
