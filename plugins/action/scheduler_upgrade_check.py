@@ -8,9 +8,10 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
-    leaks, redact_result, redact_text, secret_values)
+    leaks, redact_message, redact_result, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
@@ -82,7 +83,12 @@ class ActionModule(ActionBase):
         if args["fail_on_error"] and not report["ok"]:
             broken = ", ".join("%s (%s)" % (minor, "; ".join(e["message"] for e in target["errors"]))
                                for minor, target in report["targets"].items() if not target["starts"])
-            result.update(failed=True, msg="the config would not start on %s" % broken)
+            # kube-scheduler's lines first (above), then one hint with the fix per line that has one (hints.py).
+            shown = config if config is not None else _parsed_or_none(content)
+            where = "config" if config is not None else ("src" if args["src"] else "content")
+            hints = [redact_message(line, secrets) for minor, target in report["targets"].items() if not target["starts"]
+                     for line in with_hints(target["errors"], shown, minor, where, lambda error: None) if line]
+            result.update(failed=True, msg="\n".join(["the config would not start on %s" % broken] + hints))
         if leaks(result, secrets):
             result["_ansible_no_log"] = True  # the last resort: a secret the redaction missed hides the whole result
         return result

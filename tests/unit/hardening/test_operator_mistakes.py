@@ -214,3 +214,15 @@ def test_the_deployment_strict_variable_keeps_kube_schedulers_tolerance():
     (problem,) = check_role("deployment", values, [])[1]
     assert problem.startswith("kube_scheduler_deployment_config.profiles[0].pluginConfig[0].name: Unknown plugin")
     assert check_role("deployment", dict(values, kube_scheduler_deployment_strict="false"), [])[1] == []
+
+
+def test_the_upgrade_check_failure_gives_the_fix_per_target():
+    config = {"profiles": [{"schedulerName": "a", "plugins": {"filter": {"enabled": [{"name": "EBSLimits"}]}}}]}
+    result = run_action("scheduler_upgrade_check", {"config": config, "current_version": "1.30",
+                                                    "target_versions": ["1.31"], "fail_on_error": True})
+    assert result["failed"]
+    lines = result["msg"].splitlines()
+    assert lines[0].startswith('the config would not start on 1.31 (profiles[0].plugins.filter.enabled[0]: Invalid '
+                               'value: "EBSLimits"')
+    assert lines[1:] == ["  hint (config.profiles[0].plugins.filter.enabled[0]): EBSLimits is not a plugin of "
+                         "kube-scheduler 1.31 (removed in Kubernetes 1.31: use NodeVolumeLimits)"]
