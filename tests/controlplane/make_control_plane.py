@@ -2,10 +2,10 @@
 a CA and the API server's serving certificate for ``--address`` (and ``--name``), the service-account key pair,
 kubeconfigs with embedded credentials for the admin (system:masters), for kube-scheduler (the identity kubeadm's
 scheduler.conf has, system:kube-scheduler), for kube-controller-manager and for the kubelet of each ``--nodes`` host
-(system:node:<name> in system:nodes, as kubeadm's kubelet.conf), and the etcd, kube-apiserver and
+(system:node:<name> in system:nodes, as kubeadm's kubelet.conf) and for kube-proxy, and the etcd, kube-apiserver and
 kube-controller-manager argv with paths inside that host.
 
-The API server's flags are the end-to-end test's (tests/e2e/cluster.py, so both set it up alike) plus what kubeadm
+The API server's flags are the shared ones (cluster.py beside it: apiserver_argv) plus what kubeadm
 adds for a cluster with kubelets (../shared/k8s/real-node.md): the front-proxy (requestheader) client, the
 apiserver's kubelet client certificate, InternalIP first when it calls a kubelet.
 Usage: make_control_plane.py DIR --address IP [--name HOST] [--port 6443] [--nodes NAME...]; prints DIR/facts.json.
@@ -20,13 +20,12 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
-from cluster import Certificates, apiserver_argv  # noqa: E402  pylint: disable=wrong-import-position
+from cluster import Certificates, apiserver_argv
 
 PKI_ON_HOST = "/etc/kubernetes/pki"
 ETCD_CLIENT_URL = "http://127.0.0.1:2379"
 # Bump when what this script writes changes: a directory written by an older one is written again.
-LAYOUT = 2
+LAYOUT = 3
 
 
 def embedded_kubeconfig(server: str, ca_file: Path, cert: Path, key: Path) -> str:
@@ -113,6 +112,8 @@ def main() -> int:
                   # used inside the control-plane host, next to the API server
                   ("controller-manager", "system:kube-controller-manager", None, "https://127.0.0.1:%d" % args.port)]
     identities += [("kubelet-" + node, "system:node:" + node, "system:nodes", server) for node in args.nodes]
+    # kube-proxy on real nodes: the bootstrap policy binds system:node-proxier to this user.
+    identities.append(("kube-proxy", "system:kube-proxy", None, server))
     for name, user, group, url in identities:
         cert, key = certs.issue(name, user, group)
         kubeconfigs[name] = args.directory / ("%s.conf" % name)
@@ -128,12 +129,14 @@ def main() -> int:
         "layout": LAYOUT,
         "address": args.address,
         "server": server,
+        "port": args.port,
         "pki_dir": str(pki),
         "pki_on_host": PKI_ON_HOST,
         "admin_kubeconfig": str(kubeconfigs["admin"]),
         "scheduler_kubeconfig": str(kubeconfigs["scheduler"]),
         "ca_file": str(certs.ca_file),
         "node_kubeconfigs": {node: str(kubeconfigs["kubelet-" + node]) for node in args.nodes},
+        "kube_proxy_kubeconfig": str(kubeconfigs["kube-proxy"]),
         "apiserver_argv": on_host(argv, pki),
         "controller_manager_argv": controller_manager_argv(PKI_ON_HOST + "/controller-manager.conf"),
         "etcd_argv": ["/usr/local/bin/etcd", "--name=test", "--data-dir=/var/lib/etcd",

@@ -7,16 +7,17 @@
 #
 # Usage (inside the node, as root):
 #   node-up.sh --pod-subnet CIDR [--name NODE] [--layout kubeadm|flag|custom_config] [--manifest-dir DIR]
-#              [--kubeadm-scheduler VERSION]
+#              [--kubeadm-scheduler VERSION] [--api-service ADDRESS:PORT]
 # Inputs in the directory of this script (or $KUBESCHED_NODE_DIR):
 #   kubelet         the kubelet binary (installed as /usr/bin/kubelet, where the packages put it)
 #   kubelet.conf    the node's kubeconfig (system:node:<NODE>, group system:nodes)
 #   ca.crt          the cluster CA (the kubelet's clientCAFile)
 #   scheduler.conf  optional: kubeadm's kubeconfig of kube-scheduler
 #   images/*.tar    optional: docker-archive images for containerd's k8s.io namespace (tests/realnode/images.sh)
+#   kube-proxy, kube-proxy.conf  optional, with --api-service: the real kube-proxy (iptables mode) and its kubeconfig
 set -eu
 in="${KUBESCHED_NODE_DIR:-$(cd "$(dirname "$0")" && pwd)}"
-name="$(hostname)"; layout=kubeadm; manifest_dir=/etc/kubernetes/manifests; subnet=""; kubeadm_scheduler=""
+api_service=""; name="$(hostname)"; layout=kubeadm; manifest_dir=/etc/kubernetes/manifests; subnet=""; kubeadm_scheduler=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name=$2; shift 2 ;;
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
     --manifest-dir) manifest_dir=$2; shift 2 ;;
     --pod-subnet) subnet=$2; shift 2 ;;
     --kubeadm-scheduler) kubeadm_scheduler=${2#v}; shift 2 ;;
+    --api-service) api_service=$2; shift 2 ;;
     *) echo "node-up.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -154,3 +156,53 @@ until [ "$(curl -fsS http://127.0.0.1:10248/healthz 2>/dev/null)" = ok ]; do
   sleep 0.2
 done
 elapsed "kubelet healthy"
+
+# Pods that talk to the API server in-cluster (the deployment role's schedulers) reach it through the `kubernetes`
+# Service, 10.96.0.1:443, whose endpoint is ADDRESS:PORT: the real kube-proxy routes it when it is given (iptables
+# mode; conntrack.maxPerCore 0 skips the sysctls a container cannot set), else the two DNAT rules kube-proxy would
+# write for that one Service.
+if [ -n "$api_service" ]; then
+  if [ -s "$in/kube-proxy" ] && [ -s "$in/kube-proxy.conf" ]; then
+    install -m 0755 "$in/kube-proxy" /usr/local/bin/kube-proxy
+    install -m 0600 "$in/kube-proxy.conf" /etc/kubernetes/kube-proxy.conf
+    cat > /etc/kubernetes/kube-proxy-config.yaml <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: /etc/kubernetes/kube-proxy.conf}
+mode: iptables
+clusterCIDR: 10.244.0.0/16
+hostnameOverride: $name
+conntrack: {maxPerCore: 0}
+EOF
+    cat > /etc/systemd/system/kube-proxy.service <<'EOF'
+[Unit]
+Description=kube-proxy
+After=network-online.target
+[Service]
+ExecStart=/usr/local/bin/kube-proxy --config=/etc/kubernetes/kube-proxy-config.yaml
+Restart=always
+RestartSec=2
+[Install]
+WantedBy=multi-user.target
+EOF
+    systemctl daemon-reload
+    systemctl enable --now kube-proxy >/dev/null 2>&1
+    i=0
+    until curl -fsS -o /dev/null http://127.0.0.1:10256/healthz 2>/dev/null; do
+      i=$((i + 1))
+      if [ $i -ge 150 ]; then
+        echo "node-up.sh: kube-proxy did not answer /healthz within 30 s" >&2
+        journalctl -u kube-proxy --no-pager | tail -20 >&2
+        exit 1
+      fi
+      sleep 0.2
+    done
+    elapsed "kube-proxy healthy"
+  else
+    for chain in PREROUTING OUTPUT; do
+      iptables -t nat -C "$chain" -d 10.96.0.1/32 -p tcp --dport 443 -j DNAT --to-destination "$api_service" 2>/dev/null \
+        || iptables -t nat -A "$chain" -d 10.96.0.1/32 -p tcp --dport 443 -j DNAT --to-destination "$api_service"
+    done
+    elapsed "kubernetes Service routed to $api_service (no kube-proxy given)"
+  fi
+fi

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# run-e2e.sh MINOR...: the end-to-end suite (tests/e2e) once per kube-scheduler minor, each against a control plane of
-# its own minor or one newer (Kubernetes' skew policy: a scheduler is never newer than its API server and at most
-# one minor older). Every minor runs even when one fails; a minor without its binaries is skipped, loudly.
+# run-e2e.sh MINOR...: the end-to-end suite (tests/e2e) once per kube-scheduler minor, each on a real cluster whose
+# control plane and kubelets are of the scheduler's own minor or one newer (Kubernetes' skew policy: a scheduler is
+# never newer than its API server and at most one minor older): TEST_CONTROL_PLANE_MINOR tells the shared playbooks.
+# Every minor runs even when one fails; a minor without its binaries is skipped, loudly.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rc=0
 for minor in "$@"; do
   m=${minor#1.}
+  own=KUBE_APISERVER_BIN_1_$m newer=KUBE_APISERVER_BIN_1_$((m + 1)) cp=$m
+  [ ! -x "${!own:-}" ] && [ -x "${!newer:-}" ] && cp=$((m + 1))
   scheduler=KUBE_SCHEDULER_BIN_1_$m
-  apiserver=KUBE_APISERVER_BIN_1_$m newer=KUBE_APISERVER_BIN_1_$((m + 1))
-  [ ! -x "${!apiserver:-}" ] && [ -x "${!newer:-}" ] && apiserver=$newer
-  echo "===== e2e $minor: kube-scheduler ${!scheduler:-(none)}, kube-apiserver ${!apiserver:-(none)} ====="
-  KUBE_SCHEDULER_BIN=${!scheduler:-} KUBE_APISERVER_BIN=${!apiserver:-} \
-    "$here/suite.sh" "e2e-$minor" "$scheduler" "$apiserver|$newer" ETCD_BIN -- \
-    pytest -p no:cacheprovider -v -rs "$here/../e2e" || rc=1
+  echo "===== e2e $minor: kube-scheduler ${!scheduler:-(none)}, control plane and kubelets 1.$cp ====="
+  KUBE_SCHEDULER_BIN=${!scheduler:-} TEST_CONTROL_PLANE_MINOR=1.$cp \
+    "$here/suite.sh" "e2e-$minor" "$scheduler" "KUBE_APISERVER_BIN_1_$cp" "KUBE_CONTROLLER_MANAGER_BIN_1_$cp" \
+    "KUBELET_BIN_1_$cp" ETCD_BIN -- pytest -p no:cacheprovider -v -rs "$here/../e2e" || rc=1
 done
 exit $rc

@@ -1,10 +1,11 @@
 """AWX-style jobs: playbooks/deployment.yml driven through ansible-runner the way AWX drives a job template (a
 private data dir with env/extravars, env/envvars, env/cmdline, inventory/hosts and project/), extra vars as a survey
-gives them (numbers and booleans as strings), against a real etcd + kube-apiserver on loopback (tests/e2e/cluster.py).
+gives them (numbers and booleans as strings), on the end-to-end suite's real cluster (conftest.py, realcluster.py: a
+control plane of the scheduler's minor, kubeadm-like masters and a worker with real kubelets).
 
-Jobs, in order: a Check job (--check --diff) reports its changes and makes none; the real job applies a DaemonSet;
-a job whose new pods never become ready (no kubelet here) fails, puts the previous objects back, and its
-runner_on_failed event carries the reason. Needs KUBE_APISERVER_BIN, ETCD_BIN and KUBE_SCHEDULER_BIN (make binaries).
+Jobs, in order: a Check job (--check --diff) reports its changes and makes none; the real job applies a DaemonSet
+whose pods run on every master; a job whose new pods never become ready (a mistyped image tag) fails, puts the
+previous objects back, and its runner_on_failed event carries the reason.
 """
 from __future__ import annotations
 
@@ -17,46 +18,31 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "e2e"))
+from conftest import REPO, require_binaries
+from realcluster import scheduler_version
+from cluster import wait_for  # tests/controlplane, on the path through realcluster
 
-from cluster import (Certificates, Processes, binaries, missing_binaries,  # noqa: E402 pylint: disable=wrong-import-position
-                     start_control_plane)
-
+require_binaries()
 ansible_runner = pytest.importorskip("ansible_runner")
-
-BINARIES = binaries()
-if not BINARIES:
-    pytest.skip("AWX-style runner test needs real binaries (make binaries): missing " + ", ".join(missing_binaries()),
-                allow_module_level=True)
 
 NAME, NAMESPACE = "awx-scheduler", "kube-system"
 # What an AWX survey sends: every answer a string, numbers and booleans included.
 SURVEY = {
     "kube_scheduler_deployment_name": NAME,
     "kube_scheduler_deployment_kind": "DaemonSet",
-    "kube_scheduler_deployment_version": "1.34.2",
+    "kube_scheduler_deployment_version": scheduler_version(os.environ.get("KUBE_SCHEDULER_BIN", "")),
     "kube_scheduler_deployment_replicas": "2",
     "kube_scheduler_deployment_secure_port": "10300",
     "kube_scheduler_deployment_pdb_max_unavailable": "1",
-    "kube_scheduler_deployment_wait": "false",
-    "kube_scheduler_deployment_wait_timeout": "60",
+    "kube_scheduler_deployment_wait": "true",
+    "kube_scheduler_deployment_wait_timeout": "150",
 }
 
 
 @pytest.fixture(scope="module")
-def api_server(tmp_path_factory):
-    """etcd and kube-apiserver on loopback; yields the admin kubeconfig path."""
-    directory = tmp_path_factory.mktemp("awx")
-    processes = Processes(directory)
-    certs = Certificates(directory)
-    try:
-        _server, kubeconfig = start_control_plane(directory, processes, certs, BINARIES)
-        from kubernetes import config  # pylint: disable=import-outside-toplevel
-        api = config.new_client_from_config(config_file=str(kubeconfig))
-        yield kubeconfig, api
-    finally:
-        processes.stop_all()
+def api_server(cluster):
+    """The session's real cluster: the admin kubeconfig path and an API client."""
+    return cluster.admin_kubeconfig, cluster.api()
 
 
 def awx_job(tmp_path, name, kubeconfig, extravars, cmdline=""):
@@ -131,6 +117,14 @@ def test_the_job_applies_the_daemonset_from_survey_strings(tmp_path, api_server)
     assert pod.containers[0].ports[0].container_port == 10300
     budget = client.PolicyV1Api(api).read_namespaced_pod_disruption_budget(NAME, NAMESPACE)
     assert budget.spec.max_unavailable == 1
+    # Its pods run on every master (the control-plane taint tolerated), and one of them leads.
+    pods = client.CoreV1Api(api).list_namespaced_pod(NAMESPACE, label_selector="app.kubernetes.io/instance=" + NAME)
+    running = {p.metadata.name: p.spec.node_name for p in pods.items if p.status.phase == "Running"}
+    assert len(running) == len(client.CoreV1Api(api).list_node(
+        label_selector="node-role.kubernetes.io/control-plane").items) == 2, running
+    lease = wait_for("the DaemonSet's scheduler to lead", lambda: client.CoordinationV1Api(api).read_namespaced_lease(
+        NAME, NAMESPACE).spec.holder_identity, timeout=60)
+    assert lease.split("_")[0] in running
     # The same job again changes nothing.
     again = awx_job(tmp_path, "again", kubeconfig, SURVEY)
     assert again.status == "successful" and again.stats["changed"].get("localhost", 0) == 0, excerpt(again)
@@ -140,9 +134,10 @@ def test_a_failed_job_carries_the_reason_and_puts_the_previous_objects_back(tmp_
     kubeconfig, api = api_server
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     before = client.CoreV1Api(api).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"]
-    failing = dict(SURVEY, kube_scheduler_deployment_wait="true", kube_scheduler_deployment_wait_timeout="5",
-                   kube_scheduler_deployment_config={"percentageOfNodesToScore": 40,
-                                                     "profiles": [{"schedulerName": NAME}]})
+    # A mistyped image tag: nothing can pull it, so the new pods never become ready.
+    failing = dict(SURVEY, kube_scheduler_deployment_wait_timeout="20",
+                   kube_scheduler_deployment_image="registry.k8s.io/kube-scheduler:v%s-typo"
+                   % SURVEY["kube_scheduler_deployment_version"])
     runner = awx_job(tmp_path, "failing", kubeconfig, failing)
     print("\n--- Failed job events\n" + excerpt(runner))
     assert (runner.status, runner.rc) == ("failed", 2)
@@ -154,3 +149,5 @@ def test_a_failed_job_carries_the_reason_and_puts_the_previous_objects_back(tmp_
     assert "DaemonSet kube-system/%s failed" % NAME in reason
     assert "Put back the previous ConfigMap and DaemonSet" in reason
     assert client.CoreV1Api(api).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"] == before
+    image = client.AppsV1Api(api).read_namespaced_daemon_set(NAME, NAMESPACE).spec.template.spec.containers[0].image
+    assert image == "registry.k8s.io/kube-scheduler:v%s" % SURVEY["kube_scheduler_deployment_version"]

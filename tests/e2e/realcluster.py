@@ -1,0 +1,121 @@
+"""A real test cluster for pytest: podman hosts brought up by the same playbooks as the Molecule scenarios and the
+demo (extensions/molecule/resources/prepare.yml and nodes.yml).
+
+One host runs etcd, kube-apiserver and kube-controller-manager of the scheduler's minor or one newer (Kubernetes'
+skew policy); two masters and a worker are real nodes (containerd, the real kubelet of the control plane's minor,
+kubeadm's kubelet layout, tests/realnode/README.md). The masters run kubeadm's own kube-scheduler static pod of
+the scheduler's minor, as after `kubeadm init`, and carry kubeadm's control-plane label and taint; the worker takes
+ordinary pods. The controller reaches the API server on the podman network.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+# The test control plane's helpers (tests/controlplane/cluster.py: wait_for, ...) for every suite that imports this.
+sys.path.insert(0, str(REPO / "tests" / "controlplane"))
+RESOURCES = REPO / "extensions" / "molecule" / "resources"
+HOST_IMAGE = "localhost/kubesched-test-host:bookworm"
+NODE_IMAGE = "localhost/kubesched-node:bookworm"
+# tests/realnode/README.md: privileged, a cgroup namespace of its own, containerd's store off the overlay root.
+NODE_OPTIONS = ["--privileged", "--cgroupns=private", "--tmpfs", "/var/lib/containerd:rw,exec"]
+
+
+def podman(*args, check=True) -> subprocess.CompletedProcess:
+    return subprocess.run(["podman", *args], capture_output=True, text=True, check=check)
+
+
+def scheduler_version(binary: str) -> str:
+    """'1.35.4' from `kube-scheduler --version`."""
+    answer = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout
+    return re.search(r"v(\d+\.\d+\.\d+)", answer).group(1)
+
+
+class RealCluster:
+    """``name`` prefixes the hosts and the network (ks-<name>-api, -m1, -m2, -w1), so suites run side by side."""
+
+    def __init__(self, name: str, scheduler_binary: str, directory: Path):
+        self.name, self.directory = name, directory
+        self.scheduler_binary = scheduler_binary
+        self.version = scheduler_version(scheduler_binary)
+        self.minor = self.version.rsplit(".", 1)[0]
+        self.network = "ks-%s" % name
+        self.api_host = "ks-%s-api" % name
+        self.masters = ["ks-%s-m1" % name, "ks-%s-m2" % name]
+        self.workers = ["ks-%s-w1" % name]
+        self.facts: dict = {}
+
+    @property
+    def hosts(self):
+        return [self.api_host] + self.masters + self.workers
+
+    @property
+    def admin_kubeconfig(self) -> Path:
+        return Path(self.facts["admin_kubeconfig"])
+
+    @property
+    def scheduler_kubeconfig(self) -> Path:
+        return Path(self.facts["scheduler_kubeconfig"])
+
+    def api(self):
+        from kubernetes import config  # pylint: disable=import-outside-toplevel
+        return config.new_client_from_config(config_file=str(self.admin_kubeconfig))
+
+    def environment(self) -> dict:
+        """What the shared playbooks read: the Molecule variables a scenario has, and the scheduler binary."""
+        return dict(os.environ, MOLECULE_EPHEMERAL_DIRECTORY=str(self.directory), MOLECULE_PROJECT_DIRECTORY=str(REPO),
+                    MOLECULE_SCENARIO_NAME=self.name, MOLECULE_KUBE_MINOR=self.minor,
+                    **{"KUBE_SCHEDULER_BIN_" + self.minor.replace(".", "_"): self.scheduler_binary},
+                    ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_HOST_KEY_CHECKING="False",
+                    ANSIBLE_RETRY_FILES_ENABLED="False")
+
+    def inventory(self) -> Path:
+        path = self.directory / "inventory" / "hosts.yml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        group_vars = path.parent / "group_vars"
+        group_vars.mkdir(exist_ok=True)
+        link = group_vars / "all.yml"
+        if not link.exists():
+            link.symlink_to(RESOURCES / "vars" / "test-cluster.yml")
+        path.write_text(yaml.safe_dump({"all": {
+            "vars": {"ansible_connection": "containers.podman.podman", "ansible_python_interpreter": "/usr/bin/python3"},
+            "children": {
+                "test_control_plane": {"hosts": {self.api_host: None}},
+                "kube_control_plane": {"hosts": {host: None for host in self.masters},
+                                       "vars": {"molecule_real_nodes": True}},
+                "test_nodes": {"hosts": {host: None for host in self.masters + self.workers}},
+            }}}))
+        return path
+
+    def up(self) -> "RealCluster":
+        self.down()
+        podman("network", "create", self.network)
+        for host in self.hosts:
+            image, options = (HOST_IMAGE, []) if host == self.api_host else (NODE_IMAGE, NODE_OPTIONS)
+            podman("run", "--detach", "--name", host, "--hostname", host, "--network", self.network,
+                   "--systemd=always", "--label", "kubesched.test=%s" % self.name, *options, image)
+        log = self.directory / "prepare.log"
+        with open(log, "w", encoding="utf-8") as handle:
+            run = subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(self.inventory()),
+                                  str(RESOURCES / "prepare.yml"), str(RESOURCES / "nodes.yml")],
+                                 stdout=handle, stderr=subprocess.STDOUT, env=self.environment(), cwd=REPO, check=False)
+        if run.returncode != 0:
+            raise AssertionError("the test cluster did not come up (exit %d):\n%s"
+                                 % (run.returncode, log.read_text()[-8000:]))
+        self.facts = json.loads((self.directory / "control-plane" / "facts.json").read_text())
+        return self
+
+    def down(self) -> None:
+        for host in self.hosts:
+            podman("rm", "--force", "--time", "2", host, check=False)
+        podman("network", "rm", "--force", self.network, check=False)
+
+    def node_exec(self, host: str, *argv: str) -> str:
+        return podman("exec", host, *argv).stdout
