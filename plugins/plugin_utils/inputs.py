@@ -303,6 +303,88 @@ any_dict = of_type(dict, "a dict")
 any_list = of_type(list, "a list")
 
 
+# k8s.io/apimachinery/pkg/api/resource: a quantity such as 100m, 128Mi, 1.5, 2e3.
+_QUANTITY = re.compile(r"[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?")
+_TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
+
+
+def resources(value, name):
+    """A container's resources: requests and limits, each resource name to a quantity the API server parses."""
+    if not isinstance(value, dict):
+        raise InputError("%s: must be a dict with requests and limits, got %s" % (name, type_name(value)))
+    for part, amounts in value.items():
+        if part not in ("requests", "limits"):
+            raise InputError("%s: unknown field %s; a container's resources have requests and limits"
+                             % (name, shown(part)))
+        if not isinstance(amounts, dict):
+            raise InputError("%s.%s: must be a dict of resource names to quantities, got %s"
+                             % (name, part, type_name(amounts)))
+        for resource, amount in amounts.items():
+            label_key(resource, "%s.%s key" % (name, part))
+            text = str(amount) if isinstance(amount, (int, float)) and not isinstance(amount, bool) else amount
+            if not isinstance(text, str) or not _QUANTITY.fullmatch(text):
+                raise _invalid("%s.%s.%s" % (name, part, resource), amount,
+                               "must be a quantity such as 100m, 128Mi or 2 (the API server parses nothing else)")
+    return value
+
+
+def tolerations(value, name):
+    """Pod tolerations as the API server validates them (core/v1 validation.ValidateTolerations)."""
+    if not isinstance(value, list):
+        raise InputError("%s: must be a list of tolerations, got %s" % (name, type_name(value)))
+    for index, item in enumerate(value):
+        where = "%s[%d]" % (name, index)
+        if not isinstance(item, dict):
+            raise InputError("%s: must be a dict with key, operator, value, effect, got %s" % (where, type_name(item)))
+        unknown = sorted(str(key) for key in item if key not in _TOLERATION_KEYS)
+        if unknown:
+            raise InputError("%s: unknown fields %s; a toleration has %s"
+                             % (where, ", ".join(unknown), ", ".join(_TOLERATION_KEYS)))
+        operator = item.get("operator", "Equal")
+        one_of("Equal", "Exists")(operator, where + ".operator")
+        if item.get("key") not in (None, ""):
+            label_key(item["key"], where + ".key")
+        elif operator != "Exists":
+            raise InputError("%s.operator: Invalid value: %s: an empty key needs operator Exists" % (where, shown(operator)))
+        if operator == "Exists" and item.get("value") not in (None, ""):
+            raise InputError("%s.value: Invalid value: %s: must be empty when operator is Exists"
+                             % (where, shown(item["value"])))
+        if item.get("value") not in (None, ""):
+            label_value(item["value"], where + ".value")
+        effect = item.get("effect", "")
+        one_of("", "NoSchedule", "PreferNoSchedule", "NoExecute")(effect, where + ".effect")
+        if item.get("tolerationSeconds") is not None:
+            integer(-2 ** 63, 2 ** 63 - 1, "a number of seconds")(item["tolerationSeconds"], where + ".tolerationSeconds")
+            if effect != "NoExecute":
+                raise InputError("%s.effect: Invalid value: %s: tolerationSeconds needs effect NoExecute"
+                                 % (where, shown(effect)))
+    return value
+
+
+def priority_classes(value, name):
+    """PriorityClasses: a name the API server accepts (not system-), a value up to one billion."""
+    if not isinstance(value, list):
+        raise InputError("%s: must be a list of priority classes, got %s" % (name, type_name(value)))
+    for index, item in enumerate(value):
+        where = "%s[%d]" % (name, index)
+        if not isinstance(item, dict):
+            raise InputError("%s: must be a dict with name and value, got %s" % (where, type_name(item)))
+        unknown = sorted(str(key) for key in item if key not in ("name", "value", "global_default", "description",
+                                                                  "preemption_policy"))
+        if unknown:
+            raise InputError("%s: unknown fields %s; known fields are name, value, global_default, description, "
+                             "preemption_policy" % (where, ", ".join(unknown)))
+        dns_subdomain(item.get("name"), where + ".name")
+        if item["name"].startswith("system-"):
+            raise _invalid(where + ".name", item["name"], "the system- prefix is reserved for the built-in classes")
+        integer(-2 ** 31, 10 ** 9, "a priority")(item.get("value"), where + ".value")
+        if "global_default" in item:
+            boolean(item["global_default"], where + ".global_default")
+        if "preemption_policy" in item:
+            one_of("PreemptLowerPriority", "Never")(item["preemption_policy"], where + ".preemption_policy")
+    return value
+
+
 def flag_argument(flag, name):
     """One command-line word: refused when Linux would refuse it (E2BIG)."""
     size = len(flag.encode("utf-8", "surrogatepass"))

@@ -136,6 +136,15 @@ def test_a_host_path_with_dot_dot_is_refused_before_the_api_server_sees_it():
     ("kube_scheduler_deployment_node_selector", {"a b": "x"}, "label key"),
     ("kube_scheduler_deployment_node_selector", {"k": "a\nb"}, "label value"),
     ("kube_scheduler_deployment_image", "registry/x:1 --privileged", "image reference"),
+    ("kube_scheduler_deployment_resources", {"requests": {"cpu": "100 m"}}, "must be a quantity"),
+    ("kube_scheduler_deployment_resources", {"request": {"cpu": "1"}}, "requests and limits"),
+    ("kube_scheduler_deployment_tolerations", [{"key": "a", "operator": "Exists", "value": "x"}],
+     "must be empty when operator is Exists"),
+    ("kube_scheduler_deployment_tolerations", [{"key": "a", "effect": "NoSchedule", "tolerationSeconds": 5}],
+     "tolerationSeconds needs effect NoExecute"),
+    ("kube_scheduler_deployment_tolerations", [{"operator": "Equal", "value": "x"}], "an empty key needs operator Exists"),
+    ("kube_scheduler_deployment_priority_classes", [{"name": "system-batch", "value": 1}], "system- prefix is reserved"),
+    ("kube_scheduler_deployment_priority_classes", [{"name": "batch", "value": 2000000000}], "between -2147483648 and 1000000000"),
 ])
 def test_values_the_api_server_or_the_kubelet_would_refuse_later(variable, value, words):
     problems = role_problems("deployment", **{variable: value})
