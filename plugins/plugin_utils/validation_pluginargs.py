@@ -243,14 +243,26 @@ def validate_node_resources_fit_args(path: str, args: dict, minor=None) -> list:
     strategy_path = child(path, "scoringStrategy")
     strategy = args.get("scoringStrategy")
     if strategy is not None:
-        # Upstream checks the type, the resources and, whenever requestedToCapacityRatio is set (whatever the
-        # type), its shape under the path scoringStrategy.shape; ours names requestedToCapacityRatio.shape.
         strategy_type = strategy.get("type", "")
         if strategy_type not in SCORING_STRATEGY_TYPES:
             errs.append(E.not_supported(child(strategy_path, "type"), strategy_type, sorted(SCORING_STRATEGY_TYPES)))
         errs.extend(_validate_resources(strategy.get("resources"), child(strategy_path, "resources")))
         ratio = strategy.get("requestedToCapacityRatio")
-        if ratio is not None:
+        ratio_path = child(strategy_path, "requestedToCapacityRatio")
+        if minor is not None and minor >= 36:
+            # kube-scheduler v1.36.3: requestedToCapacityRatio belongs to its type. Without it that type is Required
+            # (1.30-1.35 panic), with another type (an unsupported one included) it is Forbidden and its shape is
+            # not checked; the shape's errors name requestedToCapacityRatio.shape.
+            if strategy_type == "RequestedToCapacityRatio":
+                if ratio is None:
+                    errs.append(E.required(ratio_path, "must be specified when type is RequestedToCapacityRatio"))
+                else:
+                    errs.extend(_validate_function_shape(ratio.get("shape"), child(ratio_path, "shape"), minor))
+            elif ratio is not None:
+                errs.append(E.forbidden(ratio_path, "must be nil when type is not RequestedToCapacityRatio"))
+        elif ratio is not None:
+            # Up to 1.35 upstream checks, whenever requestedToCapacityRatio is set (whatever the type), its shape
+            # under the path scoringStrategy.shape; ours names requestedToCapacityRatio.shape.
             upstream = child(strategy_path, "shape")
             ours = child(strategy_path, "requestedToCapacityRatio", "shape")
             for err in _validate_function_shape(ratio.get("shape"), upstream, minor):
@@ -260,7 +272,8 @@ def validate_node_resources_fit_args(path: str, args: dict, minor=None) -> list:
 
 def fit_args_panic(path: str, args: dict):
     """The args that pass validation but make NewFit dereference a nil pointer (kube-scheduler 1.30-1.35 panic):
-    type RequestedToCapacityRatio without requestedToCapacityRatio. An error instead of the panic, or None."""
+    type RequestedToCapacityRatio without requestedToCapacityRatio. An error instead of the panic, or None (1.36
+    refuses them in validate_node_resources_fit_args)."""
     strategy = args.get("scoringStrategy") or {}
     if strategy.get("type") == "RequestedToCapacityRatio" and strategy.get("requestedToCapacityRatio") is None:
         return E.required(child(path, "scoringStrategy", "requestedToCapacityRatio"),

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Behaviour the real kube-scheduler binaries v1.30.12-v1.35.4 showed in the differential harness
-(tests/differential), pinned here so the library keeps it without the binaries. Each expectation is what
+"""Behaviour the real kube-scheduler binaries v1.30.12-v1.35.4 and v1.36.3 (built from OpenShift's fork of
+Kubernetes that openshift/microshift release-4.23 carries) showed in the differential harness (tests/differential),
+pinned here so the library keeps it without the binaries. Each expectation is what
 ``kube-scheduler --config F --write-config-to OUT`` printed or wrote for that input, on every minor unless said.
 """
 
@@ -264,9 +265,10 @@ def test_fit_shape_with_another_type_is_accepted_and_written(run, version):
         "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}
 
 
-def test_fit_shape_errors_name_upstreams_path_in_the_message(run, messages, fields):
+@pytest.mark.parametrize("version", BINARY_MINORS)
+def test_fit_shape_errors_name_upstreams_path_in_the_message(run, messages, fields, version):
     result = run(FIT % "        type: LeastAllocated\n        requestedToCapacityRatio:\n"
-                       "          shape: [{utilization: 101, score: 5}]\n")
+                       "          shape: [{utilization: 101, score: 5}]\n", version=version)
     assert messages(result) == [
         'initializing profiles: creating profile for scheduler name default-scheduler: initializing plugin '
         '"NodeResourcesFit": scoringStrategy.shape[0].utilization: Invalid value: 101: not in valid range [0, 100]']
@@ -278,6 +280,64 @@ def test_fit_shape_errors_name_upstreams_path_in_the_message(run, messages, fiel
 def test_fit_ratio_type_without_param_is_refused_not_a_panic(run, fields, version):
     result = run(FIT % "        type: RequestedToCapacityRatio\n", version=version)
     assert fields(result) == ["profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio"]
+
+
+# kube-scheduler v1.36.3: requestedToCapacityRatio belongs to its type (validated when NodeResourcesFit is built).
+FIT_INIT = ('initializing profiles: creating profile for scheduler name default-scheduler: initializing plugin '
+            '"NodeResourcesFit": ')
+FORBIDDEN_RATIO = "scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not RequestedToCapacityRatio"
+RATIO_FIELD = "profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio"
+
+
+@pytest.mark.parametrize("strategy", ["LeastAllocated", "MostAllocated"])
+@pytest.mark.parametrize("ratio", ["{}", "{shape: []}", "{shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]}",
+                                   "{shape: [{utilization: 101, score: 5}]}"])
+def test_fit_ratio_with_another_type_is_forbidden_from_1_36(run, messages, fields, strategy, ratio):
+    text = FIT % ("        type: %s\n        requestedToCapacityRatio: %s\n" % (strategy, ratio))
+    result = run(text, version="1.36")
+    # Only the Forbidden error: the shape of a ratio that must not be there is not checked.
+    assert messages(result) == [FIT_INIT + FORBIDDEN_RATIO]
+    assert fields(result) == [RATIO_FIELD]
+
+
+def test_fit_ratio_with_an_unsupported_type_is_forbidden_too_from_1_36(run, messages, fields):
+    result = run(FIT % "        type: Foo\n        requestedToCapacityRatio: {}\n", version="1.36")
+    assert messages(result) == [FIT_INIT + '[scoringStrategy.type: Unsupported value: "Foo": supported values: '
+                                '"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio", ' + FORBIDDEN_RATIO + "]"]
+    assert fields(result) == ["profiles[0].pluginConfig[0].args.scoringStrategy.type"]
+
+
+def test_fit_ratio_type_without_param_is_required_from_1_36(run, messages, fields):
+    # 1.30-1.35 panic on it (exit 2); 1.36 says so, after the resources' errors.
+    result = run(FIT % "        type: RequestedToCapacityRatio\n", version="1.36")
+    assert messages(result) == [FIT_INIT + "scoringStrategy.requestedToCapacityRatio: Required value: must be "
+                                "specified when type is RequestedToCapacityRatio"]
+    assert fields(result) == [RATIO_FIELD]
+    result = run(FIT % "        type: RequestedToCapacityRatio\n        resources: [{name: cpu, weight: 101}]\n",
+                 version="1.36")
+    assert messages(result) == [FIT_INIT + "[scoringStrategy.resources[0].weight: Invalid value: 101: resource weight "
+                                "of cpu not in valid range (0, 100], scoringStrategy.requestedToCapacityRatio: Required "
+                                "value: must be specified when type is RequestedToCapacityRatio]"]
+
+
+def test_fit_shape_errors_name_the_ratio_from_1_36(run, messages, fields):
+    result = run(FIT % "        type: RequestedToCapacityRatio\n        requestedToCapacityRatio:\n"
+                       "          shape: [{utilization: 101, score: 5}]\n", version="1.36")
+    assert messages(result) == [FIT_INIT + "scoringStrategy.requestedToCapacityRatio.shape[0].utilization: Invalid "
+                                "value: 101: not in valid range [0, 100]"]
+    assert fields(result) == [RATIO_FIELD + ".shape[0].utilization"]
+
+
+@pytest.mark.parametrize("body", [
+    "        type: LeastAllocated\n        requestedToCapacityRatio: null\n",
+    "        type: RequestedToCapacityRatio\n        requestedToCapacityRatio:\n"
+    "          shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n",
+    # Args of a NodeResourcesFit that is not built are never checked.
+    "        type: LeastAllocated\n        requestedToCapacityRatio: {}\n  plugins:\n    multiPoint:\n"
+    "      disabled: [{name: NodeResourcesFit}]\n",
+])
+def test_fit_ratio_accepted_on_1_36(run, body):
+    assert run(FIT % body, version="1.36").ok
 
 
 # -- extenders ------------------------------------------------------------------------------------------------
