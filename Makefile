@@ -142,10 +142,15 @@ differential: deps binaries
 # the RST pages, sphinx builds them into $(DOCS)/html (config in docs/site). Any lint error or warning fails it.
 # References are checked against this collection and its dependencies (ansible.builtin, kubernetes.core): `all`
 # would load every collection of the venv's ansible package and take minutes.
+# The linter runs without this Makefile's PYTHONPATH: it lints a copy of the collection in a fresh
+# antsibull-docs-XXXXXXXX directory, and with the checkout importable as kubesched.schedulers too, the plugins' paths
+# were taken relative to the checkout, so the copy's directory name reached every page's edit link, and a name ending
+# in "_" (one run in 37) made it an RST reference: "Unknown target name" (tests/unit/ee/test_docs_tempdir.py).
 DOCS := $(BUILD)/docs
 .PHONY: docs
 docs: deps
-	antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent --disallow-unknown-collection-refs .
+	env -u PYTHONPATH antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent \
+	  --disallow-unknown-collection-refs .
 	rm -rf $(DOCS) && mkdir -p $(DOCS) && mkdir -m 0700 $(DOCS)/rst
 	antsibull-docs --config-file docs/site/antsibull-docs.cfg collection --use-current --squash-hierarchy \
 	  --fail-on-error --cleanup everything --dest-dir $(DOCS)/rst kubesched.schedulers
