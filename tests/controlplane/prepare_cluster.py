@@ -73,7 +73,7 @@ def main() -> int:
     parser.add_argument("--nodes", nargs="*", default=[])
     parser.add_argument("--control-plane-nodes", nargs="*", default=[])
     parser.add_argument("--worker-nodes", nargs="*", default=[])
-    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--leases", nargs="*", default=[])
     args = parser.parse_args()
     api = config.new_client_from_config(config_file=args.kubeconfig)
