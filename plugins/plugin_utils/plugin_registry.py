@@ -127,6 +127,9 @@ _PLUGIN_CHANGES = {
         "GangScheduling": (("preEnqueue", "permit"), None),
         "TopologyPlacementGenerator": (("placementGenerate",), None),
         "PodGroupPodsCount": (("placementScore",), None),
+        # noderesources/placement_bin_packing.go: NodeResourcesFit scores placements too (#136652); kube-scheduler
+        # v1.36.3 accepts it in placementScore.enabled.
+        "NodeResourcesFit": (_BASE_PLUGINS["NodeResourcesFit"][0] + ("placementScore",), "NodeResourcesFitArgs"),
     },
 }
 

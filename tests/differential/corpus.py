@@ -68,9 +68,13 @@ PLUGINS = ("PrioritySort", "SchedulingGates", "NodeUnschedulable", "NodeName", "
            "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
            "PodTopologySpread", "InterPodAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
            "ImageLocality", "DefaultBinder", "DynamicResources", "AzureDiskLimits", "CinderLimits", "EBSLimits",
-           "GCEPDLimits", "GangScheduling", "NodeDeclaredFeatures", "NoSuchPlugin")
+           "GCEPDLimits", "GangScheduling", "NodeDeclaredFeatures", "TopologyPlacementGenerator", "PodGroupPodsCount",
+           "NoSuchPlugin")
 POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit",
           "preBind", "bind", "postBind")
+# The 1.36 placement extension points (an unknown field before), for the plugins family only: POINTS seeds the
+# random mixes, which stay as they are.
+PLACEMENT_POINTS = ("placementGenerate", "placementScore")
 ARGS_PLUGINS = ("DefaultPreemption", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
                 "NodeResourcesFit", "PodTopologySpread", "VolumeBinding", "DynamicResources")
 
@@ -257,7 +261,7 @@ def _unknown_fields():
 
 def _plugins():
     for plugin in PLUGINS:
-        for point in POINTS:
+        for point in POINTS + PLACEMENT_POINTS:
             yield "plugins", "%s enabled at %s" % (plugin, point), dump({"profiles": [_profile(plugins={
                 point: {"enabled": [{"name": plugin}]}})]})
         yield "plugins", "%s disabled at filter" % plugin, dump({"profiles": [_profile(plugins={

@@ -340,6 +340,29 @@ def test_fit_ratio_accepted_on_1_36(run, body):
     assert run(FIT % body, version="1.36").ok
 
 
+# -- 1.36 placement extension points (kube-scheduler v1.36.3) ------------------------------------------------------
+
+PLACEMENT = "profiles:\n- plugins:\n    %s:\n      enabled: [{name: %s}]\n"
+PROFILE_INIT = "initializing profiles: creating profile for scheduler name default-scheduler: "
+
+
+@pytest.mark.parametrize("point, plugin", [("placementScore", "NodeResourcesFit"),
+                                           ("placementScore", "PodGroupPodsCount"),
+                                           ("placementGenerate", "TopologyPlacementGenerator")])
+def test_placement_plugins_accepted_on_1_36(run, point, plugin):
+    assert run(PLACEMENT % (point, plugin), version="1.36").ok
+
+
+@pytest.mark.parametrize("point, plugin, message", [
+    ("placementGenerate", "NodeResourcesFit", 'plugin "NodeResourcesFit" does not extend PlacementGeneratePlugin plugin'),
+    ("placementScore", "TopologyPlacementGenerator",
+     'plugin "TopologyPlacementGenerator" does not extend PlacementScorePlugin plugin'),
+    ("placementGenerate", "TopologyPlacement", 'PlacementGeneratePlugin "TopologyPlacement" does not exist'),
+])
+def test_placement_plugins_refused_on_1_36(run, messages, point, plugin, message):
+    assert messages(run(PLACEMENT % (point, plugin), version="1.36")) == [PROFILE_INIT + message]
+
+
 # -- extenders ------------------------------------------------------------------------------------------------
 
 EXT = "extenders:\n- urlPrefix: http://127.0.0.1:1/ext\n"
