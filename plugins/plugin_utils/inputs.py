@@ -369,8 +369,8 @@ def priority_classes(value, name):
         where = "%s[%d]" % (name, index)
         if not isinstance(item, dict):
             raise InputError("%s: must be a dict with name and value, got %s" % (where, type_name(item)))
-        unknown = sorted(str(key) for key in item if key not in ("name", "value", "global_default", "description",
-                                                                  "preemption_policy"))
+        known = ("name", "value", "global_default", "description", "preemption_policy")
+        unknown = sorted(str(key) for key in item if key not in known)
         if unknown:
             raise InputError("%s: unknown fields %s; known fields are name, value, global_default, description, "
                              "preemption_policy" % (where, ", ".join(unknown)))
