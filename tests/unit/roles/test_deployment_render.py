@@ -359,7 +359,7 @@ def test_the_daemonset_has_the_same_rbac_lease_and_configmap_as_the_deployment(r
     deployment, daemonset = objects_of(rendered, "v1_34"), objects_of(rendered, "ds_v1_34")
 
     def others(objects):
-        return [o for o in objects if o["kind"] not in ("Deployment", "DaemonSet", "ConfigMap")]
+        return [o for o in objects if o["kind"] not in ("Deployment", "DaemonSet", "ConfigMap", "PodDisruptionBudget")]
     assert others(deployment) == others(daemonset)
     config_map = one(daemonset, "ConfigMap")
     assert config_map["metadata"]["annotations"]["schedulers.kubesched.io/workload"] == "DaemonSet/kubesched-scheduler"
@@ -367,7 +367,10 @@ def test_the_daemonset_has_the_same_rbac_lease_and_configmap_as_the_deployment(r
         "Deployment/kubesched-scheduler")
     assert workload(daemonset)["spec"]["template"]["spec"]["containers"] == (
         workload(deployment)["spec"]["template"]["spec"]["containers"])
-    assert one(daemonset, "PodDisruptionBudget")["spec"]["selector"] == daemonset[-2]["spec"]["selector"]
+    assert one(deployment, "PodDisruptionBudget")["spec"]["selector"] == workload(deployment)["spec"]["selector"]
+    # No budget for a DaemonSet: the disruption controller cannot count its pods (no scale subresource), so the
+    # budget would never allow a disruption (a real 1.35 cluster reports SyncFailed; tests/e2e/test_awx_jobs.py).
+    assert [o for o in daemonset if o["kind"] == "PodDisruptionBudget"] == []
 
 
 def test_the_daemonset_keeps_the_user_s_selector_and_tolerations(rendered):
@@ -404,7 +407,6 @@ def test_survey_strings_become_numbers_and_booleans(rendered):
     assert (high["value"], high["globalDefault"], default["value"], default["globalDefault"]) == (1000, False, 5, True)
     assert scheduler_config_of(objects)["leaderElection"]["leaderElect"] is True
     assert "leaderElect" not in scheduler_config_of(objects_of(rendered, "survey_one_replica"))["leaderElection"]
-    assert one(objects_of(rendered, "survey_strings_daemonset"), "PodDisruptionBudget")["spec"]["maxUnavailable"] == "25%"
 
 
 ROLE = Path(__file__).resolve().parents[3] / "roles" / "deployment"
