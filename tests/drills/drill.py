@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import subprocess
 import sys
 import threading
@@ -57,6 +58,9 @@ class PodStream:
         self.core, self.namespace, self.scheduler_name, self.interval = client.CoreV1Api(api), namespace, scheduler_name, interval
         self.created, self.bound, self.stop = {}, {}, threading.Event()
         self.real_nodes = real_nodes
+        # Deleting in the watch loop delayed seeing later bindings (a busy API server answers a delete in 0.1 s and
+        # more): the pods to delete go to threads of their own.
+        self.to_delete = queue.Queue()
 
     def setup(self):
         self.core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
@@ -89,9 +93,19 @@ class PodStream:
                 if pod.spec.node_name and pod.metadata.name not in self.bound:
                     self.bound[pod.metadata.name] = time.monotonic()
                     if self.real_nodes:
-                        self.core.delete_namespaced_pod(pod.metadata.name, self.namespace, grace_period_seconds=0)
+                        self.to_delete.put(pod.metadata.name)
                 if self.stop.is_set() and len(self.bound) >= len(self.created):
                     stream.stop()
+
+    def delete_loop(self):
+        while True:
+            name = self.to_delete.get()
+            if name is None:
+                return
+            try:
+                self.core.delete_namespaced_pod(name, self.namespace, grace_period_seconds=0)
+            except client.ApiException:
+                pass  # gone already: the namespace's teardown deletes whatever is left
 
     def teardown(self):
         self.core.delete_namespace(self.namespace)
@@ -103,6 +117,9 @@ def rolling(api, args) -> dict:
     try:
         creator = threading.Thread(target=pods.create_loop, daemon=True)
         watcher = threading.Thread(target=pods.watch_loop, daemon=True)
+        deleters = [threading.Thread(target=pods.delete_loop, daemon=True) for _ in range(4 if args.real_nodes else 0)]
+        for deleter in deleters:
+            deleter.start()
         watcher.start()
         creator.start()
         started = time.monotonic()
@@ -111,6 +128,8 @@ def rolling(api, args) -> dict:
         pods.stop.set()
         creator.join()
         watcher.join(timeout=args.max_gap + 30)
+        for _deleter in deleters:
+            pods.to_delete.put(None)
         if change.returncode != 0:
             raise AssertionError("the rolling change failed (rc %s):\n%s\n%s"
                                  % (change.returncode, change.stdout[-3000:], change.stderr[-2000:]))
