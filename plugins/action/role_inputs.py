@@ -10,13 +10,13 @@ the host has (for typos).
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES, check_role
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 ARGUMENT_SPEC = {
     "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},
@@ -26,15 +26,9 @@ ARGUMENT_SPEC = {
 _UNTEMPLATED_TYPE = ("kube_scheduler_version", "kube_scheduler_deployment_version", "kube_scheduler_verify_version")
 
 
-class ActionModule(ActionBase):
+class ActionModule(NamesItsFqcn, ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
-
-    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
-        try:
-            return super().validate_argument_spec(*args, **kwargs)
-        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
-            raise AnsibleActionFail(fqcn_message(exc.message, self._load_name, "kubesched.schedulers.role_inputs")) from None
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)

@@ -27,6 +27,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions impo
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 MODULE = 'kubesched.schedulers.scheduler_config'
 ARGS_FOR_THE_HOST = ('dest', 'backup', 'check_named_files') + tuple(FILE_COMMON_ARGUMENTS)
@@ -44,17 +45,11 @@ def _parsed_or_none(text):
     return data if not error and isinstance(data, dict) else None
 
 
-class ActionModule(ActionBase):
+class ActionModule(NamesItsFqcn, ActionBase):
 
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = False
-
-    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
-        try:
-            return super().validate_argument_spec(*args, **kwargs)
-        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
-            raise AnsibleActionFail(inputs.fqcn_message(exc.message, self._load_name, MODULE)) from None
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)

@@ -11,7 +11,6 @@ manifests, kubeconfig checksums), because what its manifest should be builds on 
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
@@ -19,6 +18,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 ENGINE = "kubesched.schedulers.rollout"
 FQCN = "kubesched.schedulers.scheduler_rollout"
@@ -52,14 +52,8 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(NamesItsFqcn, ActionBase):
     TRANSFERS_FILES = False
-
-    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
-        try:
-            return super().validate_argument_spec(*args, **kwargs)
-        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
-            raise AnsibleActionFail(inputs.fqcn_message(exc.message, self._load_name, FQCN)) from None
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)

@@ -9,13 +9,13 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     leaks, redact_message, redact_result, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 ARGUMENT_SPEC = {
     "content": {"type": "str"},
@@ -29,15 +29,9 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(NamesItsFqcn, ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
-
-    def validate_argument_spec(self, *args, **kwargs):  # pylint: disable=signature-differs
-        try:
-            return super().validate_argument_spec(*args, **kwargs)
-        except AnsibleActionFail as exc:  # ansible-core names the Python path of this plugin, not the FQCN
-            raise AnsibleActionFail(fqcn_message(exc.message, self._load_name, "kubesched.schedulers.scheduler_upgrade_check")) from None
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)

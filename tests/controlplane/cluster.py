@@ -151,5 +151,3 @@ def register_nodes(api_client, names, capacity=None) -> None:
                                                                 "kubernetes.io/os": "linux"}),
                 spec=client.V1NodeSpec(taints=[client.V1Taint(**NOT_READY_TAINT)])))
         core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources}})
-
-

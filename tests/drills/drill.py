@@ -117,7 +117,7 @@ def rolling(api, args) -> dict:
     try:
         creator = threading.Thread(target=pods.create_loop, daemon=True)
         watcher = threading.Thread(target=pods.watch_loop, daemon=True)
-        deleters = [threading.Thread(target=pods.delete_loop, daemon=True) for _ in range(4 if args.real_nodes else 0)]
+        deleters = [threading.Thread(target=pods.delete_loop, daemon=True) for _index in range(4 if args.real_nodes else 0)]
         for deleter in deleters:
             deleter.start()
         watcher.start()

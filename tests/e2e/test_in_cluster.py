@@ -157,8 +157,8 @@ def test_a_config_change_rolls_the_pods(cluster):
     assert len(after) == 2 and not set(after) & before, (before, set(after))
     config = client.CoreV1Api(cluster.api()).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"]
     assert "percentageOfNodesToScore: 40" in config
-    wait_for("the new pods to hold the lease", lambda: (held(cluster, NAMESPACE, NAME).spec.holder_identity
-                                                       .split("_")[0] in after), timeout=60)
+    wait_for("the new pods to hold the lease",
+             lambda: held(cluster, NAMESPACE, NAME).spec.holder_identity.split("_")[0] in after, timeout=60)
 
 
 def test_a_rollout_that_does_not_become_ready_puts_back_the_previous_objects_and_pods(cluster):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Find the real Kubernetes binaries the tests need, as a real project gets them, and name them for every test target.
 
 For each component and minor the tests use (``WANTED``), the first of these wins:
@@ -97,7 +96,7 @@ def from_directory(directory: str, component: str) -> dict[str, tuple[str, str]]
         patch = int(match.group("patch"))
         if patch >= newest.get(match.group("minor"), (-1, ""))[0]:
             newest[match.group("minor")] = (patch, path)
-    return {minor: (path, directory) for minor, (_, path) in newest.items()}
+    return {minor: (entry[1], directory) for minor, entry in newest.items()}
 
 
 class Downloads:
@@ -159,8 +158,8 @@ def resolve(downloads: Downloads) -> tuple[list[str], list[str]]:
             plain = plain if plain in found else max(found, key=int)
             exports.append("export %s=%s" % (name, shlex.quote(found[plain][0])))
         origins = ", ".join("1.%s (%s)" % (minor, found[minor][1]) for minor in sorted(found, key=int))
-        report.append("binaries: %-24s %s%s" % (component, origins or "none",
-                                                  "; MISSING " + " ".join(missing) if missing else ""))
+        missing_text = "; MISSING " + " ".join(missing) if missing else ""
+        report.append("binaries: %-24s %s%s" % (component, origins or "none", missing_text))
     etcd = os.environ.get("ETCD_BIN") or shutil.which("etcd")
     if etcd:
         exports.append("export ETCD_BIN=%s" % shlex.quote(etcd))

@@ -6,10 +6,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 logs=$repo/.build/molecule
-rm -rf "$logs" && mkdir -p "$logs"
+mkdir -p "$logs"
 for scenario in "$@"; do
   while [ "$(jobs -r | wc -l)" -ge "${MOLECULE_JOBS:-2}" ]; do sleep 1; done
   mapfile -t needs < <(grep -v '^#' "$repo/extensions/molecule/$scenario/needs-binaries" 2>/dev/null | grep .)
+  rm -f "$logs/$scenario.log" "$logs/$scenario.rc"
   echo "molecule: $scenario started (log $logs/$scenario.log)"
   ( "$here/suite.sh" "molecule-$scenario" "${needs[@]}" -- molecule test --scenario-name "$scenario" \
       > "$logs/$scenario.log" 2>&1; echo $? > "$logs/$scenario.rc" ) &

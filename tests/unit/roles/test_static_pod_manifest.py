@@ -5,7 +5,8 @@
 
 Expectations are kubeadm's (cmd/kubeadm/app/phases/controlplane/manifests.go, volumes.go and
 cmd/kubeadm/app/util/staticpod/utils.go; the /livez + /readyz switch is kubernetes#126945, released in 1.32; from
-1.34 the probes name the port, probe-port, which the container declares), and every manifest is checked by kubernetes-validate against the OpenAPI schema of its Kubernetes version.
+1.34 the probes name the port, probe-port, which the container declares), and every manifest is checked by
+kubernetes-validate against the OpenAPI schema of its Kubernetes version.
 """
 
 import pytest

@@ -1,0 +1,24 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every action plugin of this collection shares: argument errors that name the plugin as the user wrote it."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import fqcn_message
+
+COLLECTION = "kubesched.schedulers"
+
+
+class NamesItsFqcn:  # pylint: disable=too-few-public-methods
+    """Mixed into an ActionBase: ansible-core's "Unsupported parameters for (<Python path>) module" names the
+    plugin's Python path; this names kubesched.schedulers.<plugin> instead."""
+
+    def validate_argument_spec(self, *args, **kwargs):
+        try:
+            return super().validate_argument_spec(*args, **kwargs)  # pylint: disable=no-member
+        except AnsibleActionFail as exc:
+            fqcn = "%s.%s" % (COLLECTION, self._load_name.rsplit(".", 1)[-1])  # pylint: disable=no-member
+            raise AnsibleActionFail(fqcn_message(exc.message, self._load_name, fqcn)) from None  # pylint: disable=no-member
