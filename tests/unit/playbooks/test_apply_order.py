@@ -24,7 +24,8 @@ def test_masters_with_a_change_are_applied_in_inventory_order(kind, tmp_path, an
     plan_play, apply_play = [play for play in plays if "ansible.builtin.import_playbook" not in play]
     (group_by,) = [task["ansible.builtin.group_by"] for task in plan_play["tasks"] if "ansible.builtin.group_by" in task]
     playbook = [
-        # m1 plans longest (4 s more than m3), so it joins the group last.
+        # m1 plans longest (12 s more than m3, 6 s more than m2: wide enough that starting the forks late on a loaded
+        # machine cannot reorder them), so it joins the group last.
         {"name": "Plan", "hosts": "kube_control_plane", "gather_facts": False, "strategy": "free",
          "tasks": [{"name": "Plan", "ansible.builtin.command": "sleep {{ plan_seconds }}", "changed_when": False},
                    {"name": "Group", "ansible.builtin.group_by": {"key": group_by["key"]}}]},
@@ -35,7 +36,7 @@ def test_masters_with_a_change_are_applied_in_inventory_order(kind, tmp_path, an
     ]
     (tmp_path / "playbook.yml").write_text(yaml.safe_dump(playbook, sort_keys=False))
     (tmp_path / "inventory.ini").write_text("[kube_control_plane]\n" + "".join(
-        "%s ansible_connection=local ansible_python_interpreter=%s plan_seconds=%d\n" % (name, sys.executable, 2 * (2 - i))
+        "%s ansible_connection=local ansible_python_interpreter=%s plan_seconds=%d\n" % (name, sys.executable, 6 * (2 - i))
         for i, name in enumerate(MASTERS)))
     proc = ansible_playbook(["-i", "inventory.ini", "-f", "3", "playbook.yml"], cwd=tmp_path,
                             env={"ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
