@@ -7,7 +7,7 @@ kube-scheduler binary of the same minor, and the comparison of both outcomes.
 The binary runs as /work/shared/k8s/README.md describes ("Offline validation with the real binary"):
 ``kube-scheduler --config CFG --write-config-to OUT --secure-port 0 --master https://127.0.0.1:1`` exits 0 after
 strict decoding, defaulting, validation and building every profile (OUT holds the effective config) or exits 1
-with the error on stderr. Binary outcomes are cached under .build/differential/cache, keyed by the sha256 of the
+with the error on stderr. Binary outcomes are cached under ~/.cache/kubesched/differential, keyed by the sha256 of the
 binary and of the config text, so a rerun only runs the library.
 """
 
@@ -28,7 +28,10 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(ROOT, ".build", "differential", "cache")
+# Beside the binaries, not in the checkout: keyed by the binary's and the config's sha256, so a fresh clone (CI's)
+# on the same machine re-checks the binaries against the recordings without running them again.
+CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "kubesched", "differential")
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
 CACHE_FORMAT = 2
 
