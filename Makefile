@@ -98,7 +98,7 @@ lint: deps
 
 # Unit tests, and the differential tests that compare the library with the real kube-scheduler (DIFF_MINORS).
 unit: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider tests/unit tests/differential
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider --durations=15 tests/unit tests/differential
 
 # Every scenario runs even when one fails, MOLECULE_JOBS (default 2) at a time (each mostly waits on its hosts); their
 # logs follow in order. Each runs the real binaries its `needs-binaries` names (skipped, loudly, when one is missing):

@@ -20,5 +20,8 @@ class NamesItsFqcn:  # pylint: disable=too-few-public-methods
         try:
             return super().validate_argument_spec(*args, **kwargs)  # pylint: disable=no-member
         except AnsibleActionFail as exc:
-            fqcn = "%s.%s" % (COLLECTION, self._load_name.rsplit(".", 1)[-1])  # pylint: disable=no-member
-            raise AnsibleActionFail(fqcn_message(exc.message, self._load_name, fqcn)) from None  # pylint: disable=no-member
+            # An action built outside a play (ansible-runner's and the tests' harnesses) may have no load name: the
+            # plugin's own module path says the same.
+            load_name = getattr(self, "_load_name", None) or type(self).__module__
+            fqcn = "%s.%s" % (COLLECTION, load_name.rsplit(".", 1)[-1])
+            raise AnsibleActionFail(fqcn_message(exc.message, load_name, fqcn)) from None
