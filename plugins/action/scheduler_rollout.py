@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, READ
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
@@ -26,7 +27,8 @@ FQCN = "kubesched.schedulers.scheduler_rollout"
 # their variables with the same kinds first, under the variables' own names.
 _KINDS = {
     "config_dir": inputs.path, "state_dir": inputs.path, "unit_dir": inputs.path, "binary_link": inputs.path,
-    "binary_path": inputs.optional_path, "manifest_dir": inputs.optional_path, "user": inputs.account,
+    "binary_path": inputs.optional_path, "manifest_dir": inputs.optional_path,
+    "preflight_binary": inputs.optional_path, "user": inputs.account,
     "group": inputs.account, "health_timeout": inputs.integer(1, 3600, "a number of seconds"),
     "settle": inputs.integer(0, 600, "a number of seconds"),
 }
@@ -49,6 +51,8 @@ ARGUMENT_SPEC = {
     "user": {"type": "str", "default": "kube-scheduler"},
     "group": {"type": "str", "default": "kube-scheduler"},
     "manifest_dir": {"type": "path", "default": ""},
+    "preflight_binary": {"type": "path", "default": ""},
+    "preflight": {"type": "bool", "default": True},
 }
 
 
@@ -74,8 +78,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if problems:
             return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         args.update(normalised, kubernetes_version=version)
-        engine = {"apply": args["apply"], "state_dir": args["state_dir"], "health_timeout": args["health_timeout"],
-                  "settle": args["settle"]}
+        engine = {"mode": APPLY if args["apply"] else PLAN, "state_dir": args["state_dir"],
+                  "health_timeout": args["health_timeout"], "settle": args["settle"]}
         drift = None
         if args["kind"] == "systemd":
             if not args["binary_path"]:
@@ -87,7 +91,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
         else:
             # One read call: the kubelet's directory (unless given) with the manifests in it, and what else the
             # render builds on.
-            answer = self._engine({"kind": "static_pod", "read": static_pod_reads(instances, args["state_dir"]),
+            answer = self._engine({"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
                                    "manifest_dir": args["manifest_dir"] or None,
                                    "manifest_names": [instance["name"] for instance in instances]}, task_vars)
             if answer.get("failed"):
@@ -100,10 +104,14 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 check_outside(found["path"], (args["config_dir"], args["state_dir"]))
                 host, drift = static_pod_host(instances, {
                     "manifest_dir": found["path"], "config_dir": args["config_dir"],
-                    "state_dir": args["state_dir"], "version": args["kubernetes_version"]}, answer.get("read") or {})
+                    "state_dir": args["state_dir"], "version": args["kubernetes_version"],
+                    "preflight_binary": args["preflight_binary"]}, answer.get("read") or {})
             except RolloutError as exc:
                 return dict(result, failed=True, msg=str(exc))
             engine.update(host)
+        if not args["preflight"]:
+            for entry in engine["instances"]:
+                entry.pop("preflight", None)
         answer = self._engine(engine, task_vars)
         result.update(answer)
         # A plan outside check mode changes nothing: it says what is pending and leaves "changed" (and the diff on

@@ -9,8 +9,10 @@ Apply, kubeadm's upgradeComponent for the master's changed instances together (t
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
 (static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
 the backups and fail; on success clear the backups.
-What differs by kind sits behind two seams: a Restarter (how a change is made to take effect) and a Waiter (how a
-new healthy process is awaited). Host code: stdlib only.
+Before anything is written, the master's own kube-scheduler checks every new config and its flags offline.
+What differs by kind sits behind two seams: a strategy (_strategies.py: how a change takes effect, how an instance
+stops, whether it runs, which binary checks the config) and a waiter (how a new healthy process is awaited).
+Host code: stdlib only.
 """
 
 from __future__ import annotations
@@ -26,73 +28,15 @@ import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
+from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
+    PreflightFailed, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
 
 MAX_READ = 1024 * 1024
 # The engine sets modes with chmod: octal only (the roles render "0644"); a symbolic mode would need the current mode.
 _OCTAL_MODE = re.compile(r"0?[0-7]{3}|[0-7]{4}")
-
-
-class RolloutFailed(Exception):
-    """A step failed; ``restored`` says what was put back."""
-
-
-# --- seams ------------------------------------------------------------------------------------------------------
-
-class SystemdRestarter(object):
-    """Units are restarted by systemd; a changed unit file needs a daemon-reload first."""
-
-    restarts_itself = False
-
-    def __init__(self, run):
-        self._run = run  # argv -> (rc, stdout, stderr)
-
-    def _must(self, argv):
-        rc, out, err = self._run(argv)
-        if rc != 0:
-            raise RolloutFailed("%s failed (rc %s): %s" % (" ".join(argv), rc, (err or out).strip()))
-
-    def reload(self):
-        self._must(["systemctl", "daemon-reload"])
-
-    def restart(self, unit):
-        self._must(["systemctl", "enable", unit])
-        self._must(["systemctl", "restart", unit])
-
-    def stop(self, unit):
-        self._run(["systemctl", "disable", "--now", unit])
-
-    def running(self, unit):
-        active = self._run(["systemctl", "is-active", "--quiet", unit])[0] == 0
-        enabled = self._run(["systemctl", "is-enabled", "--quiet", unit])[0] == 0
-        return active and enabled
-
-    def log_tail(self, unit):
-        rc, out, _err = self._run(["journalctl", "--unit", unit, "--lines", "10", "--no-pager", "--output", "cat"])
-        return [line for line in out.splitlines() if line.strip()] if rc == 0 else []
-
-
-class KubeletRestarter(object):
-    """The kubelet replaces a static pod when its manifest changes, and stops it when the manifest goes."""
-
-    restarts_itself = True
-
-    def reload(self):
-        pass
-
-    def restart(self, unit):
-        pass
-
-    def stop(self, unit):
-        pass
-
-    def running(self, unit):
-        return True
-
-    def log_tail(self, unit):
-        return []
 
 
 # --- files --------------------------------------------------------------------------------------------------------
@@ -330,16 +274,65 @@ class Backup(object):
 
 # --- the engine ---------------------------------------------------------------------------------------------------
 
+# What a call does: read facts only, plan (compare, diff, and run the master's kube-scheduler against every new
+# config; nothing is written), or apply the plan.
+READ, PLAN, APPLY = "read", "plan", "apply"
+MODES = (READ, PLAN, APPLY)
+
+# What the plan says per instance.
+NONE = "none"              # nothing differs
+CREATE = "create"          # new files: the instance starts for the first time
+UPDATE = "update"          # changed content: the instance restarts on it
+RESTART = "restart"        # same files, a new binary behind the link
+START = "start"            # same files, the instance is not running
+ATTRIBUTES = "attributes"  # owner, group or mode only: no restart
+REMOVE = "remove"          # an absent instance's files are still there
+ACTIONS = (NONE, CREATE, UPDATE, RESTART, START, ATTRIBUTES, REMOVE)
+STARTS_A_PROCESS = (CREATE, UPDATE, RESTART, START)
+
+
 class Engine(object):
-    def __init__(self, params, restarter, waiter, run=None):
+    """kubeadm's upgradeComponent for a master's instances: plan; check before the first write; back up, write, make
+    it take effect (the strategy), gate every new process together; restore everything on failure."""
+
+    def __init__(self, params, strategy, waiter):
         self.p = params
-        self.restarter = restarter
+        self.strategy = strategy
         self.waiter = waiter
-        self.run = run
-        self.systemd = params["kind"] == "systemd"
+        self.result = {}
+
+    def run(self, mode):
+        """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
+        what is known so far when a typed exception (PreflightFailed, RolledBack) ends the call."""
+        self.result = dict(changed=False, **self.facts())
+        problem = self.strategy.host_problem(self.result)
+        if problem:
+            raise PreflightFailed(problem)
+        if mode == READ:
+            return self.result
+        plan, diff, changed = self.plan()
+        self.result.update(changed=changed, plan=plan, diff=diff)
+        if mode == APPLY and changed:
+            self.result["applied"] = self.apply(plan)
+        return self.result
+
+    # read ------------------------------------------------------------------------------------------------------
+    def facts(self):
+        """What the controller asked about (files to read, the service account) and what the kind's strategy tells
+        (systemd: machine, systemd booted, the binary; static pods: the kubelet's directory and its manifests)."""
+        p = self.p
+        out, reads = self.strategy.facts(p)
+        reads = list(p.get("read") or []) + reads
+        if reads:
+            out["read"] = dict((path, read_file(path)) for path in reads)
+        if p.get("accounts"):
+            out["accounts"] = account_facts(p["accounts"]["user"], p["accounts"]["group"])
+        return out
 
     # plan ------------------------------------------------------------------------------------------------------
     def plan(self):
+        """What differs, with a diff; then the master's kube-scheduler runs offline against the new config and flags
+        of every instance that would start a process: a refusal fails the plan (PreflightFailed), nothing written."""
         p = self.p
         plan = {"link_changed": False, "directories": [], "instances": {}}
         diff = []
@@ -359,11 +352,11 @@ class Engine(object):
                              "before": ("-> %s\n" % current) if current else ("(regular file)\n" if os.path.lexists(link["path"]) else ""),
                              "after": "-> %s\n" % link["src"]})
         for instance in p["instances"]:
-            entry = {"action": "none", "files": []}
+            entry = {"action": NONE, "files": []}
             if instance["state"] == "absent":
                 entry["files"] = [f["path"] for f in instance["files"] if os.path.lexists(f["path"])]
                 if entry["files"]:
-                    entry["action"] = "remove"
+                    entry["action"] = REMOVE
                     diff.extend({"before_header": path, "after_header": "%s (absent)" % path, "before": "(present)\n", "after": ""}
                                 for path in entry["files"])
             else:
@@ -374,18 +367,37 @@ class Engine(object):
                         changes[spec["path"]] = change
                         diff.append(file_diff(spec))
                 entry["files"] = sorted(changes)
-                content = "content" in changes.values()
                 existed = any(os.path.lexists(spec["path"]) for spec in instance["files"])
-                if content:
-                    entry["action"] = "update" if existed else "create"
-                elif self.systemd and (plan["link_changed"] or not self.restarter.running(instance["unit"])):
-                    entry["action"] = "restart" if plan["link_changed"] else "start"
+                if "content" in changes.values():
+                    entry["action"] = UPDATE if existed else CREATE
+                elif plan["link_changed"]:
+                    entry["action"] = RESTART
+                elif not self.strategy.running(instance):
+                    entry["action"] = START
                 elif changes:
-                    entry["action"] = "attributes"
+                    entry["action"] = ATTRIBUTES
             plan["instances"][instance["name"]] = entry
         changed = bool(plan["directories"] or plan["link_changed"]
-                       or any(e["action"] != "none" for e in plan["instances"].values()))
+                       or any(e["action"] != NONE for e in plan["instances"].values()))
+        self._ask_the_binary(plan, diff)
         return plan, diff, changed
+
+    def _ask_the_binary(self, plan, diff):
+        refusals = []
+        for instance in self.p["instances"]:
+            entry = plan["instances"][instance["name"]]
+            if instance["state"] != "present" or entry["action"] not in STARTS_A_PROCESS:
+                continue
+            verdict = self.strategy.preflight(instance, self.p)
+            entry["preflight"] = verdict.note
+            if verdict.refused is not None:
+                refusals.append("%s would be refused by the master's kube-scheduler: %s (%s, offline with the new "
+                                "config and flags)" % (instance["name"], verdict.refused, verdict.note))
+            elif verdict.problem is not None:
+                refusals.append("%s: the master's kube-scheduler could not check the new config: %s"
+                                % (instance["name"], verdict.problem))
+        if refusals:
+            raise PreflightFailed("nothing was changed: " + "; ".join(refusals), plan, diff)
 
     def _directory_differs(self, directory):
         path = directory["path"]
@@ -396,35 +408,6 @@ class Engine(object):
         st = os.stat(path)
         ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
         return ids is None or (st.st_uid, st.st_gid) != ids or stat.S_IMODE(st.st_mode) != int(directory["mode"], 8)
-
-    def facts(self):
-        """What the controller asked about: files to read, the binary, the service account; for systemd also the
-        two host facts the role needs, so that planning a master is one call, not a fact gathering plus a call."""
-        p = self.p
-        out = {}
-        if self.systemd:
-            out["host"] = host_facts()
-        reads = list(p.get("read") or [])
-        if p.get("manifest_names") is not None:
-            # Static pods: the directory the kubelet watches (given, or found as the kubelet is configured) and the
-            # manifests in it, read in the same call as the rest.
-            found = ({"path": p["manifest_dir"].rstrip("/") or "/", "source": "given", "kubelet_config": None}
-                     if p.get("manifest_dir") else find_static_pod_dir(self.run))
-            out["manifest_dir"] = found
-            reads += ["%s/%s.yaml" % (found["path"].rstrip("/"), name) for name in p["manifest_names"]]
-        if reads:
-            out["read"] = dict((path, read_file(path)) for path in reads)
-        if p.get("binary"):
-            path = p["binary"]["path"]
-            version = None
-            if os.path.isfile(path) and os.access(path, os.X_OK) and self.run:
-                rc, stdout, stderr = self.run([path, "--version"])
-                version = (stdout or stderr).strip() if rc == 0 else None
-            out["binary"] = {"exists": os.path.isfile(path), "version_output": version}
-        if p.get("accounts"):
-            out["accounts"] = {"user_exists": _exists(pwd.getpwnam, p["accounts"]["user"]),
-                               "group_exists": _exists(grp.getgrnam, p["accounts"]["group"])}
-        return out
 
     # apply -----------------------------------------------------------------------------------------------------
     def preflight(self, plan):
@@ -439,25 +422,21 @@ class Engine(object):
         if link and os.path.lexists(link["path"]) and not os.path.islink(link["path"]):
             problems.append("%s is a regular file, not a link this engine manages; move it away so an upgrade or a "
                             "restore can switch the link" % link["path"])
-        if p.get("binary") and self.systemd:
-            facts = self.facts()["binary"]
-            want = "Kubernetes v%s" % p["binary"]["version"]
-            if facts["version_output"] != want:
-                problems.append("%s says %r, not %r: install the binary of that release first (nothing was changed)"
-                                % (p["binary"]["path"], facts["version_output"] or "nothing (missing)", want))
+        problems.extend(self.strategy.binary_problems(p))
         # Files this call writes count as there: one instance may write the kubeconfig another one reads.
         will_exist = frozenset(spec["path"] for instance in p["instances"] if instance["state"] == "present"
                                for spec in instance["files"])
         for instance in p["instances"]:
-            if instance["state"] != "present" or plan["instances"][instance["name"]]["action"] in ("none", "attributes"):
+            if instance["state"] != "present" or plan["instances"][instance["name"]]["action"] in (NONE, ATTRIBUTES):
                 continue
             problems.extend("%s: %s" % (instance["name"], problem)
                             for problem in missing_named_files(instance.get("named_files") or [], will_exist))
         if problems:
-            raise RolloutFailed("nothing was changed: " + "; ".join(problems))
+            raise PreflightFailed("nothing was changed: " + "; ".join(problems))
 
     def apply(self, plan):
-        """Returns {name: {restarted, pid}}; raises RolloutFailed after restoring, with the story in its message."""
+        """Returns {name: {restarted, pid}}; raises PreflightFailed before the first write, RolledBack after
+        restoring (the story in its message)."""
         p = self.p
         self.preflight(plan)
         # What this call did to directories, so that a failure puts it back: the ones it made (in order) and the
@@ -473,18 +452,18 @@ class Engine(object):
                     self._make_directory(directory)
             self._remove_absent(plan)
         except (RolloutFailed, OSError) as exc:
-            raise RolloutFailed("%s. %s" % (exc, self._restore([], None)))
+            raise RolledBack("%s. %s" % (exc, self._restore([], None)))
         try:
             if plan["link_changed"]:
                 link = p["link"]
                 link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
                 self._switch_link(link["path"], link["src"])
-            unit_changed = False
+            written = []
             for instance in p["instances"]:
                 action = plan["instances"][instance["name"]]["action"]
-                if instance["state"] != "present" or action == "none":
+                if instance["state"] != "present" or action == NONE:
                     continue
-                if action == "attributes":
+                if action == ATTRIBUTES:
                     for spec in instance["files"]:
                         if spec["path"] in plan["instances"][instance["name"]]["files"]:
                             set_attributes(spec)
@@ -497,11 +476,11 @@ class Engine(object):
                 for spec in instance["files"]:
                     if spec["path"] in plan["instances"][instance["name"]]["files"]:
                         write_atomically(spec, self._made)
-                        unit_changed = unit_changed or spec["path"].endswith(".service")
-            if unit_changed:
-                self.restarter.reload()
+                        written.append(spec["path"])
+            if written:
+                self.strategy.reload(written)
             for instance, _backup, _pid in touched:
-                self.restarter.restart(instance.get("unit"))
+                self.strategy.restart(instance)
             # The instances of one master are gated together (the master is the unit of a rollout; the other
             # masters keep serving): their start-up and settle time overlap instead of adding up.
             gates = self._gate_all([(instance, pid_before) for instance, _backup, pid_before in touched])
@@ -509,7 +488,7 @@ class Engine(object):
             for instance, _backup, _pid in touched:
                 pid, error = gates[instance["name"]]
                 if error:
-                    lines = self.restarter.log_tail(instance.get("unit"))
+                    lines = self.strategy.log_tail(instance)
                     failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
                         instance["name"], p["health_timeout"], error,
                         ("; last log lines: " + " | ".join(lines)) if lines else ""))
@@ -522,7 +501,7 @@ class Engine(object):
             for _instance, backup, _pid in touched:
                 backup.clear()
             return applied
-        raise RolloutFailed("%s. %s" % (failure, self._restore(touched, link_before)))
+        raise RolledBack("%s. %s" % (failure, self._restore(touched, link_before)))
 
     def _gate_all(self, waiting):
         """{name: (pid, error)} of every (instance, pid_before), each awaited in a thread of its own."""
@@ -553,11 +532,11 @@ class Engine(object):
             (restored if backup.ran_before() else removed).append(instance)
         if touched:
             try:
-                self.restarter.reload()
+                self.strategy.reload([entry["path"] for _i, backup, _p in touched for entry in backup.entries])
             except RolloutFailed as exc:
                 story.append("(%s)" % exc)
         for instance in removed:
-            self.restarter.stop(instance.get("unit"))
+            self.strategy.stop(instance)
         if restored:
             story.append("the files of %s from %s" % (
                 ", ".join(i["name"] for i in restored), os.path.join(p["state_dir"], "<instance>", "backup")))
@@ -572,7 +551,7 @@ class Engine(object):
             if instance not in restored:
                 continue
             try:
-                self.restarter.restart(instance.get("unit"))
+                self.strategy.restart(instance)
             except RolloutFailed as exc:
                 answers.append("%s could not be restarted: %s" % (instance["name"], exc))
                 continue
@@ -638,33 +617,17 @@ class Engine(object):
         """Absent instances go first, what runs first: the unit stopped, or the manifest removed so the kubelet stops
         the pod (and its port is free before this returns)."""
         p = self.p
-        reload_needed = False
+        removed = []
         for instance in p["instances"]:
-            if instance["state"] != "absent" or plan["instances"][instance["name"]]["action"] != "remove":
+            if instance["state"] != "absent" or plan["instances"][instance["name"]]["action"] != REMOVE:
                 continue
-            if self.systemd:
-                self.restarter.stop(instance.get("unit"))
-            for spec in reversed(instance["files"]):
-                reload_needed = reload_needed or spec["path"].endswith(".service")
-                remove_path(spec["path"])
-            Backup(p["state_dir"], instance["name"]).clear()
-            if not self.systemd and instance.get("port"):
-                if not self.waiter.wait_port_free(instance["port"], p["health_timeout"]):
-                    raise RolloutFailed("%s: its manifest is removed but port %s is still taken after %ss"
-                                        % (instance["name"], instance["port"], p["health_timeout"]))
-        if reload_needed:
-            self.restarter.reload()
 
+            def remove_files(instance=instance):
+                for spec in reversed(instance["files"]):
+                    remove_path(spec["path"])
+                    removed.append(spec["path"])
+                Backup(p["state_dir"], instance["name"]).clear()
 
-def host_facts():
-    """The kernel's machine name (the release binary's architecture) and whether systemd booted this host (its
-    runtime directory exists: the test sd_booted() and Ansible's service_mgr fact make)."""
-    return {"machine": os.uname().machine, "systemd": os.path.isdir("/run/systemd/system")}
-
-
-def _exists(lookup, name):
-    try:
-        lookup(name)
-    except KeyError:
-        return False
-    return True
+            self.strategy.remove(instance, remove_files, self.waiter, p["health_timeout"])
+        if removed:
+            self.strategy.reload(removed)

@@ -17,7 +17,7 @@ description:
   - The host side of the rollout engine shared by the C(kubesched.schedulers.systemd) and
     C(kubesched.schedulers.static_pod) roles. Usually called through M(kubesched.schedulers.scheduler_rollout), which
     renders every file on the controller.
-  - Plan (O(apply=false), or check mode) compares every file (content, owner, group, mode), the binary link and, for
+  - Plan (O(mode=plan), or check mode) compares every file (content, owner, group, mode), the binary link and, for
     systemd, whether each unit is active and enabled, and returns per instance what would change, with a diff.
     Files marked secret are shown by size and checksum only.
   - Apply, as C(kubeadm upgrade) does per component, the changed instances of the master together (the master is the
@@ -28,6 +28,11 @@ description:
     O(settle) seconds. On any failure every file this call changed comes back (new files are removed), the binary
     link too, the restored instances restart and are probed again, the backups are kept, and the module fails
     saying what happened. On success the backups are removed.
+  - The plan also runs the master's own kube-scheduler offline against the new config and flags of every instance
+    that would start a process (O(instances[].preflight)) - C(--write-config-to) with C(--secure-port 0) and an
+    unreachable C(--master), and the config's kubeconfig replaced by an offline one, so no API server is ever
+    contacted. A refusal fails the call with kube-scheduler's own message (C(would be refused by the master's
+    kube-scheduler)); nothing is written and nothing restarts.
   - Before the first write it checks the binary's C(--version), that the link path is a link, and that every file
     an instance's config names (kubeconfig, extender TLS files) exists or is written by this call.
   - Absent instances are removed first (unit stopped, or manifest removed and the pod's port free again).
@@ -37,10 +42,14 @@ options:
     type: str
     required: true
     choices: [systemd, static_pod]
-  apply:
-    description: Apply the plan; V(false) only reports it.
-    type: bool
-    default: false
+  mode:
+    description:
+      - V(read) reports only the facts asked for (O(read), O(manifest_names), the host and binary facts);
+        V(plan) also compares and diffs every file and runs the offline preflight; V(apply) then changes the master.
+      - Check mode turns V(apply) into V(plan).
+    type: str
+    default: plan
+    choices: [read, plan, apply]
   state_dir:
     description: Where backups live during a change, one directory per instance.
     type: path
@@ -109,6 +118,48 @@ options:
         type: list
         elements: dict
         default: []
+      preflight:
+        description:
+          - What the master's own kube-scheduler is run with, offline, when the plan would start this instance's
+            process. Without it no offline run is made.
+          - "systemd: O(binary.path), the binary the unit will run. Static pods: O(instances[].preflight.binary) when
+            given, else O(instances[].preflight.command) inside O(instances[].preflight.image) through containerd
+            (C(ctr -n k8s.io run --rm)) with O(instances[].preflight.mounts) read-only."
+        type: dict
+        suboptions:
+          config:
+            description:
+              - The new config, its C(clientConnection.kubeconfig) set to C(/kubesched-preflight/kubeconfig), the
+                offline kubeconfig the run writes (the real one may point at a live API server).
+            type: str
+            required: true
+          flags:
+            description: The flags the instance runs with (its C(--config) is dropped; the run adds its own).
+            type: list
+            elements: str
+            default: []
+          secret:
+            description: The config holds credentials; it never shows in any output.
+            type: bool
+            default: false
+          command:
+            description: The command inside the image (static pods).
+            type: str
+            default: kube-scheduler
+          image:
+            description: The image the manifest names (static pods).
+            type: str
+          binary:
+            description: A host binary of the same build as O(instances[].preflight.image), run instead of the image.
+            type: path
+          mounts:
+            description: The manifest's hostPath volumes, C(host) path and C(container) mount path.
+            type: list
+            elements: dict
+            default: []
+            suboptions:
+              host: {description: The path on the master., type: path, required: true}
+              container: {description: Where the container sees it., type: path, required: true}
       files:
         description: In write order (the unit or manifest last); for absent instances only C(path) counts.
         type: list
@@ -149,6 +200,7 @@ EXAMPLES = r"""
 - name: What would change for one static pod (usually through kubesched.schedulers.scheduler_rollout)
   kubesched.schedulers.rollout:
     kind: static_pod
+    mode: plan
     state_dir: /var/lib/kubesched/static-pod
     instances:
       - name: kube-scheduler
@@ -163,7 +215,8 @@ RETURN = r"""
 plan:
   description:
     - C(link_changed), C(directories) to make, and per instance its changed C(files) and its C(action), one of none,
-      create, update, restart, start, attributes or remove.
+      create, update, restart, start, attributes or remove; and C(preflight), what the master's kube-scheduler said
+      (or why it did not run) for an instance whose process would start.
   returned: always
   type: dict
 read:
@@ -193,8 +246,9 @@ applied:
   returned: when applied
   type: dict
 rolled_back:
-  description: True when a change failed and everything it changed was restored.
-  returned: on failure after a change began
+  description: True when a change failed and everything it changed was restored; false when it failed before the
+    first write (nothing was changed).
+  returned: on failure
   type: bool
 """
 
@@ -202,8 +256,9 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
-    Engine, KubeletRestarter, RolloutFailed, SystemdRestarter, spec_problems)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, MODES, PLAN, Engine, spec_problems
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import strategy_for
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
 _FILE = dict(path=dict(type="path", required=True), content=dict(type="str"),
@@ -211,7 +266,7 @@ _FILE = dict(path=dict(type="path", required=True), content=dict(type="str"),
              mode=dict(type="str", default="0600"), secret=dict(type="bool", default=False))
 ARGUMENT_SPEC = dict(
     kind=dict(type="str", required=True, choices=["systemd", "static_pod"]),
-    apply=dict(type="bool", default=False),
+    mode=dict(type="str", default=PLAN, choices=list(MODES)),
     state_dir=dict(type="path"),
     directories=dict(type="list", elements="dict", default=[], options=dict(
         path=dict(type="path", required=True), owner=dict(type="str", default="root"),
@@ -227,6 +282,12 @@ ARGUMENT_SPEC = dict(
         state=dict(type="str", default="present", choices=["present", "absent"]),
         unit=dict(type="str"), port=dict(type="int"), health_url=dict(type="str"),
         named_files=dict(type="list", elements="dict", default=[]),
+        preflight=dict(type="dict", options=dict(
+            config=dict(type="str", required=True), flags=dict(type="list", elements="str", default=[]),
+            secret=dict(type="bool", default=False), command=dict(type="str", default="kube-scheduler"),
+            image=dict(type="str"), binary=dict(type="path"),
+            mounts=dict(type="list", elements="dict", default=[], options=dict(
+                host=dict(type="path", required=True), container=dict(type="path", required=True))))),
         files=dict(type="list", elements="dict", default=[], options=_FILE))),
     health_timeout=dict(type="int", default=180),
     settle=dict(type="int", default=2),
@@ -243,12 +304,14 @@ class Waiter(object):
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_if=[("apply", True, ("state_dir",))])
+                           required_if=[("mode", APPLY, ("state_dir",))])
     params = module.params
     for instance in params["instances"]:
         for spec in instance["files"]:
             if spec["secret"] and spec["content"]:
                 module.no_log_values.add(spec["content"])
+        if instance["preflight"] and instance["preflight"]["secret"]:
+            module.no_log_values.add(instance["preflight"]["config"])
         if instance["state"] == "present":
             missing = [f["path"] for f in instance["files"] if f["content"] is None]
             if missing or instance["port"] is None or not instance["health_url"]:
@@ -260,33 +323,20 @@ def main():
     if problems:
         module.fail_json(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
 
-    def run(argv):
-        return module.run_command(argv)
-
-    restarter = SystemdRestarter(run) if params["kind"] == "systemd" else KubeletRestarter()
-    engine = Engine(params, restarter, Waiter(), run)
+    mode = PLAN if module.check_mode and params["mode"] == APPLY else params["mode"]
+    engine = Engine(params, strategy_for(params["kind"], module.run_command), Waiter())
     try:
-        result = dict(changed=False, **engine.facts())
+        module.exit_json(**engine.run(mode))
     except KubeletError as exc:
         module.fail_json(msg=str(exc))
-    if params["kind"] == "systemd" and not result["host"]["systemd"]:
-        module.fail_json(msg="this host was not booted with systemd (no /run/systemd/system), so kube-scheduler cannot "
-                             "run here as a systemd service; use the static_pod role there. Nothing was changed.", **result)
-    if not params["instances"] and not params["directories"] and not params["link"]:
-        module.exit_json(**result)  # a read-only call
-    plan, diff, changed = engine.plan()
-    result.update(changed=changed, plan=plan, diff=diff)
-    if not changed or not params["apply"] or module.check_mode:
-        module.exit_json(**result)
-    failure = None
-    try:
-        result["applied"] = engine.apply(plan)
-    except (RolloutFailed, OSError) as exc:
-        failure = str(exc)
-    if failure is not None:
-        rolled_back = not failure.startswith("nothing was changed")
-        module.fail_json(msg=failure, rolled_back=rolled_back, **dict((k, v) for k, v in result.items() if k != "changed"))
-    module.exit_json(**result)
+    except PreflightFailed as exc:
+        result = dict(engine.result, changed=False)
+        result.update((key, value) for key, value in (("plan", exc.plan), ("diff", exc.diff)) if value is not None)
+        module.fail_json(msg=str(exc), rolled_back=False, **result)
+    except (RolledBack, RolloutFailed, OSError) as exc:
+        # A failure after the first write was restored (RolledBack); anything else escaping is reported as such.
+        module.fail_json(msg=str(exc), rolled_back=isinstance(exc, RolledBack),
+                         **dict((k, v) for k, v in engine.result.items() if k != "changed"))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,14 @@ description:
     up what the change replaces, writes atomically, restarts the unit (systemd) or lets the kubelet replace the pod
     (static pods), and waits until a B(new) process answers the instance's health endpoint; on any failure every
     file, the binary link and the restarted instances are restored, and the task fails saying what happened.
+  - Before anything running is touched, the plan runs the master's own kube-scheduler offline against the new
+    config and flags of every instance that would start a process (C(--write-config-to) with C(--secure-port 0), an
+    unreachable C(--master) and an offline kubeconfig in place of the instance's, so no API server is contacted) -
+    the binary the unit will run (systemd; once it is installed), or the kube-scheduler inside the image the
+    manifest names, through containerd with the manifest's hostPaths read-only (static pods; or O(preflight_binary)).
+    A refusal fails the task for that master with kube-scheduler's own words
+    (C(<instance> would be refused by the master's kube-scheduler: unrecognized feature gate: ...)), in check mode
+    too; nothing is written and nothing restarts.
   - For static pods the master is read first (its current and adopted manifests and the checksums of kubeconfigs
     this role does not write), because a manifest written by kubeadm is adopted and kept to build on. A manifest
     that does not run kube-scheduler is never taken over or removed.
@@ -84,6 +92,16 @@ options:
     description: The system group of the units and configs (systemd).
     type: str
     default: kube-scheduler
+  preflight_binary:
+    description:
+      - Static pods - a kube-scheduler on the master of the same build as the image, run for the offline check instead
+        of the image's own binary. Empty runs the image's binary through containerd (C(ctr -n k8s.io run --rm)).
+    type: path
+    default: ""
+  preflight:
+    description: Run the offline check of the master's kube-scheduler; V(false) only for reports (the drift check).
+    type: bool
+    default: true
   manifest_dir:
     description:
       - The kubelet's static pod directory (static pods). Empty means the one the kubelet on the master watches
@@ -152,7 +170,10 @@ pending:
   returned: always
   type: bool
 plan:
-  description: What differs, per instance (C(action) none, create, update, start or remove, and the changed files).
+  description:
+    - What differs, per instance (C(action) none, create, update, restart, start, attributes or remove, and the changed
+      files), and C(preflight), what the master's kube-scheduler said of an instance whose process would start (or why
+      it did not run yet).
   returned: always
   type: dict
 drift:

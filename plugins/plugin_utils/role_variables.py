@@ -46,6 +46,7 @@ ROLE_VARIABLES = {
         "kube_scheduler_static_pod_api_kubeconfig": K.optional_path,
         "kube_scheduler_static_pod_node_name": K.optional(K.dns_subdomain),
         "kube_scheduler_static_pod_drift_fail": K.boolean,
+        "kube_scheduler_static_pod_preflight_binary": K.optional_path,
     }),
     "deployment": {
         "kube_scheduler_deployment_state": K.one_of("present", "absent"),

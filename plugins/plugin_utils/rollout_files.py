@@ -10,12 +10,14 @@ scheduler (re)start last. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import PREFLIGHT_KUBECONFIG
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
-    is_scheduler_pod, static_pod_manifest_yaml)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
+    is_scheduler_pod, scheduler_container, static_pod_manifest, to_manifest_yaml)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, parse_text
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit, unit_name
 
 
@@ -38,6 +40,30 @@ def _file(path, content, owner="root", group="root", mode="0600", secret=False):
 
 def _gate(instance):
     return {"port": instance["secure_port"], "health_url": instance["health_url"]}
+
+
+def _preflight(instance, flags, **where):
+    """What the master's own kube-scheduler is run with offline (module_utils/_offline_scheduler.py): the new config
+    with its kubeconfig replaced by the run's offline one (the real one may name a live API server), and the flags
+    the instance will run with. ``where``: the static pod's command, image, mounts and host binary."""
+    config, _strict, _error = parse_text(instance["config_rendered"])
+    config = copy.deepcopy(config)
+    config.setdefault("clientConnection", {})["kubeconfig"] = PREFLIGHT_KUBECONFIG
+    return dict({"config": dump_yaml(config), "flags": list(flags), "secret": bool(instance["config_has_secrets"])},
+                **where)
+
+
+def _pod_preflight(instance, pod, host_binary):
+    """The manifest's own command, image and hostPath volumes (read-only where it mounts them)."""
+    container = scheduler_container(pod)
+    host_paths = dict((volume["name"], volume["hostPath"]["path"]) for volume in pod["spec"].get("volumes") or []
+                      if isinstance(volume, dict) and isinstance(volume.get("hostPath"), dict))
+    mounts = [{"host": host_paths[mount["name"]], "container": mount["mountPath"]}
+              for mount in container.get("volumeMounts") or [] if mount.get("name") in host_paths]
+    where = {"command": container["command"][0], "image": container["image"], "mounts": mounts}
+    if host_binary:
+        where["binary"] = host_binary
+    return _preflight(instance, container["command"][1:], **where)
 
 
 # --- systemd: a unit per instance, the binary behind one stable link -------------------------------------------
@@ -66,7 +92,8 @@ def systemd_host(instances, settings):
         if instance["kubeconfig_content_given"]:
             files.append(_file(instance["kubeconfig"], instance["kubeconfig_content"], user, group, "0600", True))
         files.append(_file(unit_path, systemd_unit(instance, settings["binary_link"], user, group), mode="0644"))
-        entry.update(files=files, named_files=_named_files(instance), **_gate(instance))
+        entry.update(files=files, named_files=_named_files(instance), preflight=_preflight(instance, instance["flags"]),
+                     **_gate(instance))
         entries.append(entry)
     return {
         "kind": "systemd",
@@ -115,7 +142,8 @@ def _pod(read, path):
 
 def static_pod_host(instances, settings, read):
     """The rollout module's arguments for a static-pod master, and a drift report per present instance.
-    ``settings``: manifest_dir, config_dir, state_dir, version. ``read``: the rollout module's answer for
+    ``settings``: manifest_dir, config_dir, state_dir, version, preflight_binary (a host binary of the image's build
+    for the offline run; empty: the image's own). ``read``: the rollout module's answer for
     static_pod_reads()."""
     manifest_dir, state_dir = settings["manifest_dir"], settings["state_dir"]
     entries, drift = [], {}
@@ -144,15 +172,17 @@ def static_pod_host(instances, settings, read):
         else:
             kubeconfig_sum = (read.get(instance["kubeconfig"]) or {}).get("sha256") or "absent"
         checksum = sha256("%s:%s" % (instance["config_checksum"], kubeconfig_sum))
-        manifest = static_pod_manifest_yaml(instance, settings["version"], checksum, base or None,
-                                            instance["image"] if instance.get("image_given") else None)
+        pod = static_pod_manifest(instance, settings["version"], checksum, base or None,
+                                  instance["image"] if instance.get("image_given") else None)
+        manifest = to_manifest_yaml(pod)
         files = [_file(instance["config_path"], instance["config_rendered"], secret=instance["config_has_secrets"])]
         if instance["kubeconfig_content_given"]:
             files.append(_file(instance["kubeconfig"], instance["kubeconfig_content"], secret=True))
         if current is not None and not ours:
             files.append(_file(where["adopted"], current_text))
         files.append(_file(where["manifest"], manifest))
-        entry.update(files=files, named_files=_named_files(instance), **_gate(instance))
+        entry.update(files=files, named_files=_named_files(instance),
+                     preflight=_pod_preflight(instance, pod, settings.get("preflight_binary")), **_gate(instance))
         entries.append(entry)
         drift[instance["name"]] = {
             "manifest": where["manifest"],

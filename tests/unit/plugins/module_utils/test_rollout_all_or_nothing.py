@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Issue 21 item 3: the rollout engine is all-or-nothing. Every file and directory spec is checked before the first
 byte is written, and a failed gate puts directories back (modes, and the directories it made) as well as files.
-The engine on a temp dir (fake restarter and waiter, as test_rollout_engine.py), then the real module through
+The engine on a temp dir (fake strategy and waiter, as test_rollout_engine.py), then the real module through
 ansible-playbook on localhost, with the real health gate against a port nothing listens on."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import sys
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import RolloutFailed, spec_problems
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import spec_problems
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_rollout_engine import converge, engine, instance, params, snapshot  # noqa: E402  pylint: disable=wrong-import-position
@@ -50,7 +51,7 @@ def test_a_bad_spec_in_the_last_file_refuses_the_call_before_the_first_file_is_w
         eng.apply({"link_changed": False, "directories": [],
                    "instances": {"one": {"action": "update", "files": [f["path"] for f in changed["instances"][0]["files"]]}}})
     assert tree(tmp_path) == before  # the first file is not rewritten, no backup is left
-    assert eng.restarter.calls == []
+    assert eng.strategy.calls == []
 
 
 def test_an_owner_missing_on_the_host_refuses_the_call_before_the_first_write(tmp_path):
@@ -104,7 +105,7 @@ PLAYBOOK = """
     - name: Apply
       kubesched.schedulers.rollout:
         kind: static_pod
-        apply: true
+        mode: apply
         state_dir: "{{ work }}/state"
         health_timeout: 2
         settle: 0

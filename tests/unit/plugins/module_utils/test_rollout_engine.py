@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rollout engine's sequence on a temp dir, with a fake restarter and waiter and injectable failures, as
+"""The rollout engine's sequence on a temp dir, with a fake strategy and waiter and injectable failures, as
 kubeadm's upgrade/staticpods_test.go drives upgradeComponent with a fake path manager and waiter."""
 
 from __future__ import annotations
@@ -12,29 +12,50 @@ import stat
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _rollout
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine, RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
+    StaticPodStrategy, SystemdStrategy, Verdict)
 
 
-class FakeRestarter(object):
-    def __init__(self, restarts_itself=False):
+class FakeStrategy(object):
+    """Records what the engine asks of a systemd-like kind (a unit file changed: one reload)."""
+
+    def __init__(self):
         self.calls = []
-        self.restarts_itself = restarts_itself
         self.stopped_units = set()
 
-    def reload(self):
-        self.calls.append(("reload",))
+    def facts(self, params):
+        return {}, []
 
-    def restart(self, unit):
-        self.calls.append(("restart", unit))
+    def host_problem(self, facts):
+        return None
 
-    def stop(self, unit):
-        self.calls.append(("stop", unit))
+    def reload(self, paths):
+        if any(path.endswith(".service") for path in paths):
+            self.calls.append(("reload",))
 
-    def running(self, unit):
-        return unit not in self.stopped_units
+    def restart(self, instance):
+        self.calls.append(("restart", instance["unit"]))
 
-    def log_tail(self, unit):
-        return ["%s: the last line it logged" % unit]
+    def stop(self, instance):
+        self.calls.append(("stop", instance["unit"]))
+
+    def remove(self, instance, remove_files, waiter, timeout):
+        self.stop(instance)
+        remove_files()
+
+    def running(self, instance):
+        return instance["unit"] not in self.stopped_units
+
+    def log_tail(self, instance):
+        return ["%s: the last line it logged" % instance["unit"]]
+
+    def binary_problems(self, params):
+        return []
+
+    def preflight(self, instance, params):
+        return Verdict("not run: a fake")
 
 
 class FakeWaiter(object):
@@ -77,8 +98,8 @@ def params(root, instances, kind="systemd", **extra):
     return base
 
 
-def engine(p, failing=(), restarter=None):
-    return Engine(p, restarter or FakeRestarter(), FakeWaiter(failing))
+def engine(p, failing=(), strategy=None):
+    return Engine(p, strategy or FakeStrategy(), FakeWaiter(failing))
 
 
 def snapshot(root):
@@ -107,7 +128,7 @@ def test_plan_changes_nothing_and_apply_writes_restarts_and_gates_each_instance(
     applied = eng.apply(plan)
     assert applied == {"one": {"restarted": True, "pid": 10360}, "two": {"restarted": True, "pid": 10361}}
     # Written first, one daemon-reload, then both restarted and gated together (their settle times overlap).
-    assert eng.restarter.calls == [("reload",), ("restart", "one.service"), ("restart", "two.service")]
+    assert eng.strategy.calls == [("reload",), ("restart", "one.service"), ("restart", "two.service")]
     assert sorted(eng.waiter.gates) == [10259, 10260]
     files = snapshot(tmp_path)
     assert files["etc/one.yaml"] == (b"a: 1\n", 0o640) and files["units/two.service"][1] == 0o644
@@ -138,7 +159,7 @@ def test_a_failed_gate_restores_every_instance_this_call_changed_and_keeps_the_b
     # one had passed its gate, but kubeadm's rule holds: a failed run restores everything it changed.
     assert {k: v for k, v in after.items() if not k.startswith("state/")} == before
     assert any(k.startswith("state/two/backup/") for k in after)  # kept for the operator
-    assert ("restart", "one.service") in eng.restarter.calls[-4:] and ("restart", "two.service") in eng.restarter.calls[-4:]
+    assert ("restart", "one.service") in eng.strategy.calls[-4:] and ("restart", "two.service") in eng.strategy.calls[-4:]
 
 
 def test_a_write_that_fails_halfway_is_restored_and_leaves_no_temporary_file(tmp_path, monkeypatch):
@@ -173,7 +194,7 @@ def test_a_new_instance_that_never_is_healthy_is_removed(tmp_path):
     assert plan["instances"]["one"]["action"] == "none"
     with pytest.raises(RolloutFailed, match="removed the new instance new, which never was healthy"):
         eng.apply(plan)
-    assert ("stop", "new.service") in eng.restarter.calls
+    assert ("stop", "new.service") in eng.strategy.calls
     assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("state/")} == before
 
 
@@ -185,19 +206,19 @@ def test_attributes_only_are_fixed_without_a_restart(tmp_path):
     plan, _diff, changed = eng.plan()
     assert changed and plan["instances"]["one"]["action"] == "attributes"
     assert eng.apply(plan) == {"one": {"restarted": False, "pid": None}}
-    assert eng.restarter.calls == [] and stat.S_IMODE(os.stat(str(tmp_path / "etc" / "one.yaml")).st_mode) == 0o640
+    assert eng.strategy.calls == [] and stat.S_IMODE(os.stat(str(tmp_path / "etc" / "one.yaml")).st_mode) == 0o640
 
 
 def test_a_stopped_unit_is_started_and_gated(tmp_path):
     p = params(tmp_path, [instance(tmp_path, "one", 10259)])
     converge(p)
-    restarter = FakeRestarter()
-    restarter.stopped_units.add("one.service")
-    eng = engine(p, restarter=restarter)
+    strategy = FakeStrategy()
+    strategy.stopped_units.add("one.service")
+    eng = engine(p, strategy=strategy)
     plan, _diff, changed = eng.plan()
     assert changed and plan["instances"]["one"]["action"] == "start"
     eng.apply(plan)
-    assert restarter.calls == [("restart", "one.service")] and eng.waiter.gates == [10259]
+    assert strategy.calls == [("restart", "one.service")] and eng.waiter.gates == [10259]
 
 
 def test_a_new_link_restarts_every_instance_and_a_failure_points_it_back(tmp_path):
@@ -226,7 +247,7 @@ def test_a_missing_named_file_or_a_wrong_binary_changes_nothing(tmp_path):
     binary.write_text("#!/bin/sh\necho Kubernetes v1.33.0\n")
     binary.chmod(0o755)
     eng = Engine(params(tmp_path, [instance(tmp_path, "one", 10259)], binary={"path": str(binary), "version": "1.34.2"}),
-                 FakeRestarter(), FakeWaiter(), run=lambda argv: (0, "Kubernetes v1.33.0\n", ""))
+                 SystemdStrategy(run=lambda argv: (0, "Kubernetes v1.33.0\n", "")), FakeWaiter())
     plan, _diff, _changed = eng.plan()
     with pytest.raises(RolloutFailed, match="nothing was changed: .*'Kubernetes v1.33.0', not 'Kubernetes v1.34.2'"):
         eng.apply(plan)
@@ -246,13 +267,13 @@ def test_absent_instances_are_stopped_and_removed_first(tmp_path):
     gone = {"name": "old", "state": "absent", "unit": "old.service", "port": 10260, "files": [
         {"path": str(tmp_path / "etc" / "old.yaml")}, {"path": str(tmp_path / "units" / "old.service")}]}
     eng, _applied = converge(params(tmp_path, [instance(tmp_path, "one", 10259), gone]))
-    assert eng.restarter.calls == [("stop", "old.service"), ("reload",)]
+    assert eng.strategy.calls == [("stop", "old.service"), ("reload",)]
     assert sorted(snapshot(tmp_path)) == ["etc/one.yaml", "units/one.service"]
 
 
 def test_static_pods_are_left_to_the_kubelet(tmp_path):
     p = params(tmp_path, [instance(tmp_path, "one", 10259, unit=False)], kind="static_pod")
-    eng, applied = converge(p, restarter=_rollout.KubeletRestarter())
+    eng, applied = converge(p, strategy=StaticPodStrategy(run=None))
     assert applied["one"]["restarted"] and eng.waiter.gates == [10259]
 
 
@@ -266,7 +287,7 @@ def test_a_new_instance_is_removed_even_when_one_of_its_files_was_there_before(t
     with pytest.raises(RolloutFailed, match="removed the new instance new"):
         eng.apply(plan)
     # Started once by the change, then after the restore only stopped, never restarted on files it never ran with.
-    assert eng.restarter.calls == [("reload",), ("restart", "new.service"), ("reload",), ("stop", "new.service")]
+    assert eng.strategy.calls == [("reload",), ("restart", "new.service"), ("reload",), ("stop", "new.service")]
     assert {k: v[0] for k, v in snapshot(tmp_path).items() if not k.startswith("state/")} == {"etc/new.yaml": b"kubeadm's\n"}
 
 
@@ -276,7 +297,7 @@ def test_one_read_call_finds_the_manifests_by_name_in_the_static_pod_directory(t
     (manifests / "kube-scheduler.yaml").write_text("kind: Pod\n")
     adopted = tmp_path / "adopted.yaml"
     eng = engine(params(tmp_path, [], kind="static_pod", read=[str(adopted)], manifest_dir=str(manifests) + "/",
-                        manifest_names=["kube-scheduler", "gpu"]))
+                        manifest_names=["kube-scheduler", "gpu"]), strategy=StaticPodStrategy(run=None))
     facts = eng.facts()
     assert facts["manifest_dir"] == {"path": str(manifests), "source": "given", "kubelet_config": None}
     assert facts["read"][str(manifests / "kube-scheduler.yaml")]["content"] == "kind: Pod\n"

@@ -1,0 +1,38 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Facts about a master that the controller asks for in the planning call (so that planning a master is one call,
+not a fact gathering plus a call). Host code: stdlib only."""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+
+
+def host_facts():
+    """The kernel's machine name (the release binary's architecture) and whether systemd booted this host (its
+    runtime directory exists: the test sd_booted() and Ansible's service_mgr fact make)."""
+    return {"machine": os.uname().machine, "systemd": os.path.isdir("/run/systemd/system")}
+
+
+def account_facts(user, group):
+    return {"user_exists": _exists(pwd.getpwnam, user), "group_exists": _exists(grp.getgrnam, group)}
+
+
+def binary_facts(path, run):
+    """Whether the binary exists and what its ``--version`` says (None when it cannot say)."""
+    version = None
+    if os.path.isfile(path) and os.access(path, os.X_OK) and run:
+        rc, stdout, stderr = run([path, "--version"])
+        version = (stdout or stderr).strip() if rc == 0 else None
+    return {"exists": os.path.isfile(path), "version_output": version}
+
+
+def _exists(lookup, name):
+    try:
+        lookup(name)
+    except KeyError:
+        return False
+    return True

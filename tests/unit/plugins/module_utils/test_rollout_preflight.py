@@ -1,0 +1,278 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Issue 25: the master's own kube-scheduler checks every new config and its flags offline, in the plan, before
+anything running is touched. The seams (what each kind's strategy runs, how kube-scheduler's words are found, what
+the typed exceptions carry), then the real binary (KUBE_SCHEDULER_BIN_1_35; skipped, loudly, without it) refusing
+a bad change rendered by the controller exactly as the static_pod and systemd roles render it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+
+import pytest
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
+    PREFLIGHT_KUBECONFIG, offline_flags, refusal)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
+    PreflightFailed, RolledBack, RolloutFailed)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
+    StaticPodStrategy, SystemdStrategy, Verdict)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import static_pod_host, systemd_host
+
+from test_rollout_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
+
+# kube-scheduler v1.35.4's stderr for three refusals (config, feature gate, flag), as it printed them.
+CONFIG_REFUSED = ('E1126 04:23:19.655289   14022 run.go:72] "command failed" err="initializing profiles: creating '
+                  'profile for scheduler name x: ScorePlugin \\"NoSuch\\" does not exist"\n')
+GATE_REFUSED = 'E1126 04:23:11.875620   13924 run.go:72] "command failed" err="unrecognized feature gate: NoSuchGate"\n'
+FLAG_REFUSED = "Usage:\n  kube-scheduler [flags]\n\nGlobal flags:\n      --version version\n\nError: unknown flag: --bogus\n"
+
+
+def test_kube_schedulers_own_words_are_found_in_each_shape_it_prints():
+    assert refusal(1, "", CONFIG_REFUSED) == ('initializing profiles: creating profile for scheduler name x: '
+                                              'ScorePlugin "NoSuch" does not exist')
+    assert refusal(1, "", GATE_REFUSED) == "unrecognized feature gate: NoSuchGate"
+    assert refusal(1, "", FLAG_REFUSED) == "unknown flag: --bogus"  # not the usage text around it
+    assert refusal(1, "", "") == "exit status 1 and no output"
+    assert refusal(0, "", GATE_REFUSED) is None
+
+
+def test_the_instances_config_flag_gives_way_to_the_new_config():
+    assert offline_flags(["--bind-address=127.0.0.1", "--config=/etc/k/one.yaml", "--config", "/x", "--v=2"]) == [
+        "--bind-address=127.0.0.1", "--v=2"]
+
+
+class RefusingStrategy(FakeStrategy):
+    def __init__(self, refuse):
+        super().__init__()
+        self.refuse = refuse
+        self.asked = []
+
+    def preflight(self, instance, params):
+        self.asked.append(instance["name"])
+        return Verdict("refused by a fake", self.refuse.get(instance["name"]))
+
+
+def test_a_refusal_fails_the_plan_with_its_words_and_nothing_is_written_or_restarted(tmp_path):
+    strategy = RefusingStrategy({"two": "unrecognized feature gate: NoSuchGate"})
+    eng = Engine(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)]), strategy,
+                 FakeWaiter())
+    with pytest.raises(PreflightFailed) as failure:
+        eng.run(APPLY)
+    assert str(failure.value) == ("nothing was changed: two would be refused by the master's kube-scheduler: "
+                                  "unrecognized feature gate: NoSuchGate (refused by a fake, offline with the new "
+                                  "config and flags)")
+    # The plan that was refused travels with the exception (a Check job shows it), every instance was asked.
+    assert failure.value.plan["instances"]["two"]["action"] == "create" and strategy.asked == ["one", "two"]
+    assert snapshot(tmp_path) == {} and strategy.calls == [] and eng.waiter.gates == []
+    assert not isinstance(failure.value, RolledBack) and isinstance(failure.value, RolloutFailed)
+
+
+def test_an_instance_that_starts_no_process_is_not_asked(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259)])
+    Engine(p, FakeStrategy(), FakeWaiter()).run(APPLY)
+    strategy = RefusingStrategy({"one": "would refuse"})
+    result = Engine(p, strategy, FakeWaiter()).run(PLAN)
+    assert not result["changed"] and strategy.asked == []  # a rerun stays cheap: changed=0, no binary run
+
+
+def test_a_failed_gate_is_rolled_back_by_type(tmp_path):
+    p = params(tmp_path, [instance(tmp_path, "one", 10259)])
+    with pytest.raises(RolledBack, match="After restore|removed the new instance one"):
+        Engine(p, FakeStrategy(), FakeWaiter(failing={10259})).run(APPLY)
+
+
+def recording_run(answers):
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        for prefix, answer in answers:
+            if argv[:len(prefix)] == prefix:
+                return answer
+        return 0, "", ""
+    return run, calls
+
+
+def test_static_pods_run_the_images_binary_through_containerd_with_the_manifests_host_paths_read_only(tmp_path):
+    present = tmp_path / "scheduler.conf"
+    present.write_text("kubeconfig")
+    run, calls = recording_run([(["ctr", "--namespace", "k8s.io", "images"], (0, "registry.k8s.io/kube-scheduler:v1.35.4\n", "")),
+                                (["ctr", "--namespace", "k8s.io", "run"], (1, "", GATE_REFUSED))])
+    strategy = StaticPodStrategy(run, which=lambda name: "/usr/bin/" + name)
+    spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
+            "flags": ["--config=/etc/k/one.yaml", "--feature-gates=NoSuchGate=true", "--secure-port=10259"],
+            "image": "registry.k8s.io/kube-scheduler:v1.35.4",
+            "mounts": [{"host": str(present), "container": "/etc/kubernetes/scheduler.conf"},
+                       {"host": str(tmp_path / "not-written-yet.yaml"), "container": "/etc/k/one.yaml"}]}
+    verdict = strategy.preflight({"name": "one", "preflight": spec}, {})
+    assert verdict.refused == "unrecognized feature gate: NoSuchGate" and verdict.problem is None
+    argv = calls[-1]
+    mounts = [argv[i + 1] for i, word in enumerate(argv) if word == "--mount"]
+    assert mounts[1:] == ["type=bind,src=%s,dst=/etc/kubernetes/scheduler.conf,options=rbind:ro" % present]
+    assert mounts[0].endswith(",dst=/kubesched-preflight,options=rbind:rw")
+    tail = argv[argv.index("registry.k8s.io/kube-scheduler:v1.35.4") + 2:]
+    assert tail == ["kube-scheduler", "--feature-gates=NoSuchGate=true", "--secure-port=10259",
+                    "--config", "/kubesched-preflight/config.yaml", "--write-config-to",
+                    "/kubesched-preflight/effective.yaml", "--secure-port", "0", "--master", "https://127.0.0.1:1"]
+    assert not os.path.exists(mounts[0].split(",")[1][len("src="):])  # the run's directory is gone
+
+
+def test_static_pods_without_containerd_say_which_variable_helps():
+    strategy = StaticPodStrategy(lambda argv: (0, "", ""), which=lambda name: None)
+    verdict = strategy.preflight({"name": "one", "preflight": {"config": "", "flags": [], "command": "kube-scheduler",
+                                                               "image": "x", "mounts": []}}, {})
+    assert verdict.refused is None and "kube_scheduler_static_pod_preflight_binary" in verdict.problem
+
+
+def test_systemd_runs_nothing_before_the_binary_is_installed():
+    strategy = SystemdStrategy(lambda argv: (1, "", "no such file"))
+    verdict = strategy.preflight({"name": "one", "preflight": {"config": "", "flags": []}},
+                                 {"binary": {"path": "/opt/kube-scheduler/1.35.4/kube-scheduler", "version": "1.35.4"}})
+    assert verdict.refused is None and verdict.note.startswith("not run yet")
+
+
+# --- the real binary ----------------------------------------------------------------------------------------------
+
+def real_binary():
+    binary = os.environ.get("KUBE_SCHEDULER_BIN_1_35")
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.skip("KUBE_SCHEDULER_BIN_1_35 is not set: no real kube-scheduler to refuse a change (make binaries)")
+    return binary, subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout.split()[-1][1:]
+
+
+def subprocess_run(argv):
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+class LiveServer(object):
+    """A listening socket standing for a live API server: the offline run must never connect to it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.accepted = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.stop:
+            try:
+                conn, _addr = self.sock.accept()
+            except socket.timeout:
+                continue
+            self.accepted += 1
+            conn.close()
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def real_master(tmp_path, extra_flags, kind):
+    """A master as the role renders it: the instance's kubeconfig exists and names a live server."""
+    binary, version = real_binary()
+    server = LiveServer()
+    kubeconfig = tmp_path / "scheduler.conf"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "live",
+        "clusters": [{"name": "live", "cluster": {"server": "https://127.0.0.1:%d" % server.sock.getsockname()[1],
+                                                  "insecure-skip-tls-verify": True}}],
+        "contexts": [{"name": "live", "context": {"cluster": "live", "user": "live"}}],
+        "users": [{"name": "live", "user": {"token": "t0ken"}}]}))
+    raw = [{"name": "batch", "secure_port": 10260, "kubeconfig": str(kubeconfig), "extra_flags": extra_flags,
+            "config": {"profiles": [{"schedulerName": "batch"}], "leaderElection": {"resourceName": "batch"}}}]
+    instances, errors, _warnings = resolve(raw, version, str(tmp_path / "schedulers"))
+    assert not errors, errors
+    if kind == "systemd":
+        host = systemd_host(instances, {"unit_dir": str(tmp_path / "units"), "config_dir": str(tmp_path / "schedulers"),
+                                        "binary_link": str(tmp_path / "kube-scheduler"), "binary_path": binary,
+                                        "version": version, "user": "root", "group": "root"})
+        strategy = SystemdStrategy(subprocess_run)
+        host["link"] = None  # the link and units are systemd's business; this test is about the binary's verdict
+    else:
+        (tmp_path / "manifests").mkdir()
+        host, _drift = static_pod_host(instances, {"manifest_dir": str(tmp_path / "manifests"),
+                                                   "config_dir": str(tmp_path / "schedulers"),
+                                                   "state_dir": str(tmp_path / "state"), "version": version,
+                                                   "preflight_binary": binary}, {})
+        strategy = StaticPodStrategy(subprocess_run)
+    host.update(state_dir=str(tmp_path / "state"), health_timeout=5, settle=0, read=[], accounts=None)
+    host.setdefault("link", None)
+    host.setdefault("binary", None)
+    return host, strategy, server
+
+
+@pytest.mark.parametrize("kind", ["static_pod", "systemd"])
+def test_the_real_kube_scheduler_refuses_an_unknown_feature_gate_in_the_plan_and_nothing_is_written(tmp_path, kind):
+    host, strategy, server = real_master(tmp_path, {"feature-gates": "NoSuchGate=true"}, kind)
+    before = snapshot(tmp_path)
+    if kind == "systemd":
+        strategy.running = lambda instance: True  # no systemd on the test machine; the binary is real
+        strategy.facts = lambda params: ({"host": {"systemd": True}}, [])
+    try:
+        with pytest.raises(PreflightFailed) as failure:
+            Engine(host, strategy, FakeWaiter()).run(APPLY)
+    finally:
+        server.close()
+    message = str(failure.value)
+    assert message.startswith("nothing was changed: batch would be refused by the master's kube-scheduler: "
+                              "unrecognized feature gate: NoSuchGate")
+    assert snapshot(tmp_path) == before and server.accepted == 0
+
+
+def test_the_real_kube_scheduler_accepts_a_good_change_without_contacting_the_live_server(tmp_path):
+    host, strategy, server = real_master(tmp_path, {"v": 2}, "static_pod")
+    try:
+        result = Engine(host, strategy, FakeWaiter()).run(PLAN)
+    finally:
+        server.close()
+    assert result["changed"] and result["plan"]["instances"]["batch"]["preflight"].startswith("accepted by ")
+    assert server.accepted == 0  # the instance's kubeconfig names a live server; the run used its offline one
+
+
+def test_the_real_kube_scheduler_refuses_a_file_the_config_names_that_is_missing_on_this_host(tmp_path):
+    host, strategy, server = real_master(tmp_path, {}, "static_pod")
+    server.close()
+    preflight = host["instances"][0]["preflight"]
+    config = yaml.safe_load(preflight["config"])
+    config["extenders"] = [{"urlPrefix": "https://127.0.0.1:1/x", "filterVerb": "filter", "enableHTTPS": True,
+                            "tlsConfig": {"caFile": str(tmp_path / "missing-ca.crt")}}]
+    preflight["config"] = yaml.safe_dump(config)
+    verdict = strategy.preflight(host["instances"][0], host)
+    assert verdict.refused is not None and "missing-ca.crt" in verdict.refused
+
+
+def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and_an_offline_kubeconfig(tmp_path):
+    raw = [{"name": "batch", "secure_port": 10260, "kubeconfig": "/etc/kubernetes/batch.conf",
+            "extra_flags": {"feature-gates": "NoSuchGate=true"},
+            "config": {"profiles": [{"schedulerName": "batch"}], "leaderElection": {"resourceName": "batch"}}}]
+    instances, errors, _warnings = resolve(raw, "1.35.4", "/etc/kubernetes/schedulers")
+    assert not errors, errors
+    host, _drift = static_pod_host(instances, {"manifest_dir": "/etc/kubernetes/manifests",
+                                               "config_dir": "/etc/kubernetes/schedulers",
+                                               "state_dir": "/var/lib/kubesched/static-pod", "version": "1.35.4"}, {})
+    entry = host["instances"][0]
+    pod = yaml.safe_load(entry["files"][-1]["content"])
+    container = pod["spec"]["containers"][0]
+    preflight = entry["preflight"]
+    assert [preflight["command"]] + preflight["flags"] == container["command"] and "binary" not in preflight
+    assert preflight["image"] == container["image"]
+    assert sorted((m["host"], m["container"]) for m in preflight["mounts"]) == [
+        ("/etc/kubernetes/batch.conf", "/etc/kubernetes/batch.conf"),
+        ("/etc/kubernetes/schedulers/batch.yaml", "/etc/kubernetes/schedulers/batch.yaml")]
+    # The written config keeps the instance's kubeconfig; the offline run's names its own.
+    assert yaml.safe_load(entry["files"][0]["content"])["clientConnection"]["kubeconfig"] == "/etc/kubernetes/batch.conf"
+    assert yaml.safe_load(preflight["config"])["clientConnection"]["kubeconfig"] == PREFLIGHT_KUBECONFIG
