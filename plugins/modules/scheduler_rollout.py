@@ -24,14 +24,14 @@ description:
     up what the change replaces, writes atomically, restarts the unit (systemd) or lets the kubelet replace the pod
     (static pods), and waits until a B(new) process answers the instance's health endpoint; on any failure every
     file, the binary link and the restarted instances are restored, and the task fails saying what happened.
-  - Before anything running is touched, the plan runs the master's own kube-scheduler offline against the new
+  - "Before anything running is touched, the plan runs the master's own kube-scheduler offline against the new
     config and flags of every instance that would start a process (C(--write-config-to) with C(--secure-port 0), an
     unreachable C(--master) and an offline kubeconfig in place of the instance's, so no API server is contacted) -
     the binary the unit will run (systemd; once it is installed), or the kube-scheduler inside the image the
     manifest names, through containerd with the manifest's hostPaths read-only (static pods; or O(preflight_binary)).
     A refusal fails the task for that master with kube-scheduler's own words
     (C(<instance> would be refused by the master's kube-scheduler: unrecognized feature gate: ...)), in check mode
-    too; nothing is written and nothing restarts.
+    too; nothing is written and nothing restarts."
   - For static pods the master is read first (its current and adopted manifests and the checksums of kubeconfigs
     this role does not write), because a manifest written by kubeadm is adopted and kept to build on. A manifest
     that does not run kube-scheduler is never taken over or removed.
