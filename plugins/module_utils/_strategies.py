@@ -197,8 +197,8 @@ class StaticPodStrategy(object):
                     head += ["--mount", "type=bind,src=%s,dst=%s,options=rbind:ro" % (mount["host"], mount["container"])]
             head += [spec["image"], "kubesched-preflight-%s-%d" % (instance["name"], os.getpid()), spec["command"]]
             refused = _offline(self._run, workspace, PREFLIGHT_DIR, head, spec["flags"])
-        return Verdict("%s by %s in image %s" % ("accepted" if refused is None else "refused", spec["command"],
-                                                  spec["image"]), refused)
+        verb = "accepted" if refused is None else "refused"
+        return Verdict("%s by %s in image %s" % (verb, spec["command"], spec["image"]), refused)
 
     def _image_problem(self, image):
         """The image must be on the node (the kubelet pulls IfNotPresent; crictl pulls it as the kubelet would)."""
