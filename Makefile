@@ -30,7 +30,7 @@ export SUITE_RESULTS := $(BUILD)/results
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule demo demo-clean e2e bench bench-rollout bench-hostile clean docs differential
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-hostile clean docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills, on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
@@ -106,6 +106,12 @@ unit: deps binaries
 # control plane of its own.
 molecule: deps image binaries
 	$(WITH_K8S) tests/support/run-molecule.sh $(SCENARIO)
+
+## drills: every Molecule scenario with its timing drills (MOLECULE_DRILLS=1): the longest time pods stayed
+## unscheduled while a config change rolled over three masters (systemd restarts; static pods replaced by real
+## kubelets), printed as `drill: {...}` lines. Measurements, not checks: `make test` leaves them out.
+drills: deps image binaries
+	$(WITH_K8S) MOLECULE_DRILLS=1 tests/support/run-molecule.sh $(SCENARIO)
 
 demo: deps image binaries
 	$(WITH_K8S) tests/demo/run.sh
