@@ -303,29 +303,7 @@ any_dict = of_type(dict, "a dict")
 any_list = of_type(list, "a list")
 
 
-# k8s.io/apimachinery/pkg/api/resource: a quantity such as 100m, 128Mi, 1.5, 2e3.
-_QUANTITY = re.compile(r"[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?")
 _TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
-
-
-def resources(value, name):
-    """A container's resources: requests and limits, each resource name to a quantity the API server parses."""
-    if not isinstance(value, dict):
-        raise InputError("%s: must be a dict with requests and limits, got %s" % (name, type_name(value)))
-    for part, amounts in value.items():
-        if part not in ("requests", "limits"):
-            raise InputError("%s: unknown field %s; a container's resources have requests and limits"
-                             % (name, shown(part)))
-        if not isinstance(amounts, dict):
-            raise InputError("%s.%s: must be a dict of resource names to quantities, got %s"
-                             % (name, part, type_name(amounts)))
-        for resource, amount in amounts.items():
-            label_key(resource, "%s.%s key" % (name, part))
-            text = str(amount) if isinstance(amount, (int, float)) and not isinstance(amount, bool) else amount
-            if not isinstance(text, str) or not _QUANTITY.fullmatch(text):
-                raise _invalid("%s.%s.%s" % (name, part, resource), amount,
-                               "must be a quantity such as 100m, 128Mi or 2 (the API server parses nothing else)")
-    return value
 
 
 def tolerations(value, name):
@@ -382,6 +360,41 @@ def priority_classes(value, name):
             boolean(item["global_default"], where + ".global_default")
         if "preemption_policy" in item:
             one_of("PreemptLowerPriority", "Never")(item["preemption_policy"], where + ".preemption_policy")
+    defaults = [item["name"] for item in value if "global_default" in item and boolean(item["global_default"], "")]
+    if len(defaults) > 1:
+        raise InputError("%s: Invalid value: global_default is true for %s: the API server allows one default "
+                         "PriorityClass in the cluster; set it on one of them at most" % (name, ", ".join(defaults)))
+    return value
+
+
+def lease_reference(value, name):
+    """A lease as "namespace/name" (the verify role's form), or empty for none."""
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str) or value.count("/") != 1:
+        raise _invalid(name, value, 'must be "namespace/name", such as kube-system/my-scheduler')
+    namespace, lease = value.split("/")
+    dns_label(namespace, name + " (namespace)")
+    dns_subdomain(lease, name + " (name)")
+    return value
+
+
+def verify_targets(value, name):
+    """The verify role's schedulers: a scheduler name, or a dict with name and an optional lease. Each name becomes
+    a test pod's spec.schedulerName and part of an annotation, so it must be one the API server accepts there."""
+    if not isinstance(value, list):
+        raise InputError("%s: must be a list of scheduler names, got %s" % (name, type_name(value)))
+    for index, item in enumerate(value):
+        where = "%s[%d]" % (name, index)
+        if isinstance(item, dict):
+            unknown = sorted(str(key) for key in item if key not in ("name", "lease"))
+            if unknown:
+                raise InputError("%s: unknown fields %s; a scheduler to verify has name and lease"
+                                 % (where, ", ".join(unknown)))
+            scheduler_name(item.get("name"), where + ".name")
+            lease_reference(item.get("lease"), where + ".lease")
+        else:
+            scheduler_name(item, where)
     return value
 
 

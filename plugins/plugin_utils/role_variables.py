@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs as K
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_resources import container_resources
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
@@ -62,7 +63,7 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_strict": K.boolean,
         "kube_scheduler_deployment_lease_name": K.dns_subdomain,
         "kube_scheduler_deployment_secure_port": K.port,
-        "kube_scheduler_deployment_resources": K.resources,
+        "kube_scheduler_deployment_resources": container_resources,
         "kube_scheduler_deployment_priority_class_name": K.optional(K.dns_subdomain),
         "kube_scheduler_deployment_priority_classes": K.priority_classes,
         "kube_scheduler_deployment_run_as_user": K.run_as_user,
@@ -76,7 +77,7 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_k8s_context": K.optional(K.text),
     },
     "verify": {
-        "kube_scheduler_verify_schedulers": K.any_list,
+        "kube_scheduler_verify_schedulers": K.verify_targets,
         "kube_scheduler_verify_instances": K.any_list,
         "kube_scheduler_verify_version": K.optional_version,
         "kube_scheduler_verify_discover_deployments": K.boolean,

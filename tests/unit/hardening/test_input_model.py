@@ -145,9 +145,31 @@ def test_a_host_path_with_dot_dot_is_refused_before_the_api_server_sees_it():
     ("kube_scheduler_deployment_tolerations", [{"operator": "Equal", "value": "x"}], "an empty key needs operator Exists"),
     ("kube_scheduler_deployment_priority_classes", [{"name": "system-batch", "value": 1}], "system- prefix is reserved"),
     ("kube_scheduler_deployment_priority_classes", [{"name": "batch", "value": 2000000000}], "between -2147483648 and 1000000000"),
+    # Issue 21 item 1: what the API server's container-resources and PriorityClass admission refuse
+    # (tests/unit/roles/test_apiserver_dry_run.py asks the real kube-apiserver about the same values).
+    ("kube_scheduler_deployment_resources", {"requests": {"gpu": "1"}}, "must be cpu, memory, ephemeral-storage"),
+    ("kube_scheduler_deployment_resources", {"requests": {"memory": "1Gi"}, "limits": {"memory": "1G"}},
+     "must be less than or equal to the memory limit of '1G'"),
+    ("kube_scheduler_deployment_resources", {"requests": {"example.com/dev": "1"}}, "needs a limit equal"),
+    ("kube_scheduler_deployment_resources", {"limits": {"example.com/dev": "500m"}}, "must be a whole number"),
+    ("kube_scheduler_deployment_resources", {"requests": {"cpu": "-1"}}, "must be a quantity"),
+    ("kube_scheduler_deployment_priority_classes", [{"name": "a", "value": 1, "global_default": True},
+                                                     {"name": "b", "value": 1, "global_default": "yes"}],
+     "one default PriorityClass"),
 ])
 def test_values_the_api_server_or_the_kubelet_would_refuse_later(variable, value, words):
     problems = role_problems("deployment", **{variable: value})
+    assert len(problems) == 1 and problems[0].startswith(variable) and words in problems[0]
+
+
+@pytest.mark.parametrize("variable, value, words", [
+    ("kube_scheduler_verify_schedulers", ["batch,default-scheduler"], "kube_scheduler_verify_schedulers[0]: Invalid"),
+    ("kube_scheduler_verify_schedulers", [{"name": "x", "lease": "x"}], '[0].lease: Invalid value'),
+    ("kube_scheduler_verify_schedulers", [{"name": "x", "leas": "kube-system/x"}], "unknown fields leas"),
+    ("kube_scheduler_verify_schedulers", "x", "must be a list of scheduler names"),
+])
+def test_the_verify_roles_schedulers_are_names_a_pod_can_select(variable, value, words):
+    problems = role_problems("verify", **{variable: value})
     assert len(problems) == 1 and problems[0].startswith(variable) and words in problems[0]
 
 
