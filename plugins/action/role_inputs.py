@@ -13,13 +13,15 @@ from __future__ import annotations
 from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES, check_role
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import (
+    ROLE_VARIABLES, check_real_paths, check_role)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 ARGUMENT_SPEC = {
     "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},
+    "real_paths": {"type": "dict"},
 }
 # The value as written matters for these: YAML reads an unquoted 1.30 as the number 1.3, which templating would
 # turn into the text "1.3" (and lose what went wrong).
@@ -53,6 +55,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 problems.append("%s: cannot be templated: %s" % (name, str(exc).splitlines()[0]))
         normalised, found = check_role(args["role"], values, [name for name in task_vars if isinstance(name, str)])
         problems.extend(found)
+        if not problems and args.get("real_paths") is not None:
+            problems.extend(check_real_paths(args["role"], normalised, args["real_paths"]))
         if problems:
             return dict(result, failed=True, errors=problems,
                         msg="kubesched.schedulers.%s: the variables are not valid, nothing was changed:\n%s"

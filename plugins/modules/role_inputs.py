@@ -34,6 +34,13 @@ options:
     type: str
     required: true
     choices: [deployment, static_pod, systemd, verify]
+  real_paths:
+    description:
+      - The role's paths as the host resolves them (symbolic links followed, C(realpath --canonicalize-missing)),
+        by variable name. Given, the role's checks of directories that must neither coincide nor nest run again on
+        them, so two names for one directory are refused too. The systemd role passes its config, unit, state and
+        install directories and the binary link.
+    type: dict
 attributes:
   action:
     support: full

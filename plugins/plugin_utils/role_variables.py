@@ -179,6 +179,26 @@ def _deployment_config(values):
         else "%s%s: %s" % (name, "." + error["field"] if error.get("field") else "", error["message"]), secrets))
 
 
+# The paths a role compares again by what they are on the host (symbolic links resolved), per role.
+REAL_PATHS = {
+    "systemd": ("kube_scheduler_config_dir", "kube_scheduler_unit_dir", "kube_scheduler_state_dir",
+                "kube_scheduler_binary_install_dir", "kube_scheduler_binary_link"),
+}
+
+
+def check_real_paths(role, written, real):
+    """The role's directory checks again, on the paths as the host resolves them (``real``: name -> canonical path,
+    from realpath on the host; ``written``: name -> the path as given). Two names for one directory pass every string
+    comparison: a config dir that is a symbolic link to the unit dir would put configs among the units."""
+    missing = sorted(set(REAL_PATHS.get(role, ())) - set(real))
+    if missing:
+        return ["real_paths: Required value: %s" % ", ".join(missing)]
+    problems = _cross_checks(role, {name: real[name] for name in REAL_PATHS[role]})
+    links = "; ".join("%s %r is %r" % (name, written.get(name), real[name])
+                      for name in REAL_PATHS[role] if real[name] != written.get(name))
+    return ["%s (compared by real path on the host: %s). Nothing was changed." % (problem, links) for problem in problems]
+
+
 def check_role(role, values, present):
     """Check the role's variables: ``values`` maps each set variable to its templated value, ``present`` is every
     variable name the host has (for typos). Returns (normalised values, problems)."""

@@ -82,7 +82,7 @@ def test_a_mistake_fails_on_the_controller_naming_the_variable(runs, case, words
 
 def test_a_v_prefixed_version_passes_every_controller_check(runs):
     name, _host, result = first_failure(runs["v_prefixed_version"])
-    assert name.endswith("Ask the master what would change"), (name, result)
+    assert name.endswith("Resolve the role's directories on the master"), (name, result)
     assert result.get("unreachable") or "192.0.2." in result.get("msg", ""), result
 
 
@@ -168,4 +168,57 @@ def test_a_config_dir_linked_to_the_manifest_dir_is_found_on_the_host(tmp_path, 
     assert results["plan"]["msg"].startswith("config_dir (kube_scheduler_config_dir in the static_pod role): Invalid "
                                              "value: '%s/config': on the host it is the static pod directory" % tmp_path)
     assert sorted(p.name for p in (tmp_path / "manifests").iterdir()) == ["etcd.yaml"]
+    assert not (tmp_path / "state").exists()
+
+
+SYSTEMD_LINK_PLAY = """
+- name: The systemd role's checks on a master whose config dir is a symbolic link to its unit dir
+  hosts: localhost
+  gather_facts: false
+  vars:
+    kube_scheduler_version: "1.35.4"
+    kube_scheduler_config_dir: "{{ work }}/{{ config_dir }}"
+    kube_scheduler_unit_dir: "{{ work }}/units"
+    kube_scheduler_state_dir: "{{ work }}/state"
+    kube_scheduler_binary_install_dir: "{{ work }}/opt"
+    kube_scheduler_binary_link: "{{ work }}/bin/kube-scheduler"
+  tasks:
+    - name: preflight
+      ansible.builtin.import_role:
+        name: kubesched.schedulers.systemd
+        tasks_from: preflight
+"""
+
+
+@pytest.mark.parametrize("config_dir, refused", [("config", True), ("units-inside/schedulers", True),
+                                                 ("own", False)])
+def test_systemd_directories_are_compared_by_real_path_on_the_master(tmp_path, ansible_playbook, config_dir,
+                                                                     refused):
+    """Issue 21: a config dir that is (through a symbolic link) the unit dir, or a directory inside it, is refused
+    on the master before anything is written there, naming both variables and what the link resolves to."""
+    (tmp_path / "units").mkdir()
+    (tmp_path / "units" / "ssh.service").write_text("[Unit]\n")
+    (tmp_path / "config").symlink_to(tmp_path / "units")
+    (tmp_path / "units-inside").symlink_to(tmp_path / "units")
+    (tmp_path / "play.yml").write_text(SYSTEMD_LINK_PLAY)
+    proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                             "-e", "work=%s" % tmp_path, "-e", "config_dir=%s" % config_dir, "--check", "play.yml"],
+                            cwd=tmp_path, env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+                                                   ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
+    report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
+    results = dict((task["task"]["name"].split(" : ")[-1], task["hosts"]["localhost"]) for play in report["plays"]
+                   for task in play["tasks"])
+    check = results["Refuse directories that are one directory on the master"]
+    if not refused:
+        assert proc.returncode == 0 and not check.get("failed"), check
+        return
+    assert check["failed"] and proc.returncode != 0
+    real = (tmp_path / "units").resolve()
+    line = check["msg"].splitlines()[1]
+    resolved = real / config_dir.partition("/")[2] if "/" in config_dir else real
+    assert line.startswith("kube_scheduler_config_dir: Invalid value: ")
+    assert ("%s kube_scheduler_unit_dir" % ("overlaps" if "/" in config_dir else "is")) in line
+    assert line.endswith("(compared by real path on the host: kube_scheduler_config_dir %r is %r). Nothing was "
+                         "changed." % (str(tmp_path / config_dir), str(resolved)))
+    assert sorted(p.name for p in (tmp_path / "units").iterdir()) == ["ssh.service"]
     assert not (tmp_path / "state").exists()
