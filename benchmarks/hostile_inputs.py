@@ -41,7 +41,8 @@ CASES = [
     # Issue 21's worst cases.
     ("nesting 2000 levels of flow, YAML (issue 21)", "process", "nested", [2000], {}),
     ("a 5000-digit number (issue 21)", "process", "long_number", [5000], {}),
-    ("10000 instances (issue 21)", "instances-list", "many_instances", [10000], {}),
+    ("10000 instances (issue 21), refused: at most 100", "instances-list", "many_instances", [10000], {}),
+    ("100 instances, the most accepted", "instances-list", "many_instances", [100], {}),
     ("a 1 MiB extra flag (issue 21)", "instances-list", "huge_flag", [1 << 20], {}),
 ]
 

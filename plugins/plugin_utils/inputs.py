@@ -303,6 +303,16 @@ any_dict = of_type(dict, "a dict")
 any_list = of_type(list, "a list")
 
 
+def list_of_at_most(limit, why):
+    """A list of at most ``limit`` items (``why`` says what the limit protects)."""
+    def check(value, name):
+        any_list(value, name)
+        if len(value) > limit:
+            raise InputError("%s: Too many: %d items, but at most %d are allowed: %s" % (name, len(value), limit, why))
+        return value
+    return check
+
+
 _TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
 
 

@@ -30,6 +30,13 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions impo
     UnsupportedVersion, full_version, health_paths, normalise)
 
 VAR = "kube_scheduler_instances"
+# Each instance is a kube-scheduler process with a port, a config, a lease and a unit or manifest of its own, checked
+# against every other one: a few per master is the norm. The cap keeps a mistaken list (a loop, a survey pasted
+# twice) from planning thousands of processes, and the plan's cost bounded (10000 instances took 23 s to refuse).
+MAX_INSTANCES = 100
+INSTANCE_LIST = inputs.list_of_at_most(MAX_INSTANCES, "instances on one master (each is a kube-scheduler process "
+                                                      "with its own port, config and lease); give one instance "
+                                                      "several profiles instead")
 DEFAULT_LEASE = ("kube-system", "kube-scheduler")
 DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
 
@@ -83,6 +90,10 @@ def resolve(instances, kubernetes_version, config_dir, peers=None):
 def _resolve_list(instances, kubernetes_version, config_dir):
     if not isinstance(instances, list):
         return [], ["%s: must be a list of instances, got %s" % (VAR, _type_name(instances))], []
+    try:
+        INSTANCE_LIST(instances, VAR)
+    except inputs.InputError as exc:
+        return [], [str(exc)], []
     resolved, errors, warnings = [], [], []
     for index, raw in enumerate(instances):
         path = "%s[%d]" % (VAR, index)

@@ -15,13 +15,13 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_resources import container_resources
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import INSTANCE_LIST, check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 
 _HOST_COMMON = {
     "kube_scheduler_version": K.version,
-    "kube_scheduler_instances": K.any_list,
+    "kube_scheduler_instances": INSTANCE_LIST,
     "kube_scheduler_config_dir": K.path,
 }
 
@@ -78,7 +78,7 @@ ROLE_VARIABLES = {
     },
     "verify": {
         "kube_scheduler_verify_schedulers": K.verify_targets,
-        "kube_scheduler_verify_instances": K.any_list,
+        "kube_scheduler_verify_instances": INSTANCE_LIST,
         "kube_scheduler_verify_version": K.optional_version,
         "kube_scheduler_verify_discover_deployments": K.boolean,
         "kube_scheduler_verify_namespace": K.dns_label,

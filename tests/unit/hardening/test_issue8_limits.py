@@ -102,3 +102,18 @@ def test_the_text_is_parsed_once(monkeypatch):
     assert errors == []
     assert loaders == [text]
     assert parse_text(text)[2] is None
+
+
+def test_ten_thousand_instances_are_refused_at_once_with_the_cap_and_the_fix():
+    """Issue 21: 10000 instances used to be resolved (23 s) before anything said no."""
+    start = time.monotonic()
+    _resolved, errors, _warnings = resolve(hostile.many_instances(10000), "1.35.4", "/etc/kubernetes/schedulers")
+    assert time.monotonic() - start < 1
+    assert errors == ["kube_scheduler_instances: Too many: 10000 items, but at most 100 are allowed: instances on one "
+                      "master (each is a kube-scheduler process with its own port, config and lease); give one "
+                      "instance several profiles instead"]
+
+
+def test_the_most_instances_allowed_resolve():
+    resolved, errors, _warnings = resolve(hostile.many_instances(100), "1.35.4", "/etc/kubernetes/schedulers")
+    assert errors == [] and len(resolved) == 100
