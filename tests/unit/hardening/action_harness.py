@@ -31,6 +31,7 @@ def run_action(name, args, task_vars=None, host_result=None):
     plugin = PLUGINS[name]
     action = plugin.ActionModule(task=task, connection=mock.MagicMock(), play_context=PlayContext(), loader=loader,
                                  templar=Templar(loader=loader), shared_loader_obj=None)
+    action._load_name = plugin.__name__  # pylint: disable=protected-access  # as ansible-core's plugin loader sets it
     calls = []
 
     def execute_module(module_name=None, module_args=None, task_vars=None):  # pylint: disable=unused-argument
