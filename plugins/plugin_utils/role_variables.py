@@ -174,9 +174,19 @@ def _deployment_config(values):
         return ["kube_scheduler_deployment_config: %s" % exc]
     secrets = secret_values(config)
     name = "kube_scheduler_deployment_config"
+    size = len((result.rendered or "").encode("utf-8"))
+    if not result.errors and size > CONFIGMAP_MAX_BYTES:
+        return ["%s: Too long: the rendered configuration is %d bytes, but the API server accepts at most %d bytes of "
+                "data in a ConfigMap; move large values (an extender's certificate data) into files the pod mounts"
+                % (name, size, CONFIGMAP_MAX_BYTES)]
     return with_hints(result.errors, config, result.version, name, lambda error: redact_message(
         "%s.%s" % (name, error["message"]) if error.get("field") and error["message"].startswith(error["field"] + ":")
         else "%s%s: %s" % (name, "." + error["field"] if error.get("field") else "", error["message"]), secrets))
+
+
+# The API server's limit on a ConfigMap's data (core validation: MaxSize of a ConfigMap), where the deployment role
+# puts the rendered configuration.
+CONFIGMAP_MAX_BYTES = 1024 * 1024
 
 
 # The paths a role compares again by what they are on the host (symbolic links resolved), per role.

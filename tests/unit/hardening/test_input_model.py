@@ -162,6 +162,16 @@ def test_values_the_api_server_or_the_kubelet_would_refuse_later(variable, value
     assert len(problems) == 1 and problems[0].startswith(variable) and words in problems[0]
 
 
+def test_a_configuration_larger_than_a_configmap_holds_is_refused():
+    config = {"profiles": [{"schedulerName": "big", "plugins": {"score": {"enabled": [{"name": "Big"}]}},
+                            "pluginConfig": [{"name": "Big", "args": {"blob": "x" * (1 << 20)}}]}]}
+    problems = role_problems("deployment", kube_scheduler_deployment_config=config,
+                             kube_scheduler_deployment_version="1.35.4",
+                             kube_scheduler_deployment_extra_plugins=[{"name": "Big", "extension_points": ["score"]}])
+    assert len(problems) == 1 and problems[0].startswith(
+        "kube_scheduler_deployment_config: Too long: the rendered configuration is 1048") and "at most 1048576" in problems[0]
+
+
 @pytest.mark.parametrize("variable, value, words", [
     ("kube_scheduler_verify_schedulers", ["batch,default-scheduler"], "kube_scheduler_verify_schedulers[0]: Invalid"),
     ("kube_scheduler_verify_schedulers", [{"name": "x", "lease": "x"}], '[0].lease: Invalid value'),
