@@ -135,6 +135,13 @@ bench: deps image binaries
 bench-rollout: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 
+## fuzz: the property suite over every entry point (tests/unit/hardening/test_properties.py) with FUZZ_SCALE times
+## its examples (default 20, about 20000) and a new random seed each run; `make unit` runs it with a fixed seed
+FUZZ_SCALE ?= 20
+.PHONY: fuzz
+fuzz: deps
+	FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest -p no:cacheprovider -q tests/unit/hardening/test_properties.py
+
 ## bench-hostile: worst-case time and peak RSS of the hostile inputs of issues 8 and 21 (alias bomb, nesting, size,
 ## long numbers, 10000 instances, a 1 MiB flag)
 bench-hostile: deps

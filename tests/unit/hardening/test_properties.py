@@ -16,7 +16,8 @@ templar); the host-side module runs as a real subprocess with the arguments the 
   contacts no host; what is accepted is normalised (absolute paths without '.', '..' or '//', no control characters)
   and renders a unit with exactly the baseline's keys.
 
-Example counts are modest (see SETTINGS) so the suite runs in well under two minutes on a shared CI machine.
+Example counts are modest (see SETTINGS) so the suite runs in well under two minutes on a shared CI machine;
+`make fuzz` runs FUZZ_SCALE (default 20) times as many, with a new seed each run.
 """
 
 from __future__ import annotations
@@ -41,8 +42,16 @@ import hostile
 from action_harness import run_action
 from systemd_unit import exec_words, parse, render
 
+# `make fuzz` runs FUZZ_SCALE times the examples with a new random seed each run (printed by Hypothesis on a
+# failure); `make test` runs them as set here with a fixed seed.
+FUZZ_SCALE = int(os.environ.get("FUZZ_SCALE") or 1)
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                      HealthCheck.filter_too_much], derandomize=True, database=None)
+                                                      HealthCheck.filter_too_much], derandomize=FUZZ_SCALE == 1,
+                database=None, print_blob=True)
+
+
+def examples(count):
+    return count * FUZZ_SCALE
 VERSION = "1.33.2"
 CONFIG_DIR = "/etc/kubernetes/schedulers"
 
@@ -194,7 +203,7 @@ def _check_manifest(instance):
     assert pod["metadata"]["name"] == instance["name"]
 
 
-@settings(max_examples=500, **SETTINGS)
+@settings(max_examples=examples(500), **SETTINGS)
 @given(st.one_of(st.lists(valid_instance, min_size=1, max_size=1), st.lists(valid_instance, min_size=2, max_size=2),
                  st.lists(instances, min_size=1, max_size=2)))
 def test_scheduler_instances_clean_error_or_safe_unit(value):
@@ -226,7 +235,7 @@ owners = st.one_of(st.sampled_from(["root", "0", "no-such-user-k8s", "nobody"]),
 versions = st.one_of(st.sampled_from(["1.30", "1.33.2", "v1.35.4", "1.36", "1.29", "2.0", "latest"]), scalar)
 
 
-@settings(max_examples=500, **SETTINGS)
+@settings(max_examples=examples(500), **SETTINGS)
 @given(inputs=st.one_of(
     st.fixed_dictionaries({"config": st.one_of(safe_config, configs)}, optional={
         "kubernetes_version": st.sampled_from(["1.30", "1.33.2", "v1.35.4"]), "mode": st.sampled_from(["0600", "0640"]),
@@ -286,7 +295,7 @@ ATTRIBUTES = {
 
 
 @pytest.mark.parametrize("attributes", sorted(ATTRIBUTES))
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(data=st.data(), dest_kind=st.sampled_from(["absent", "file", "secret-file", "link", "dir", "missing-dir"]),
        content=st.one_of(st.sampled_from(["a: 1\n", "keyData: %s\n" % KEY, ""]), st.text(max_size=20)),
        backup=st.booleans(), check_mode=st.booleans(), leftover=st.booleans())
@@ -373,7 +382,7 @@ def _role_value(name):
     return hostile_values
 
 
-@settings(max_examples=300, **SETTINGS)
+@settings(max_examples=examples(300), **SETTINGS)
 @given(data=st.data(), role=st.sampled_from(sorted(ROLE_VARIABLES)))
 def test_role_inputs_clean_error_or_values_safe_for_every_destination(data, role):
     names = sorted(ROLE_VARIABLES[role])
@@ -401,7 +410,7 @@ def test_role_inputs_clean_error_or_values_safe_for_every_destination(data, role
         _check_unit(instance, kube_scheduler_binary_link=normalised["kube_scheduler_binary_link"])
 
 
-@settings(max_examples=200, **SETTINGS)
+@settings(max_examples=examples(200), **SETTINGS)
 @given(options=st.fixed_dictionaries({}, optional={
     "unit_dir": ROLE_VALUES["path"], "binary_link": ROLE_VALUES["path"], "config_dir": ROLE_VALUES["path"],
     "state_dir": ROLE_VALUES["path"], "user": st.one_of(st.just("kube-scheduler"), hostile_text),
