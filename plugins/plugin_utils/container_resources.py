@@ -42,10 +42,10 @@ def parse_quantity(value):
         return None
     suffix = match.group("suffix") or ""
     number = decimal.Decimal(match.group("number"))
-    if suffix[:1] in ("e", "E"):
-        amount = number.scaleb(int(suffix[1:]), _CONTEXT)
-    else:
+    if suffix in _MULTIPLIER:  # "E" and "Ei" are exa and exbi, "e3" and "E3" exponents
         amount = _CONTEXT.multiply(number, decimal.Decimal(_MULTIPLIER[suffix]))
+    else:
+        amount = number.scaleb(int(suffix[1:]), _CONTEXT)
     return amount.quantize(_NANO, rounding=decimal.ROUND_CEILING, context=_CONTEXT)
 
 

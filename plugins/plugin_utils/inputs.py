@@ -185,13 +185,25 @@ def object_label(value, name):
 
 
 def scheduler_name(value, name):
-    """A profile's schedulerName as the roles use it: pods select it in spec.schedulerName, which the API server
-    validates as a DNS-1123 subdomain (a name with a comma or a space can never be selected, and the verify
-    role's annotation would split it)."""
-    if not isinstance(value, str) or len(value) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(value):
-        raise _invalid(name, value, "no pod can select this scheduler: the API server accepts only a DNS-1123 "
-                                    "subdomain in spec.schedulerName (lower-case letters, digits, '-' and '.')")
+    """A profile's schedulerName as the roles use it. kube-scheduler reports every binding as an Event whose
+    reportingController is the schedulerName and whose reportingInstance is the schedulerName, '-' and the host
+    name; the API server accepts those only for a qualified name, and a reportingInstance of at most 128 characters
+    (so 63 here, next to a Linux host name of up to 64). With another name the scheduler's Scheduled events are
+    refused, so nobody sees why a pod went where it went and the verify role cannot prove the scheduler works. A
+    comma is never part of one, so the verify role's annotation cannot split a name into another scheduler's."""
+    if not isinstance(value, str) or len(value) > 63 or not _qualified(value):
+        raise _invalid(name, value, "kube-scheduler reports its bindings as events whose reportingController is the "
+                                    "schedulerName, which the API server accepts only as a qualified name of at most "
+                                    "63 characters (letters, digits, '-', '_' and '.', optionally behind a DNS "
+                                    "prefix and '/'), so its events would be refused")
     return value
+
+
+def _qualified(value):
+    prefix, slash, key = value.rpartition("/")
+    if slash and (len(prefix) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(prefix)):
+        return False
+    return len(key) <= 63 and bool(_QUALIFIED_NAME.fullmatch(key))
 
 
 def label_value(value, name):
@@ -205,9 +217,7 @@ def label_key(value, name):
     if not isinstance(value, str) or not value:
         raise InputError("%s: must be a label key such as node-role.kubernetes.io/control-plane, got %s"
                          % (name, shown(value)))
-    prefix, _slash, key = value.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(prefix))) or len(key) > 63 \
-            or not _QUALIFIED_NAME.fullmatch(key):
+    if not _qualified(value):
         raise _invalid(name, value, "must be a label key: an optional DNS subdomain prefix and '/', then at most "
                                     "63 letters, digits, '-', '_' or '.'")
     return value

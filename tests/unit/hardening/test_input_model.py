@@ -206,7 +206,8 @@ def test_a_scheduler_name_with_a_comma_is_refused_for_instances_and_deployments(
     config = {"profiles": [{"schedulerName": "batch,default-scheduler"}]}
     _instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True, "config": config}])
     assert errors[0].startswith("kube_scheduler_instances[0].config.profiles[0].schedulerName: Invalid value: "
-                                "'batch,default-scheduler': no pod can select this scheduler")
+                                "'batch,default-scheduler': kube-scheduler reports its bindings as events whose "
+                                "reportingController is the schedulerName")
     (problem,) = role_problems("deployment", kube_scheduler_deployment_config=config)
     assert problem.startswith("kube_scheduler_deployment_config.profiles[0].schedulerName: Invalid value")
 
