@@ -1,0 +1,96 @@
+"""A real etcd and kube-apiserver as two local processes on loopback (no podman, no kubelet): for tests that only
+need the API server's own answer, such as server-side dry runs of the objects the roles render. PKI and flags are
+the shared ones of cluster.py (kubeadm's RBAC authorization and admission defaults); every file lives in a
+directory of the caller's, and both processes are stopped by their own pids on exit."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from cluster import Certificates, apiserver_argv, bootstrap_policy_served, wait_for
+
+# What `make binaries` names (tests/support/k8s_binaries.py): the API server of the newest tested minor, Debian's etcd.
+APISERVER_VARIABLE = "KUBE_APISERVER_BIN_1_35"
+ETCD_VARIABLE = "ETCD_BIN"
+
+
+def missing_binaries() -> list[str]:
+    """The variables whose binary is missing (empty when both are there)."""
+    return [name for name in (APISERVER_VARIABLE, ETCD_VARIABLE) if not os.access(os.environ.get(name, ""), os.X_OK)]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class LocalApiServer:
+    """``with LocalApiServer(directory) as api: api.client`` (a kubernetes ApiClient as system:masters)."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.processes: list[subprocess.Popen] = []
+        self.client = None
+        self.kubeconfig = directory / "admin.conf"
+
+    def _start(self, name: str, argv: list[str]) -> None:
+        log = (self.directory / (name + ".log")).open("wb")
+        self.processes.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT))  # pylint: disable=consider-using-with
+
+    def __enter__(self) -> "LocalApiServer":
+        from kubernetes import client, config  # pylint: disable=import-outside-toplevel
+        pki = self.directory / "pki"
+        pki.mkdir(parents=True, exist_ok=True)
+        certs = Certificates(pki)
+        serving = certs.issue("apiserver", "kube-apiserver", server_names=["127.0.0.1", "localhost"])
+        admin_cert, admin_key = certs.issue("admin", "kubernetes-admin", "system:masters")
+        etcd_port, peer_port, api_port = _free_port(), _free_port(), _free_port()
+        etcd_url = "http://127.0.0.1:%d" % etcd_port
+        self._start("etcd", [os.environ[ETCD_VARIABLE], "--name=dry-run", "--data-dir=%s" % (self.directory / "etcd"),
+                             "--listen-client-urls=" + etcd_url, "--advertise-client-urls=" + etcd_url,
+                             "--listen-peer-urls=http://127.0.0.1:%d" % peer_port,
+                             "--initial-advertise-peer-urls=http://127.0.0.1:%d" % peer_port,
+                             "--initial-cluster=dry-run=http://127.0.0.1:%d" % peer_port,
+                             "--unsafe-no-fsync"])
+        self._start("kube-apiserver", apiserver_argv(os.environ[APISERVER_VARIABLE], certs, serving, etcd_url,
+                                                     api_port, pki))
+        self.kubeconfig.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "admin",
+            "clusters": [{"name": "local", "cluster": {"server": "https://127.0.0.1:%d" % api_port,
+                                                       "certificate-authority": str(certs.ca_file)}}],
+            "users": [{"name": "admin", "user": {"client-certificate": str(admin_cert),
+                                                 "client-key": str(admin_key)}}],
+            "contexts": [{"name": "admin", "context": {"cluster": "local", "user": "admin"}}]}))
+        try:
+            self.client = config.new_client_from_config(config_file=str(self.kubeconfig))
+            wait_for("kube-apiserver to serve its bootstrap policy (log: %s)" % (self.directory / "kube-apiserver.log"),
+                     lambda: self._alive() and bootstrap_policy_served(self.client), timeout=120)
+            wait_for("the default ServiceAccount admission to be ready",
+                     lambda: client.CoreV1Api(self.client).read_namespace("default"), timeout=30)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _alive(self) -> bool:
+        for process in self.processes:
+            if process.poll() is not None:
+                raise AssertionError("%s exited with %s; see %s" % (process.args[0], process.returncode,
+                                                                    self.directory))
+        return True
+
+    def __exit__(self, *_exc) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        self.processes.clear()
