@@ -26,7 +26,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction imp
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, health_paths, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import ARGUMENT_SPEC, mode_problem
+from ansible_collections.kubesched.schedulers.plugins.module_utils._args import SCHEDULER_CONFIG_SPEC
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import mode_problem
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 MODULE = 'kubesched.schedulers.scheduler_config'
@@ -74,7 +75,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
             too_costly = check_structure(self._task.args.get(name), name)
             if too_costly:
                 raise AnsibleActionFail(too_costly)
-        spec = dict(FILE_COMMON_ARGUMENTS, **ARGUMENT_SPEC)
+        spec = dict(FILE_COMMON_ARGUMENTS, **SCHEDULER_CONFIG_SPEC)
         dummy, args = self.validate_argument_spec(
             argument_spec=spec,
             mutually_exclusive=[('content', 'config')],

@@ -4,8 +4,10 @@
 """Host-side half of kubesched.schedulers.scheduler_config.
 
 The action plugin of the same name validates and renders the configuration on the controller, then runs this
-module with the rendered text as ``content``; the module only compares, diffs and writes that text atomically on the
-host, so masters need nothing but Python (no PyYAML, no collection library).
+module with the rendered text as ``content``; the module only compares, diffs and writes that text on the host, so
+masters need nothing but Python (no PyYAML, no collection library). The spec is module_utils/_args.py's (the action
+plugin checks tasks against it too); the write, its attributes and the leftover cleanup are module_utils/_files.py's,
+the collection's one writer, which the rollout engine uses too.
 """
 
 from __future__ import annotations
@@ -408,257 +410,68 @@ msg:
   type: str
 """
 
-import errno
-import fcntl
-import grp
 import os
-import pwd
-import re
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _secrets
+from ansible_collections.kubesched.schedulers.plugins.module_utils._args import (
+    SCHEDULER_CONFIG_HOST_SPEC, SCHEDULER_CONFIG_SPEC)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
+    account_problem, attribute_changes, file_arguments, mode_problem, read_bytes, remove_leftovers, write_atomically)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
-
-# Shared with the action plugin, which validates the task arguments against it on the controller.
-ARGUMENT_SPEC = dict(
-    content=dict(type='str'),
-    config=dict(type='dict'),
-    kubernetes_version=dict(type='str'),
-    dest=dict(type='path'),
-    extra_plugins=dict(type='list', elements='raw', default=[]),
-    strict=dict(type='bool', default=True),
-    backup=dict(type='bool', default=False),
-    mode=dict(type='raw', default='0600'),
-    check_named_files=dict(type='bool', default=True),
-)
-# Only from the action plugin: the secret values of the rendered text, so that Ansible masks them in every output
-# of the module (arguments at -vvv, diff, messages); and the same keys to mask in the text of the file it replaces.
-HOST_ONLY_SPEC = dict(
-    secret_values=dict(type='list', elements='str', default=[], no_log=True),
-    secret_keys=dict(type='list', elements='str', default=[], no_log=False),
-    # The files the validated config names, with their field paths (plugins/plugin_utils/named_files.py).
-    named_files=dict(type='list', elements='dict', default=[]),
-)
-
-# Temp files are named so that a later run recognises those an earlier, killed run left beside dest.
-TMP_MARK = '.kubesched-tmp.'
-REDACTED = _secrets.REDACTED
-_OCTAL_MODE = re.compile(r'0?o?[0-7]{1,4}')
-
-
-def temp_pattern(b_base):
-    """Our temp files for dest (and the .*.tmp names of earlier versions of this module)."""
-    return re.compile(br'\.' + re.escape(b_base) + br'(' + re.escape(to_bytes(TMP_MARK)) + br'[A-Za-z0-9_]+|\.[A-Za-z0-9_]{8}\.tmp)')
-
-
-def mode_problem(mode):
-    """Why ``mode`` cannot be used, or None. Integers are refused: an unquoted 600 is the decimal number 600
-    (mode 0o1130), and an unquoted 0600 is 384; only a quoted string says what was meant."""
-    if mode is None:
-        return None
-    if isinstance(mode, bool) or not isinstance(mode, str):
-        return ('mode must be a quoted string such as "0600" or "u=rw,g=,o=", got the number %s: an unquoted 600 is '
-                'the decimal number 600 (mode 0o1130) and an unquoted 0600 is 384 (0o600), so a number is refused '
-                'rather than guessed' % (mode,))
-    if _OCTAL_MODE.fullmatch(mode):
-        return None
-    if re.fullmatch(r'([ugoa]*[-+=]([rwxXst]*|[ugo])(,|$))+', mode) and not mode.endswith(','):
-        return None
-    return 'mode %r is neither an octal mode such as "0600" nor a symbolic one such as "u=rw,g=,o="' % (mode,)
-
-
-def _read(b_path):
-    try:
-        with open(b_path, 'rb') as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
-def redact_text(text, keys):
-    """The text with the value of every secret field masked (module_utils/_secrets.py: the collection's one rule,
-    so the old file's kubeconfig token or key is masked too), and the values of ``keys`` whatever their name."""
-    return _secrets.redact_text(text, keys)
-
-
-def remove_leftovers(b_dir, b_base):
-    """Remove temp files of earlier runs that were killed before their rename. A temp file is locked while a run
-    writes it, so one that can be locked belongs to no running task."""
-    pattern = temp_pattern(b_base)
-    removed = []
-    try:
-        names = os.listdir(b_dir)
-    except OSError:
-        return removed
-    for b_name in names:
-        if not pattern.fullmatch(b_name):
-            continue
-        b_path = os.path.join(b_dir, b_name)
-        try:
-            fd = os.open(b_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            if not os.path.isfile(b_path) or os.path.islink(b_path):
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # a running task is writing it
-            os.unlink(b_path)
-            removed.append(to_text(b_path, errors='surrogate_or_strict'))
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-    return removed
-
-
-def check_owner_group(module):
-    """Look owner and group up before anything is written, so a name that does not exist fails cleanly."""
-    for key, lookup in (('owner', pwd.getpwnam), ('group', grp.getgrnam)):
-        value = module.params.get(key)
-        if value is None or str(value).isdigit():
-            continue
-        try:
-            lookup(value)
-        except (KeyError, ValueError):  # ValueError: a NUL in the name
-            module.fail_json(msg='%s %r does not exist on the host; nothing was written' % (key, value)
-                             if not value.isprintable() else
-                             '%s %s does not exist on the host; nothing was written' % (key, value))
-
-
-def _write_atomically(module, b_dest, b_text, b_before):
-    """Write a temp file beside dest with the final owner, group, mode (and SELinux context, attributes), then
-    rename it over dest. Any failure before the rename leaves dest as it was; the temp file is removed."""
-    b_dir, b_base = os.path.split(b_dest)
-    fd, b_tmp = tempfile.mkstemp(prefix=b'.' + b_base + to_bytes(TMP_MARK), dir=b_dir)
-    try:
-        with os.fdopen(fd, 'wb') as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a later run's cleanup leaves a locked temp file alone
-            handle.write(b_text)
-            handle.flush()
-            os.fsync(handle.fileno())
-            if b_before is not None:
-                # Unspecified attributes stay as dest has them; symbolic modes apply to its current mode.
-                current = os.stat(b_dest)
-                try:
-                    os.chown(b_tmp, current.st_uid, current.st_gid)
-                except OSError as exc:
-                    if exc.errno != errno.EPERM:
-                        raise
-                os.chmod(b_tmp, current.st_mode & 0o7777)
-                if module.selinux_enabled():  # keep dest's context unless secontext options say otherwise
-                    text_tmp = to_text(b_tmp, errors='surrogate_or_strict')
-                    module.set_context_if_different(text_tmp, module.selinux_context(to_text(b_dest)), False)
-            tmp_args = module.load_file_common_arguments(module.params, path=to_text(b_tmp, errors='surrogate_or_strict'))
-            module.set_fs_attributes_if_different(tmp_args, False)  # fails the task (and removes the temp) on error
-            if module.params['backup'] and b_before is not None:
-                module.backup_file = module.backup_local(to_text(b_dest, errors='surrogate_or_strict'))
-            os.rename(b_tmp, b_dest)
-        dir_fd = os.open(b_dir, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    finally:
-        if os.path.lexists(b_tmp):
-            os.unlink(b_tmp)
-
-
-def _attribute_changes(module, dest):
-    """Whether dest's owner, group, mode, ... differ from the requested ones, and Ansible's diff of them; nothing
-    is changed (the module's own helpers, run as in check mode)."""
-    diff = dict(before={}, after={}, before_header=dest, after_header=dest)
-    file_args = module.load_file_common_arguments(module.params, path=dest)
-    check_mode = module.check_mode
-    module.check_mode = True
-    try:
-        changed = module.set_fs_attributes_if_different(file_args, False, diff=diff)
-    finally:
-        module.check_mode = check_mode
-    return changed, diff
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(ARGUMENT_SPEC, **HOST_ONLY_SPEC),
-        mutually_exclusive=[('content', 'config')],
-        add_file_common_args=True,
-        supports_check_mode=True,
-    )
-    module.backup_file = None
-    # From the action plugin, content is always the validated, rendered text.
-    rendered = module.params['content']
-    dest = module.params['dest']
+    module = AnsibleModule(argument_spec=dict(SCHEDULER_CONFIG_SPEC, **SCHEDULER_CONFIG_HOST_SPEC),
+                           mutually_exclusive=[('content', 'config')], add_file_common_args=True,
+                           supports_check_mode=True)
+    params = module.params
+    dest, rendered, keys = params['dest'], params['content'], params['secret_keys']
     if rendered is None or not dest:
         module.fail_json(msg='kubesched.schedulers.scheduler_config runs through its action plugin, which validates '
                              'and renders on the controller; the module alone only writes that result to dest')
-    problem = mode_problem(module.params['mode'])
-    if problem:
-        module.fail_json(msg=problem + '; nothing was written')
-    check_owner_group(module)
-    secret_keys = module.params['secret_keys']
-    # kube-scheduler opens these at start-up and exits without them; a Check job shows it too.
-    missing = missing_named_files(module.params['named_files']) if module.params['check_named_files'] else []
-    if missing:
-        module.fail_json(msg='%s; nothing was written (check_named_files=false skips this check for a host that gets '
-                             'these files later)' % '; '.join(missing), dest=dest)
-
+    # kube-scheduler opens the files the config names at start-up and exits without them; a Check job shows it too.
+    missing = missing_named_files(params['named_files']) if params['check_named_files'] else []
+    problems = [mode_problem(params['mode']), account_problem('owner', params['owner']),
+                account_problem('group', params['group'])] + missing
     b_dest = to_bytes(dest, errors='surrogate_or_strict')
-    if os.path.islink(b_dest):
-        module.fail_json(msg='dest %s is a symbolic link (to %s): it is not followed, so that neither the link nor '
-                             'its target changes unnoticed; give the target path as dest, or remove the link'
-                         % (dest, to_native(os.readlink(b_dest))))
-    if os.path.isdir(b_dest):
-        module.fail_json(msg='dest %s is a directory' % dest)
     b_dir, b_base = os.path.split(b_dest)
-    if not os.path.isdir(b_dir):
-        if not module.check_mode:
-            module.fail_json(msg='the directory of dest %s does not exist' % dest)
-        # In check mode an earlier task of the same run would have created it: report the file as new.
-        result = dict(dest=dest, changed=True)
-        if module._diff:
-            result['diff'] = [dict(before='', after=redact_text(rendered, secret_keys),
-                                   before_header='%s (absent)' % dest, after_header=dest)]
-        module.exit_json(**result)
+    if os.path.islink(b_dest):
+        problems.append('dest %s is a symbolic link (to %s): it is not followed, so that neither the link nor its '
+                        'target changes unnoticed; give the target path as dest, or remove the link'
+                        % (dest, to_native(os.readlink(b_dest))))
+    elif os.path.isdir(b_dest):
+        problems.append('dest %s is a directory' % dest)
+    elif not os.path.isdir(b_dir) and not module.check_mode:  # in check mode an earlier task would have made it
+        problems.append('the directory of dest %s does not exist' % dest)
+    if any(problems):
+        module.fail_json(dest=dest, msg='; '.join(problem for problem in problems if problem) + '; nothing was written'
+                         + (' (check_named_files=false skips this check for a host that gets these files later)'
+                            if missing else ''))
 
     result = dict(dest=dest)
-    if not module.check_mode:
-        removed = remove_leftovers(b_dir, b_base)
-        if removed:
-            result['removed_temp_files'] = removed
-
-    b_rendered = to_bytes(rendered, errors='surrogate_or_strict')
-    b_before = _read(b_dest)
-    content_changed = b_before != b_rendered
-    diffs = []
-    if content_changed:
-        diffs.append(dict(
-            before='' if b_before is None else redact_text(to_text(b_before, errors='surrogate_or_strict'), secret_keys),
-            after=redact_text(rendered, secret_keys),
-            before_header=dest if b_before is not None else '%s (absent)' % dest,
-            after_header=dest,
-        ))
-    attributes_changed = False
-    if b_before is not None:
-        attributes_changed, attributes_diff = _attribute_changes(module, dest)
-        if attributes_diff['before']:
-            diffs.append(attributes_diff)
+    removed = [] if module.check_mode else remove_leftovers(b_dir, b_base)
+    if removed:
+        result['removed_temp_files'] = removed
+    b_before, b_text = read_bytes(b_dest), to_bytes(rendered, errors='surrogate_or_strict')
+    content_changed = b_before != b_text
+    diff = dict(before='' if b_before is None else redact_text(to_text(b_before, errors='surrogate_or_strict'), keys),
+                after=redact_text(rendered, keys), before_header=dest if b_before is not None else '%s (absent)' % dest,
+                after_header=dest)
+    attributes = dict(before={}, after={}, before_header=dest, after_header=dest)
+    attributes_changed = b_before is not None and attribute_changes(module, dest, attributes)
     changed = content_changed or attributes_changed
     if changed and not module.check_mode:
+        if params['backup'] and b_before is not None:
+            result['backup_file'] = module.backup_local(dest)
         try:
-            _write_atomically(module, b_dest, b_rendered, b_before)
+            write_atomically(b_dest, b_text, prepare=lambda b_tmp: file_arguments(module, b_tmp, b_dest))
         except (IOError, OSError) as exc:
             module.fail_json(msg='could not write %s (it was left as it was): %s' % (dest, to_native(exc)), **result)
-        if module.backup_file:
-            result['backup_file'] = module.backup_file
-
-    if module._diff and diffs:
-        result['diff'] = diffs
+    if module._diff:
+        result['diff'] = [diff] * content_changed + [attributes] * bool(attributes['before'])
     module.exit_json(changed=changed, **result)
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-import hashlib
 import re
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import plugin_names
@@ -48,11 +48,6 @@ class Result(object):
     def fail(self, errors: list) -> "Result":
         self.errors = [e.as_dict() for e in E.for_minor(errors, minor_number(self.version))]
         return self
-
-
-def checksum(text: str) -> str:
-    """sha256 of the rendered text: what the static pod annotation and the roles compare."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _registry(version: str, extra_plugins) -> framework_checks.Registry:
@@ -294,7 +289,7 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     result.warnings = _warnings(user_profiles, profiles, registry)
     result.effective = effective
     result.rendered = dump_yaml(user)
-    result.checksum = checksum(result.rendered)
+    result.checksum = sha256(result.rendered)  # what the static pod annotation and the roles compare
     result.profiles = [profile.get("schedulerName", "") for profile in effective["profiles"]]
     result.plugins = views
     return result

@@ -11,8 +11,8 @@ scheduler (re)start last. Pure Python: no Ansible imports.
 from __future__ import annotations
 
 import copy
-import hashlib
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import PREFLIGHT_KUBECONFIG
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
@@ -23,10 +23,6 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit 
 
 class RolloutError(Exception):
     """A file on the host this rollout must not touch, worded for the operator."""
-
-
-def sha256(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _named_files(instance):

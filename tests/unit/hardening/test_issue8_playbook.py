@@ -15,7 +15,8 @@ import sys
 import pytest
 
 import hostile
-from ansible_collections.kubesched.schedulers.plugins.modules.scheduler_config import redact_text, remove_leftovers
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import remove_leftovers
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
 
 
 KEY = hostile.pem_data("PRIVATE KEY", b"SECRET-KEY-MATERIAL-12345")
