@@ -18,16 +18,15 @@ Host code: stdlib only.
 from __future__ import annotations
 
 import grp
-import hashlib
-import json
 import os
 import pwd
 import re
-import shutil
 import stat
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _files
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
+    Backup, remove_path, sha256, sha256_file, switch_link)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
@@ -40,14 +39,6 @@ _OCTAL_MODE = re.compile(r"0?[0-7]{3}|[0-7]{4}")
 
 
 # --- files --------------------------------------------------------------------------------------------------------
-
-def sha256_file(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
 
 def _ids(owner, group):
     """(uid, gid), None for a name that does not exist (yet: check mode before the account is created)."""
@@ -79,7 +70,7 @@ def file_changes(spec):
     path = spec["path"]
     if os.path.islink(path) or not os.path.isfile(path):
         return "content"
-    if sha256_file(path) != hashlib.sha256(spec["content"].encode("utf-8")).hexdigest():
+    if sha256_file(path) != sha256(spec["content"]):
         return "content"
     st = os.stat(path)
     ids = _ids(spec["owner"], spec["group"])
@@ -92,7 +83,7 @@ def _shown(spec, text):
     if text is None:
         return ""
     if spec.get("secret"):
-        return "<secret: %d bytes, sha256 %s>\n" % (len(text.encode("utf-8")), hashlib.sha256(text.encode("utf-8")).hexdigest())
+        return "<secret: %d bytes, sha256 %s>\n" % (len(text.encode("utf-8")), sha256(text))
     # A file that is not secret may still replace one that was (a kubeconfig at the config's path): every secret
     # field is masked by the collection's one rule.
     return redact_text(text)
@@ -137,25 +128,12 @@ def make_parents(path, created=None):
 
 
 def write_atomically(spec, created=None):
-    """A hidden temporary file in the same directory (the kubelet ignores dot files), renamed into place."""
+    """The spec's file through the collection's one writer (module_utils/_files.py), its parents made first."""
     ids = _ids(spec["owner"], spec["group"])
     if ids is None:
         raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
     make_parents(spec["path"], created)
-    directory, base = os.path.split(spec["path"])
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s.kubesched-" % base)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(spec["content"].encode("utf-8"))
-            handle.flush()
-            os.fchown(handle.fileno(), *ids)
-            os.fchmod(handle.fileno(), int(spec["mode"], 8))
-            os.fsync(handle.fileno())
-        os.replace(tmp, spec["path"])
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        raise
+    _files.write_atomically(spec["path"], spec["content"].encode("utf-8"), ids, int(spec["mode"], 8))
 
 
 def set_attributes(spec):
@@ -164,13 +142,6 @@ def set_attributes(spec):
         raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
     os.chown(spec["path"], *ids)
     os.chmod(spec["path"], int(spec["mode"], 8))
-
-
-def remove_path(path):
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        os.unlink(path)
 
 
 def spec_problems(params):
@@ -216,60 +187,6 @@ def _owner_problems(specs):
         elif os.path.isdir(spec["path"]) and not spec.get("directory"):
             problems.append("%s is a directory, not a file" % spec["path"])
     return problems
-
-
-# --- backups: one directory per instance, kubeadm's semantics ----------------------------------------------------
-
-class Backup(object):
-    """What a change replaces, kept in ``<state_dir>/<name>/backup/`` until the change is healthy."""
-
-    def __init__(self, state_dir, name):
-        self.dir = os.path.join(state_dir, name, "backup")
-        self.entries = []  # {"path", "existed", "copy"}
-
-    def save(self, paths):
-        remove_path(self.dir)
-        os.makedirs(self.dir, 0o700)
-        os.chmod(os.path.dirname(self.dir), 0o700)
-        for index, path in enumerate(paths):
-            entry = {"path": path, "existed": os.path.isfile(path), "copy": None}
-            if entry["existed"]:
-                entry["copy"] = os.path.join(self.dir, str(index))
-                shutil.copy2(path, entry["copy"])
-                st = os.stat(path)
-                os.chown(entry["copy"], st.st_uid, st.st_gid)
-            self.entries.append(entry)
-        with open(os.path.join(self.dir, "index.json"), "w") as handle:
-            json.dump(self.entries, handle)
-
-    def restore(self):
-        """Files back in reverse write order (the unit or manifest first goes back first); new files removed.
-        Every file is tried; returns the ones that could not be put back."""
-        problems = []
-        for entry in reversed(self.entries):
-            try:
-                if entry["existed"]:
-                    directory, base = os.path.split(entry["path"])
-                    tmp = os.path.join(directory, ".%s.kubesched-restore" % base)
-                    shutil.copy2(entry["copy"], tmp)
-                    st = os.stat(entry["copy"])
-                    os.chown(tmp, st.st_uid, st.st_gid)
-                    os.replace(tmp, entry["path"])
-                elif os.path.lexists(entry["path"]):
-                    os.unlink(entry["path"])
-            except OSError as exc:
-                problems.append("%s (%s; its copy is %s)" % (entry["path"], exc, entry["copy"]))
-        return problems
-
-    def ran_before(self):
-        """Whether the instance ran before this change: its unit or manifest (written last) existed."""
-        return bool(self.entries) and self.entries[-1]["existed"]
-
-    def clear(self):
-        remove_path(self.dir)
-        instance_dir = os.path.dirname(self.dir)
-        if os.path.isdir(instance_dir) and not os.listdir(instance_dir):
-            os.rmdir(instance_dir)
 
 
 # --- the engine ---------------------------------------------------------------------------------------------------
@@ -592,11 +509,7 @@ class Engine(object):
 
     def _switch_link(self, path, src):
         make_parents(path, getattr(self, "_made", None))
-        tmp = os.path.join(os.path.dirname(path), ".%s.kubesched-link" % os.path.basename(path))
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        os.symlink(src, tmp)
-        os.replace(tmp, path)
+        switch_link(path, src)
 
     def _make_directory(self, directory):
         path = directory["path"]
