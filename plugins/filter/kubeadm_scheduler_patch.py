@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import CONFIG_VOLUME
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
     UnsupportedVersion, minor_number, normalise)
 
 KUBEADM_SCHEDULER_NAME = "kube-scheduler"
 KUBEADM_KUBECONFIG = "/etc/kubernetes/scheduler.conf"
-CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubesched-kubeconfig"
 _REQUIRED = ("name", "flags", "config_path", "kubeconfig")
 

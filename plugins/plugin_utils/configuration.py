@@ -20,6 +20,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framew
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import plugin_names
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import strict_decode
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import (
     default_plugin_args, extender_ignored_resources, set_defaults)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
@@ -55,14 +56,12 @@ def _registry(version: str, extra_plugins) -> framework_checks.Registry:
     plugins = in_tree_plugins(version)
     points = tuple(extension_points(version))
     any_point = []
+    problems = check_extra_plugins(extra_plugins)
+    if problems:
+        raise ValueError("; ".join(problems))
     for extra in extra_plugins or ():
         if isinstance(extra, str):
             extra = {"name": extra}
-        if not isinstance(extra, dict) or not isinstance(extra.get("name"), str) or not extra["name"]:
-            raise ValueError("extra_plugins entries must be a plugin name or a dict with a name, got %r" % (extra,))
-        unknown = set(extra) - {"name", "extension_points", "args_kind"}
-        if unknown:
-            raise ValueError("extra_plugins entry %s has unknown keys: %s" % (extra["name"], ", ".join(sorted(unknown))))
         name = extra["name"]
         if name in plugins:
             # frameworkruntime.Registry.Merge refuses a name that is already registered.

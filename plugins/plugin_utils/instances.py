@@ -18,6 +18,7 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instance_spec import INSTANCE_SPEC, MUTUALLY_EXCLUSIVE
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import (
@@ -51,9 +52,6 @@ _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 # command line, a path or a manifest.
 _CONTROL = inputs.CONTROL
 _FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
-_PLUGIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,127}")
-_ARGS_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,127}")
-EXTRA_PLUGIN_KEYS = ("name", "extension_points", "args_kind")
 
 
 class InstanceError(Exception):
@@ -89,7 +87,7 @@ def resolve(instances, kubernetes_version, config_dir, peers=None):
 
 def _resolve_list(instances, kubernetes_version, config_dir):
     if not isinstance(instances, list):
-        return [], ["%s: must be a list of instances, got %s" % (VAR, _type_name(instances))], []
+        return [], ["%s: must be a list of instances, got %s" % (VAR, inputs.type_name(instances))], []
     try:
         INSTANCE_LIST(instances, VAR)
     except inputs.InputError as exc:
@@ -188,58 +186,12 @@ def _check_printable(scheduler_names, leader, path):
 
 def _key(key):
     """A key as part of a field path: as it is when it is printable, else quoted with escapes."""
-    return key if isinstance(key, str) and key and not _CONTROL.search(key) and len(key) <= 80 else _shown(key)
-
-
-def _shown(value, limit=80):
-    """A value for an error message: repr, so control characters show as escapes, and cut short."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "...(%d characters)" % len(value)
-
-
-def check_extra_plugins(value, field="extra_plugins"):
-    """The shape of extra_plugins, before the config library sees it: a list of plugin names, or of dicts with
-    name, extension_points (a list of names) and args_kind. Returns a list of one-line problems."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        return ["%s: must be a list of plugin names or dicts, got %s" % (field, _type_name(value))]
-    problems = []
-    seen = set()
-    for index, entry in enumerate(value):
-        where = "%s[%d]" % (field, index)
-        if isinstance(entry, str):
-            entry = {"name": entry}
-        if not isinstance(entry, dict):
-            problems.append("%s: must be a plugin name or a dict with name, extension_points and args_kind, got %s"
-                            % (where, _type_name(entry)))
-            continue
-        unknown = sorted(str(key) for key in entry if key not in EXTRA_PLUGIN_KEYS)
-        if unknown:
-            problems.append("%s: unknown keys %s; known keys are %s"
-                            % (where, ", ".join(_shown(k) for k in unknown), ", ".join(EXTRA_PLUGIN_KEYS)))
-        name = entry.get("name")
-        if not isinstance(name, str) or not _PLUGIN_NAME.fullmatch(name):
-            problems.append("%s.name: Invalid value: %s: a plugin name starts with a letter or digit and has only "
-                            "letters, digits, '_', '.', '/' and '-' ('*' means every plugin in a profile and cannot be one)"
-                            % (where, _shown(name)))
-        elif name in seen:
-            problems.append("%s.name: Duplicate value: %s" % (where, _shown(name)))
-        seen.add(name)
-        points = entry.get("extension_points")
-        if points is not None and (not isinstance(points, list) or not all(isinstance(p, str) for p in points)):
-            problems.append("%s.extension_points: must be a list of extension point names such as [queueSort, "
-                            "score], got %s" % (where, _type_name(points)))
-        kind = entry.get("args_kind")
-        if kind is not None and (not isinstance(kind, str) or not _ARGS_KIND.fullmatch(kind)):
-            problems.append("%s.args_kind: Invalid value: %s: must be the kind of the plugin's args, such as "
-                            "CoschedulingArgs (letters and digits)" % (where, _shown(kind)))
-    return problems
+    return key if isinstance(key, str) and key and not _CONTROL.search(key) and len(key) <= 80 else inputs.shown(key)
 
 
 def _normalise_fields(raw, path):
     if not isinstance(raw, dict):
-        raise InstanceError("%s: must be a dict with at least a name, got %s" % (path, _type_name(raw)))
+        raise InstanceError("%s: must be a dict with at least a name, got %s" % (path, inputs.type_name(raw)))
     problems = ["%s.%s: unknown field; known fields are %s" % (path, _key(key), ", ".join(sorted(FIELDS)))
                 for key in sorted(set(raw) - set(FIELDS), key=str)]
     fields = {}
@@ -283,7 +235,7 @@ def _validated_config(fields, path, kubernetes_version):
             raise InstanceError(
                 "%s.clientConnection.kubeconfig: %s differs from the instance's kubeconfig %s: kube-scheduler reads "
                 "only the config's value when --config is set; remove it from the config or make them equal"
-                % (config_field, _shown(given), _shown(fields["kubeconfig"])))
+                % (config_field, inputs.shown(given), inputs.shown(fields["kubeconfig"])))
         connection["kubeconfig"] = fields["kubeconfig"]
     config.setdefault("apiVersion", API_VERSION)
     config.setdefault("kind", KIND)
@@ -362,13 +314,13 @@ def _argv(instance, extra_flags, path, kubernetes_version):
         name = flag.lstrip("-") if isinstance(flag, str) else None
         if name is None or not _FLAG_NAME.fullmatch(name):
             problems.append("%s: Invalid flag name %s: a kube-scheduler flag has only lower-case letters, digits "
-                            "and '-'" % (where, _shown(flag)))
+                            "and '-'" % (where, inputs.shown(flag)))
         elif value is None:
             problems.append("%s: has no value (null): give a value, or remove the flag to get kube-scheduler's "
                             "default" % where)
         elif isinstance(value, str) and _CONTROL.search(value):
             problems.append("%s: Invalid value: %s: must not contain control characters such as newlines, carriage "
-                            "returns or NUL (it is written into the unit's command line)" % (where, _shown(value)))
+                            "returns or NUL (it is written into the unit's command line)" % (where, inputs.shown(value)))
         elif name in MANAGED_FLAGS or name in EXITING_FLAGS:
             problems.append("%s: set by this collection from %s; do not pass it"
                             % (where, MANAGED_FLAGS.get(name) or EXITING_FLAGS[name]))
@@ -384,11 +336,11 @@ def _argv(instance, extra_flags, path, kubernetes_version):
             problems.append("%s: unknown flag for kube-scheduler %s (it would exit with \"unknown flag: --%s\")"
                             % (where, kubernetes_version, name))
         elif known[name] == BOOL and not isinstance(value, bool):
-            problems.append("%s: takes true or false, got %s" % (where, _shown(value)))
+            problems.append("%s: takes true or false, got %s" % (where, inputs.shown(value)))
         elif isinstance(value, (dict, list)):
             problems.append("%s: takes a single value; join lists with commas as kube-scheduler expects" % where)
         elif not isinstance(value, (str, int, float)):
-            problems.append("%s: takes a string, a number or a boolean, got %s" % (where, _type_name(value)))
+            problems.append("%s: takes a string, a number or a boolean, got %s" % (where, inputs.type_name(value)))
         else:
             word = "--%s=%s" % (name, str(value).lower() if isinstance(value, bool) else value)
             try:
@@ -491,7 +443,7 @@ def _one_lease_one_config(mine, other, host):
     return [redact_message(
         "%s: instance %s shares the lease %s with host %s but its effective %s differs: %s here, %s on %s; "
         "replicas behind one lease must run one config (set it once, in group_vars)"
-        % (VAR, mine["name"], "/".join(_lease_key(mine)), host, where, _shown(here, 60), _shown(there, 60), host),
+        % (VAR, mine["name"], "/".join(_lease_key(mine)), host, where, inputs.shown(here, 60), inputs.shown(there, 60), host),
         secrets)]
 
 
@@ -536,11 +488,6 @@ def _default_image(kubernetes_version):
         return None  # a minor alone names no image; roles that need one require a full version
 
 
-def _type_name(value):
-    return {dict: "a dict", list: "a list", str: "a string", int: "a number", float: "a number",
-            bool: "a boolean", type(None): "nothing"}.get(type(value), type(value).__name__)
-
-
 def _check_name(value, _name=None):
     if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
         raise ValueError("Invalid value: %r: must be a DNS-1123 label (lower-case letters, digits and '-', at "
@@ -569,7 +516,7 @@ def check_path(value, field):
 def _check_type(expected, name):
     def check(value, _field=None):
         if not isinstance(value, expected):
-            raise ValueError("must be %s, got %s" % (name, _type_name(value)))
+            raise ValueError("must be %s, got %s" % (name, inputs.type_name(value)))
         too_costly = check_structure(value, None)
         if too_costly:
             raise ValueError(too_costly)

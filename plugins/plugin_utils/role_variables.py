@@ -15,7 +15,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_resources import container_resources
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import INSTANCE_LIST, check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import INSTANCE_LIST
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 

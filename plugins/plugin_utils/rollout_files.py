@@ -14,6 +14,7 @@ import copy
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import PREFLIGHT_KUBECONFIG
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
     is_scheduler_pod, scheduler_container, static_pod_manifest, to_manifest_yaml)
@@ -146,7 +147,7 @@ def static_pod_host(instances, settings, read):
     for instance in instances:
         where = static_pod_paths(instance, manifest_dir, state_dir)
         current, current_text = _pod(read, where["manifest"])
-        ours = current is not None and "kubesched.schedulers/checksum" in ((current.get("metadata") or {}).get("annotations") or {})
+        ours = current is not None and CHECKSUM_ANNOTATION in ((current.get("metadata") or {}).get("annotations") or {})
         if current is not None and not ours and not is_scheduler_pod(current):
             raise RolloutError(
                 "%s was not written by this role and does not run kube-scheduler; %s. Rename the instance %s or move "

@@ -21,26 +21,23 @@ from __future__ import annotations
 
 import copy
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION, PROBE_TIMINGS
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import dropped_from_adopted_command
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, plain
 
-CHECKSUM_ANNOTATION = "kubesched.schedulers/checksum"
 CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubeconfig"
 PROBE_PORT_NAME = "probe-port"
 NAMED_PROBE_PORT_SINCE = 34
 
 
-def _probe(host, path, port, initial_delay, timeout, failure_threshold, period):
+def _probe(kind, host, path, port):
+    """One of kubeadm's probes (PROBE_TIMINGS: constants.py, which the deployment role's pods use too)."""
     http_get = {"path": path, "port": port, "scheme": "HTTPS"}
     if host:
         http_get["host"] = host
-    probe = {"httpGet": http_get, "timeoutSeconds": timeout, "failureThreshold": failure_threshold,
-             "periodSeconds": period}
-    if initial_delay:  # Go's omitempty drops a zero initialDelaySeconds
-        probe["initialDelaySeconds"] = initial_delay
-    return probe
+    return dict(PROBE_TIMINGS[kind], httpGet=http_get)
 
 
 def named_probe_port(kubernetes_version):
@@ -55,13 +52,13 @@ def kubeadm_probes(bind_address, port, kubernetes_version):
         port = PROBE_PORT_NAME
     if minor_number(kubernetes_version) >= 32:
         return {
-            "livenessProbe": _probe(host, "/livez", port, 10, 15, 8, 10),
-            "readinessProbe": _probe(host, "/readyz", port, 0, 15, 3, 1),
-            "startupProbe": _probe(host, "/livez", port, 10, 15, 24, 10),
+            "livenessProbe": _probe("livenessProbe", host, "/livez", port),
+            "readinessProbe": _probe("readinessProbe", host, "/readyz", port),
+            "startupProbe": _probe("startupProbe", host, "/livez", port),
         }
     return {
-        "livenessProbe": _probe(host, "/healthz", port, 10, 15, 8, 10),
-        "startupProbe": _probe(host, "/healthz", port, 10, 15, 24, 10),
+        "livenessProbe": _probe("livenessProbe", host, "/healthz", port),
+        "startupProbe": _probe("startupProbe", host, "/healthz", port),
     }
 
 

@@ -14,6 +14,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import constants
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
 
 CASE_PLAY = """
@@ -226,6 +227,21 @@ def test_the_role_grants_get_and_update_on_exactly_its_own_lease(rendered):
     assert (election["resourceNamespace"], election["resourceName"]) == ("schedulers", "bin-packing-lease")
 
 
+
+def test_keys_and_probe_timings_are_the_collections_constants(rendered):
+    """The ConfigMap's annotations, the pods' checksum and kubeadm's probe timings come from plugin_utils/constants.py
+    (the static_pod role's manifests use the same timings)."""
+    objects = objects_of(rendered, "v" + SUPPORTED_MINORS[-1].replace(".", "_"))
+    config_map = one(objects, "ConfigMap")["metadata"]["annotations"]
+    assert set(config_map) == {constants.CONFIG_CHECKSUM_ANNOTATION, constants.SCHEDULER_NAMES_ANNOTATION,
+                               constants.LEASE_ANNOTATION, constants.DEPLOYMENT_ANNOTATION, constants.WORKLOAD_ANNOTATION}
+    assert list(workload(objects)["spec"]["template"]["metadata"]["annotations"]) == [
+        constants.CONFIG_CHECKSUM_ANNOTATION]
+    container = container_of(objects)
+    for probe, timings in constants.PROBE_TIMINGS.items():
+        assert dict((key, value) for key, value in container[probe].items() if key != "httpGet") == timings, probe
+
+
 @pytest.mark.parametrize("minor", SUPPORTED_MINORS)
 def test_probes_follow_the_version(rendered, minor):
     # kubeadm (manifests.go): /livez and /readyz from 1.31, /healthz before; HTTPS on the secure port.
@@ -247,7 +263,7 @@ def test_leader_election_is_forced_on_with_more_than_one_replica(rendered):
     assert "leaderElect" not in scheduler_config_of(objects_of(rendered, "one_replica"))["leaderElection"]
     solo = objects_of(rendered, "one_replica_no_election")
     assert scheduler_config_of(solo)["leaderElection"]["leaderElect"] is False
-    assert one(solo, "ConfigMap")["metadata"]["annotations"]["schedulers.kubesched.io/lease"] == ""
+    assert one(solo, "ConfigMap")["metadata"]["annotations"][constants.LEASE_ANNOTATION] == ""
 
 
 @pytest.mark.parametrize("case, words", [
@@ -329,8 +345,8 @@ def test_the_checksum_annotation_follows_the_configuration(rendered):
         objects = objects_of(rendered, case)
         annotation = one(objects, "Deployment")["spec"]["template"]["metadata"]["annotations"]
         text = one(objects, "ConfigMap")["data"]["config.yaml"]
-        assert annotation["schedulers.kubesched.io/config-checksum"] == hashlib.sha256(text.encode()).hexdigest()
-        return annotation["schedulers.kubesched.io/config-checksum"]
+        assert annotation[constants.CONFIG_CHECKSUM_ANNOTATION] == hashlib.sha256(text.encode()).hexdigest()
+        return annotation[constants.CONFIG_CHECKSUM_ANNOTATION]
 
     assert checksum("custom_score_50") == checksum("custom_score_50_again")
     assert checksum("custom_score_50") != checksum("custom_score_60")
@@ -362,8 +378,8 @@ def test_the_daemonset_has_the_same_rbac_lease_and_configmap_as_the_deployment(r
         return [o for o in objects if o["kind"] not in ("Deployment", "DaemonSet", "ConfigMap", "PodDisruptionBudget")]
     assert others(deployment) == others(daemonset)
     config_map = one(daemonset, "ConfigMap")
-    assert config_map["metadata"]["annotations"]["schedulers.kubesched.io/workload"] == "DaemonSet/kubesched-scheduler"
-    assert one(deployment, "ConfigMap")["metadata"]["annotations"]["schedulers.kubesched.io/workload"] == (
+    assert config_map["metadata"]["annotations"][constants.WORKLOAD_ANNOTATION] == "DaemonSet/kubesched-scheduler"
+    assert one(deployment, "ConfigMap")["metadata"]["annotations"][constants.WORKLOAD_ANNOTATION] == (
         "Deployment/kubesched-scheduler")
     assert workload(daemonset)["spec"]["template"]["spec"]["containers"] == (
         workload(deployment)["spec"]["template"]["spec"]["containers"])
@@ -385,8 +401,8 @@ def test_the_daemonset_rolls_out_on_a_config_change(rendered):
         objects = objects_of(rendered, case)
         annotation = one(objects, "DaemonSet")["spec"]["template"]["metadata"]["annotations"]
         text = one(objects, "ConfigMap")["data"]["config.yaml"]
-        assert annotation["schedulers.kubesched.io/config-checksum"] == hashlib.sha256(text.encode()).hexdigest()
-        return annotation["schedulers.kubesched.io/config-checksum"]
+        assert annotation[constants.CONFIG_CHECKSUM_ANNOTATION] == hashlib.sha256(text.encode()).hexdigest()
+        return annotation[constants.CONFIG_CHECKSUM_ANNOTATION]
 
     assert checksum("ds_score_50") != checksum("ds_score_60")
 
