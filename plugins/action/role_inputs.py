@@ -14,10 +14,10 @@ from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import (
-    ROLE_VARIABLES, check_real_paths, check_role)
+    REMOVED_IN, ROLE_VARIABLES, check_real_paths, check_role, deprecations)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
 
 ARGUMENT_SPEC = {
     "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},
@@ -28,9 +28,7 @@ ARGUMENT_SPEC = {
 _UNTEMPLATED_TYPE = ("kube_scheduler_version", "kube_scheduler_deployment_version", "kube_scheduler_verify_version")
 
 
-class ActionModule(NamesItsFqcn, ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerOnly, ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -62,4 +60,9 @@ class ActionModule(NamesItsFqcn, ActionBase):
                         msg="kubesched.schedulers.%s: the variables are not valid, nothing was changed:\n%s"
                         % (args["role"], "\n".join(problems)))
         version = next((normalised[name] for name in _UNTEMPLATED_TYPE if normalised.get(name)), None)
-        return dict(result, changed=False, version=version)
+        result.update(changed=False, version=version)
+        old_names = deprecations(args["role"], values)
+        if old_names:
+            result["deprecations"] = [dict(msg=message, version=REMOVED_IN, collection_name="kubesched.schedulers")
+                                      for message in old_names]
+        return result

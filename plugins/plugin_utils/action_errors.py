@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What every action plugin of this collection shares: argument errors that name the plugin as the user wrote it."""
+"""What the action plugins of this collection share: argument errors that name the plugin as the user wrote it, and
+the settings of those that work on the controller alone."""
 
 from __future__ import annotations
 
@@ -25,3 +26,10 @@ class NamesItsFqcn:  # pylint: disable=too-few-public-methods
             load_name = getattr(self, "_load_name", None) or type(self).__module__
             fqcn = "%s.%s" % (COLLECTION, load_name.rsplit(".", 1)[-1])
             raise AnsibleActionFail(fqcn_message(exc.message, load_name, fqcn)) from None
+
+
+class ControllerOnly(NamesItsFqcn):  # pylint: disable=too-few-public-methods
+    """Mixed into an ActionBase that works on the controller alone: it opens no connection and copies no file."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False

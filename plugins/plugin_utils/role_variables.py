@@ -20,10 +20,15 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances imp
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 
+# One name and one default per concept for the two host roles (tiers as in prometheus-community's _common role:
+# these public kube_scheduler_* names, then each role's own, then its internal __kube_scheduler_<role>_* in vars/).
 _HOST_COMMON = {
     "kube_scheduler_version": K.version,
     "kube_scheduler_instances": INSTANCE_LIST,
     "kube_scheduler_config_dir": K.path,
+    "kube_scheduler_state_dir": K.path,
+    "kube_scheduler_health_timeout": K.integer(1, 3600, "a number of seconds"),
+    "kube_scheduler_health_settle": K.integer(0, 600, "a number of seconds"),
 }
 
 ROLE_VARIABLES = {
@@ -34,11 +39,8 @@ ROLE_VARIABLES = {
         "kube_scheduler_binary_install_dir": K.path,
         "kube_scheduler_binary_link": K.path,
         "kube_scheduler_unit_dir": K.path,
-        "kube_scheduler_state_dir": K.path,
         "kube_scheduler_system_user": K.account,
         "kube_scheduler_system_group": K.account,
-        "kube_scheduler_health_timeout": K.integer(1, 3600, "a number of seconds"),
-        "kube_scheduler_health_settle": K.integer(0, 600, "a number of seconds"),
     }),
     "static_pod": dict(_HOST_COMMON, **{
         "kube_scheduler_manifest_dir": K.optional_path,
@@ -95,6 +97,14 @@ ROLE_VARIABLES = {
     },
 }
 
+# Old names, still read (and checked) while they are set, with a deprecation warning naming the new one.
+DEPRECATED = {
+    "kube_scheduler_static_pod_state_dir": "kube_scheduler_state_dir",
+    "kube_scheduler_static_pod_health_timeout": "kube_scheduler_health_timeout",
+    "kube_scheduler_static_pod_health_settle": "kube_scheduler_health_settle",
+}
+REMOVED_IN = "1.0.0"
+
 # Variables of this collection that are not role arguments: the playbooks' group name and upgrade targets, and
 # what the roles register. They are known names, so they are never reported as typos.
 OTHER_VARIABLES = (
@@ -125,8 +135,11 @@ def _cross_checks(role, values):
                                 "live outside the directories this role manages" % (K.shown(link), name, directory))
         return problems
     if role == "static_pod":
+        # The role keeps its state below kube_scheduler_state_dir, or in the old variable's directory while it is set.
+        state = "kube_scheduler_static_pod_state_dir" if values.get("kube_scheduler_static_pod_state_dir") \
+            else "kube_scheduler_state_dir"
         return K.separate_directories({name: values.get(name) for name in (
-            "kube_scheduler_config_dir", "kube_scheduler_manifest_dir", "kube_scheduler_static_pod_state_dir")})
+            "kube_scheduler_config_dir", "kube_scheduler_manifest_dir", state)})
     if role == "deployment":
         if (values.get("kube_scheduler_deployment_namespace"), values.get("kube_scheduler_deployment_lease_name")) \
                 == ("kube-system", "kube-scheduler"):
@@ -208,6 +221,18 @@ def check_real_paths(role, written, real):
     links = "; ".join("%s %r is %r" % (name, written.get(name), real[name])
                       for name in REAL_PATHS[role] if real[name] != written.get(name))
     return ["%s (compared by real path on the host: %s). Nothing was changed." % (problem, links) for problem in problems]
+
+
+def deprecations(role, values):
+    """One message per deprecated variable of the role that is set, naming the variable that replaces it."""
+    messages = []
+    for old, new in sorted(DEPRECATED.items()):
+        if old in ROLE_VARIABLES[role] and old in values:
+            messages.append("%s is deprecated and will be removed in %s: use %s, one name for the systemd and "
+                            "static_pod roles%s; while %s is set, it wins" % (
+                                old, REMOVED_IN, new, " (the directory above each role's own: <dir>/static-pod, "
+                                "<dir>/systemd)" if new == "kube_scheduler_state_dir" else "", old))
+    return messages
 
 
 def check_role(role, values, present):
