@@ -12,7 +12,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances imp
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
 
 ARGUMENT_SPEC = {
     "instances": {"type": "list", "elements": "raw", "required": True},
@@ -22,9 +22,7 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(NamesItsFqcn, ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerOnly, ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)

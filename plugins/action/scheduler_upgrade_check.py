@@ -15,7 +15,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
 
 ARGUMENT_SPEC = {
     "content": {"type": "str"},
@@ -29,9 +29,7 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(NamesItsFqcn, ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerOnly, ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)

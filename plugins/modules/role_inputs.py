@@ -28,6 +28,7 @@ author:
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
+  - kubesched.schedulers.attributes
 options:
   role:
     description: The role whose variables are checked.
@@ -41,20 +42,6 @@ options:
         them, so two names for one directory are refused too. The systemd role passes its config, unit, state and
         install directories and the binary link.
     type: dict
-attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  check_mode:
-    support: full
-    details: Read-only; it runs the same in check mode.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

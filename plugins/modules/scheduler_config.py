@@ -143,20 +143,14 @@ extends_documentation_fragment:
   - action_common_attributes.flow
   - ansible.builtin.backup
   - ansible.builtin.files
+  - kubesched.schedulers.attributes
 attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
     support: full
+    details: Validates, renders and compares; writes nothing.
   diff_mode:
     support: full
     details: Shows the file text before and after, and attribute changes such as the mode.
-  platform:
-    platforms: posix
   safe_file_operations:
     support: full
   vault:

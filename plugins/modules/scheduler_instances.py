@@ -42,6 +42,7 @@ author:
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
+  - kubesched.schedulers.attributes
 options:
   instances:
     description:
@@ -120,20 +121,6 @@ options:
         instances of every other host are resolved too, and names, leases and schedulerNames are checked across
         hosts. A host without that variable is taken to have the same instances as this one.
     type: str
-attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  check_mode:
-    support: full
-    details: Read-only; it runs the same in check mode.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - module: kubesched.schedulers.scheduler_config
 """

@@ -26,6 +26,7 @@ description:
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
+  - kubesched.schedulers.attributes
 options:
   content:
     description: The config as YAML or JSON text.
@@ -58,20 +59,6 @@ options:
     description: Fail when the config would not start on a target.
     type: bool
     default: false
-attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  check_mode:
-    support: full
-    details: Read-only; it runs the same in check mode.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - module: kubesched.schedulers.scheduler_config
 author:

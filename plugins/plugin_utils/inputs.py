@@ -103,19 +103,20 @@ def _normalised(text):
     return "/" + "/".join(out)
 
 
-def optional_path(value, name):
-    """A path, or empty (or null) for "not set"."""
-    if value is None or value == "":
-        return ""
-    return path(value, name)
+def _matching(pattern, described, must, limit=None):
+    """A kind of text: ``described`` names it when the value is not text at all, ``must`` when it does not match
+    ``pattern`` (or is longer than ``limit``)."""
+    def check(value, name):
+        _text(value, name, described)
+        if (limit is not None and len(value) > limit) or not pattern.fullmatch(value):
+            raise _invalid(name, value, "must be " + must)
+        return value
+    return check
 
 
-def account(value, name):
-    _text(value, name, "a system account name such as kube-scheduler")
-    if not _ACCOUNT.fullmatch(value):
-        raise _invalid(name, value, "must be a system account name (lower-case letters, digits, '_' and '-', "
-                                    "starting with a letter or '_', at most 32 characters)")
-    return value
+account = _matching(_ACCOUNT, "a system account name such as kube-scheduler",
+                    "a system account name (lower-case letters, digits, '_' and '-', starting with a letter or '_', "
+                    "at most 32 characters)")
 
 
 def integer(low, high, what="a number"):
@@ -154,26 +155,11 @@ def version(value, name):
         raise InputError(str(exc)) from None
 
 
-def optional_version(value, name):
-    if value is None or value == "":
-        return ""
-    return version(value, name)
-
-
-def dns_label(value, name):
-    _text(value, name, "a DNS-1123 label such as kube-scheduler")
-    if len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
-        raise _invalid(name, value, "must be a DNS-1123 label (lower-case letters, digits and '-', starting and "
-                                    "ending with a letter or digit, at most 63 characters)")
-    return value
-
-
-def dns_subdomain(value, name):
-    _text(value, name, "a DNS-1123 subdomain such as my-scheduler")
-    if len(value) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(value):
-        raise _invalid(name, value, "must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', "
-                                    "at most 253 characters)")
-    return value
+dns_label = _matching(_DNS1123_LABEL, "a DNS-1123 label such as kube-scheduler",
+                      "a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or "
+                      "digit, at most 63 characters)", 63)
+dns_subdomain = _matching(_DNS1123_SUBDOMAIN, "a DNS-1123 subdomain such as my-scheduler",
+                          "a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)", 253)
 
 
 def object_label(value, name):
@@ -232,12 +218,9 @@ def labels(value, name):
     return value
 
 
-def image(value, name):
-    _text(value, name, "an image reference such as registry.k8s.io/kube-scheduler:v1.35.4")
-    if not _IMAGE.fullmatch(value):
-        raise _invalid(name, value, "must be an image reference such as registry.k8s.io/kube-scheduler:v1.35.4 "
-                                    "(letters, digits and . _ / : @ -, no spaces)")
-    return value
+image = _matching(_IMAGE, "an image reference such as registry.k8s.io/kube-scheduler:v1.35.4",
+                  "an image reference such as registry.k8s.io/kube-scheduler:v1.35.4 (letters, digits and . _ / : @ -, "
+                  "no spaces)")
 
 
 def url(value, name):
@@ -282,13 +265,19 @@ def one_of(*choices):
     return check
 
 
-def optional(kind):
-    """The kind, or empty/null for "not set" (kubernetes.core's kubeconfig and context, a node name)."""
+def optional(kind, empty=None):
+    """The kind, or empty/null for "not set" (kubernetes.core's kubeconfig and context, a node name); ``empty``, when
+    given, is what "not set" becomes."""
     def check(value, name):
         if value is None or value == "":
-            return value
+            return value if empty is None else empty
         return kind(value, name)
     return check
+
+
+# A path or a release, or "" for "not set" (null too).
+optional_path = optional(path, empty="")
+optional_version = optional(version, empty="")
 
 
 def text(value, name):
@@ -324,20 +313,27 @@ def list_of_at_most(limit, why):
 
 
 _TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
+_PRIORITY_CLASS_KEYS = ("name", "value", "global_default", "description", "preemption_policy")
+
+
+def _dicts(value, name, things, fields, known, which="known fields are"):
+    """(field path, item) of a list of dicts whose keys are among ``known``; refused, naming the field, otherwise."""
+    if not isinstance(value, list):
+        raise InputError("%s: must be a list of %s, got %s" % (name, things, type_name(value)))
+    for index, item in enumerate(value):
+        where = "%s[%d]" % (name, index)
+        if not isinstance(item, dict):
+            raise InputError("%s: must be a dict with %s, got %s" % (where, fields, type_name(item)))
+        unknown = sorted(str(key) for key in item if key not in known)
+        if unknown:
+            raise InputError("%s: unknown fields %s; %s %s" % (where, ", ".join(unknown), which, ", ".join(known)))
+        yield where, item
 
 
 def tolerations(value, name):
     """Pod tolerations as the API server validates them (core/v1 validation.ValidateTolerations)."""
-    if not isinstance(value, list):
-        raise InputError("%s: must be a list of tolerations, got %s" % (name, type_name(value)))
-    for index, item in enumerate(value):
-        where = "%s[%d]" % (name, index)
-        if not isinstance(item, dict):
-            raise InputError("%s: must be a dict with key, operator, value, effect, got %s" % (where, type_name(item)))
-        unknown = sorted(str(key) for key in item if key not in _TOLERATION_KEYS)
-        if unknown:
-            raise InputError("%s: unknown fields %s; a toleration has %s"
-                             % (where, ", ".join(unknown), ", ".join(_TOLERATION_KEYS)))
+    for where, item in _dicts(value, name, "tolerations", "key, operator, value, effect", _TOLERATION_KEYS,
+                              "a toleration has"):
         operator = item.get("operator", "Equal")
         one_of("Equal", "Exists")(operator, where + ".operator")
         if item.get("key") not in (None, ""):
@@ -361,17 +357,7 @@ def tolerations(value, name):
 
 def priority_classes(value, name):
     """PriorityClasses: a name the API server accepts (not system-), a value up to one billion."""
-    if not isinstance(value, list):
-        raise InputError("%s: must be a list of priority classes, got %s" % (name, type_name(value)))
-    for index, item in enumerate(value):
-        where = "%s[%d]" % (name, index)
-        if not isinstance(item, dict):
-            raise InputError("%s: must be a dict with name and value, got %s" % (where, type_name(item)))
-        known = ("name", "value", "global_default", "description", "preemption_policy")
-        unknown = sorted(str(key) for key in item if key not in known)
-        if unknown:
-            raise InputError("%s: unknown fields %s; known fields are name, value, global_default, description, "
-                             "preemption_policy" % (where, ", ".join(unknown)))
+    for where, item in _dicts(value, name, "priority classes", "name and value", _PRIORITY_CLASS_KEYS):
         dns_subdomain(item.get("name"), where + ".name")
         if item["name"].startswith("system-"):
             raise _invalid(where + ".name", item["name"], "the system- prefix is reserved for the built-in classes")
