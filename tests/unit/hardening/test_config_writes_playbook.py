@@ -1,4 +1,4 @@
-"""Issue 8, items 2 and 5, through real ansible-playbook runs on localhost: all-or-nothing writes, modes,
+"""scheduler_config through real ansible-playbook runs on localhost: all-or-nothing writes, modes,
 symbolic links, leftover temp files, and no secret in any output at -vvv with --diff.
 
 Every destination is prepared by the test before the one playbook run and inspected after it, so each task's

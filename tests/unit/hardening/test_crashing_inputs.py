@@ -1,4 +1,4 @@
-"""Issue 21: inputs that crashed (TypeError, RecursionError, Python's own int() limit) are refused with named
+"""Inputs that once crashed (TypeError, RecursionError, Python's own int() limit) are refused with named
 errors, in kube-scheduler's words where kube-scheduler refuses them: the real binary's message is the expectation
 when the binary is here (KUBE_SCHEDULER_BIN_1_35), otherwise the line it printed when these tests were written."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 8, item 3: hostile configuration text is refused before it is expanded, quickly and in little memory.
+"""Hostile configuration text is refused before it is expanded, quickly and in little memory.
 
 The alias rule is go-yaml v2's (kube-scheduler refuses the 592-byte bomb with "yaml: document contains excessive
 aliasing", checked against the real v1.33 binary); nesting, size and value limits are this collection's, stricter

@@ -1,4 +1,4 @@
-"""Issue 8, item 1: no instance input reaches a unit file, a command line, a path or a manifest unchecked.
+"""No instance input reaches a unit file, a command line, a path or a manifest unchecked.
 
 Each reproducer of the issue is here, resolved through the instance model (the one place that decides it for every
 role) and, when it is accepted, rendered into the systemd unit and read back with systemd's rules.

@@ -1,4 +1,4 @@
-"""Issue 8, items 1 and 5, for the scheduler_config action plugin: wrong-shaped input is a clean error, not a
+"""The scheduler_config action plugin: wrong-shaped input is a clean error, not a
 traceback, and key material never appears in what it returns."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 21 item 2: one redaction for every secret (extender TLS data, a kubeconfig's token and client key, any
+"""One redaction for every secret (extender TLS data, a kubeconfig's token and client key, any
 *key*/*token*/*password* field) in every result, diff, warning and error, through real ansible-playbook runs at
 -vvv with --diff; and what is written (a host's file, the deployment role's ConfigMap) is the real value.
 
