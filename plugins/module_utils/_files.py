@@ -92,6 +92,7 @@ def sha256_file(path):
             digest.update(block)
     return digest.hexdigest()
 
+
 def read_bytes(path):
     """The file's bytes, or None when it does not exist."""
     try:

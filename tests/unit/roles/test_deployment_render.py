@@ -227,7 +227,6 @@ def test_the_role_grants_get_and_update_on_exactly_its_own_lease(rendered):
     assert (election["resourceNamespace"], election["resourceName"]) == ("schedulers", "bin-packing-lease")
 
 
-
 def test_keys_and_probe_timings_are_the_collections_constants(rendered):
     """The ConfigMap's annotations, the pods' checksum and kubeadm's probe timings come from plugin_utils/constants.py
     (the static_pod role's manifests use the same timings)."""
