@@ -37,6 +37,7 @@ def test_every_key_the_collection_spells_is_a_constant_of_the_one_domain():
     assert {key: where for key, where in found.items() if key not in known} == {}
     # The collection's code and roles use the keys only through the constants: they spell one only in documentation
     # (the tests spell them, as observers of the real objects).
+
     def spells_it(name):
         return name.startswith(("plugins/", "roles/")) and (
             name.endswith((".py", ".j2")) or "/tasks/" in name or "/vars/" in name)
