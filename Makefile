@@ -34,24 +34,11 @@ SCENARIO ?= $(SCENARIOS)
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills, on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
-# Two chains side by side: the suites on real nodes (the e2e, then the static_pod scenario) and the rest (sanity,
-# lint, docs, unit, then the scenarios on plain systemd hosts). Real-node suites never overlap: removing one real-node
-# cluster's hosts while another ran took the other's name=systemd cgroups away here (twice, every node at once).
-# Their logs follow, then what ran on real parts and what was skipped.
+# The suites on real nodes (the e2e, then the static_pod scenario) run beside the rest and never overlap each other:
+# tests/support/run-test.sh says why and how.
 REAL_NODE_SCENARIOS := static_pod
 test: deps host-deps binaries image
-	rm -rf $(SUITE_RESULTS)
-	( r=0; $(MAKE) --no-print-directory e2e E2E_MINORS="$(TEST_E2E_MINORS)" || r=1; \
-	  $(MAKE) --no-print-directory molecule SCENARIO="$(REAL_NODE_SCENARIOS)" || r=1; exit $$r ) \
-	  > $(BUILD)/test-real-nodes.log 2>&1 & nodes=$$!; \
-	( r=0; for suite in sanity lint docs unit; do \
-	    $(WITH_K8S) tests/support/suite.sh $$suite -- $(MAKE) --no-print-directory $$suite || r=1; done; \
-	  $(MAKE) --no-print-directory molecule SCENARIO="$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))" || r=1; \
-	  exit $$r ) > $(BUILD)/test-rest.log 2>&1 & rest=$$!; \
-	rc=0; wait $$rest || rc=1; cat $(BUILD)/test-rest.log; \
-	wait $$nodes || rc=1; cat $(BUILD)/test-real-nodes.log; \
-	tests/support/summary.sh || rc=1; \
-	[ $$rc -eq 0 ]
+	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" tests/support/run-test.sh "$(TEST_E2E_MINORS)" "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))"
 
 deps: $(VENV)/.installed collection
 $(VENV)/.installed: requirements/test.txt requirements/constraints.txt
