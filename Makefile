@@ -33,7 +33,7 @@ SCENARIO ?= $(SCENARIOS)
 .PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-hostile clean docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
-## with its drills, on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
+## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
 # The suites on real nodes (the e2e, then the static_pod scenario) run beside the rest and never overlap each other:
 # tests/support/run-test.sh says why and how.
 REAL_NODE_SCENARIOS := static_pod

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS: what `make test` runs (CI: .ci/run), as two chains side
-# by side: the suites on real nodes (the e2e of E2E_MINORS, then the REAL_NODE_SCENARIOS) and the rest (sanity,
-# lint, docs, unit, then the OTHER_SCENARIOS on plain systemd hosts). Real-node suites never overlap: removing one
-# real-node cluster's hosts while another ran took the other's name=systemd cgroups away here (twice, every node at
-# once). Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
+# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS: what `make test` runs (CI: .ci/run), as three chains
+# side by side, each mostly waiting on its hosts rather than on the two cores:
+#   - the suites on real nodes: the e2e of E2E_MINORS, then the REAL_NODE_SCENARIOS. They never overlap each other:
+#     removing one real-node cluster's hosts while another ran took the other's name=systemd cgroups away here
+#     (twice, every node at once);
+#   - the OTHER_SCENARIOS on plain systemd hosts (no kubelet: they ran beside real-node clusters without harm);
+#   - sanity, lint, docs and unit.
+# Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
 # From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found) and SUITE_RESULTS.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,19 +20,21 @@ rm -rf "$SUITE_RESULTS"
   exit $r ) > "$BUILD/test-real-nodes.log" 2>&1 &
 nodes=$!
 
+"$make" --no-print-directory molecule SCENARIO="$other_scenarios" > "$BUILD/test-hosts.log" 2>&1 &
+hosts=$!
+
 ( r=0
   for suite in sanity lint docs unit; do
     # shellcheck source=/dev/null
     ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$suite" -- "$make" --no-print-directory "$suite" ) || r=1
   done
-  "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
-  exit $r ) > "$BUILD/test-rest.log" 2>&1 &
-rest=$!
+  exit $r ) > "$BUILD/test-checks.log" 2>&1 &
+checks=$!
 
 rc=0
-wait $rest || rc=1
-cat "$BUILD/test-rest.log"
-wait $nodes || rc=1
-cat "$BUILD/test-real-nodes.log"
+for chain in "checks:$checks" "hosts:$hosts" "real-nodes:$nodes"; do
+  wait "${chain#*:}" || rc=1
+  cat "$BUILD/test-${chain%%:*}.log"
+done
 "$here/summary.sh" || rc=1
 exit $rc
