@@ -154,7 +154,7 @@ def test_a_host_path_with_dot_dot_is_refused_before_the_api_server_sees_it():
     ("kube_scheduler_deployment_resources", {"limits": {"example.com/dev": "500m"}}, "must be a whole number"),
     ("kube_scheduler_deployment_resources", {"requests": {"cpu": "-1"}}, "must be a quantity"),
     ("kube_scheduler_deployment_priority_classes", [{"name": "a", "value": 1, "global_default": True},
-                                                     {"name": "b", "value": 1, "global_default": "yes"}],
+                                                    {"name": "b", "value": 1, "global_default": "yes"}],
      "one default PriorityClass"),
 ])
 def test_values_the_api_server_or_the_kubelet_would_refuse_later(variable, value, words):

@@ -52,6 +52,8 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 def examples(count):
     return count * FUZZ_SCALE
+
+
 VERSION = "1.33.2"
 CONFIG_DIR = "/etc/kubernetes/schedulers"
 

@@ -109,7 +109,7 @@ def scheduled_event(scheduler):
 # kind name -> (the library's kind, the object(s) the value lands in, as the roles render them)
 PROBES = {
     "namespace (dns_label)": (K.dns_label, lambda v: [{"apiVersion": "v1", "kind": "Namespace",
-                                                        "metadata": {"name": v}}]),
+                                                       "metadata": {"name": v}}]),
     "lease and object names (dns_subdomain)": (K.dns_subdomain, lambda v: [configmap(name=v)]),
     "deployment name (object_label)": (K.object_label, lambda v: [configmap(
         name=v, labels={"app.kubernetes.io/instance": v})]),
@@ -149,7 +149,7 @@ STRICTER = {
 HOSTILE = {
     "namespace (dns_label)": ["kube-system", "a" * 63, "a" * 64, "Kube", "a_b", "-a", "a-", "a.b", "", "1a", "é"],
     "lease and object names (dns_subdomain)": ["a.b-c", "a" * 253, "a" * 254, "a..b", "A", "a/b", ".a", "a,b",
-                                                "a b", "a\nb", "a:b"],
+                                               "a b", "a\nb", "a:b"],
     "deployment name (object_label)": ["kubesched-scheduler", "a" * 63, "a" * 64, "a.b", "Bad", "a_b"],
     "node selector (labels)": [{"kubernetes.io/os": "linux"}, {"node-role.kubernetes.io/control-plane": ""},
                                {"a" * 63: "v"}, {"a" * 64: "v"}, {"k": "v" * 63}, {"k": "v" * 64},
@@ -197,7 +197,7 @@ def generated(kind, rng):
     lengths around 63 and 253."""
     def text():
         length = rng.choice([1, 2, 5, 62, 63, 64, 252, 253, 254])
-        return "".join(rng.choice(TEXT_ALPHABET) for _ in range(length))
+        return "".join(rng.choice(TEXT_ALPHABET) for _index in range(length))
     if kind in ("namespace (dns_label)", "lease and object names (dns_subdomain)", "deployment name (object_label)",
                 "schedulerName (scheduler_name)", "image"):
         return text()
@@ -226,7 +226,7 @@ def cases():
     for kind, values in HOSTILE.items():
         for value in values:
             yield kind, value
-        for _ in range(25):
+        for _attempt in range(25):
             value = generated(kind, rng)
             if value is not None:
                 yield kind, value
