@@ -34,7 +34,7 @@ _KINDS = {
 }
 
 # The static_pod role's names of the options compared on the host.
-_ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_scheduler_static_pod_state_dir"}
+_ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_scheduler_state_dir"}
 
 ARGUMENT_SPEC = {
     "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
