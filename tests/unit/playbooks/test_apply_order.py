@@ -43,5 +43,8 @@ def test_masters_with_a_change_are_applied_in_inventory_order(kind, tmp_path, an
     assert proc.returncode == 0, proc.stdout + proc.stderr
     grouped = re.findall(r'"msg": "grouped (ks-m\d)"', proc.stdout)
     applied = re.findall(r'"msg": "applying (ks-m\d)"', proc.stdout)
-    assert grouped[-1] == MASTERS[0]  # the group is in finishing order: m1, planning longest, came last
+    # The check below means something only when the group is not in inventory order (it is in finishing order; on a
+    # machine loaded enough to start the forks seconds apart, m2 once finished after m1: any order but m1, m2, m3
+    # still proves the point).
+    assert sorted(grouped) == list(MASTERS) and grouped != list(MASTERS), grouped
     assert applied == list(MASTERS)
