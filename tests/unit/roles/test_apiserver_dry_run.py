@@ -19,7 +19,9 @@ Without the binaries the module is skipped with a line naming the variables.
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -462,16 +464,33 @@ VERIFY_NOT_API = {"lease_without_namespace", "unknown_field"}
 
 def render_unchecked(role, template, values):
     """What the role's template renders for ``values`` without the role's checks: its defaults and vars, the values
-    over them, through ansible-core's own template engine (the filters the role uses included)."""
-    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
-    from ansible.template import Templar, trust_as_template  # pylint: disable=import-outside-toplevel
-    loader = DataLoader()
-    base = REPO / "roles" / role
-    variables = dict(loader.load_from_file(str(base / "defaults" / "main.yml"), trusted_as_template=True))
-    variables.update(loader.load_from_file(str(base / "vars" / "main.yml"), trusted_as_template=True))
-    variables.update(values)
-    templar = Templar(loader=loader, variables=variables)
-    return yaml.safe_load(templar.template(trust_as_template((base / "templates" / template).read_text())))
+    over them, through ansible-core's own template engine (the filters and the lookup the role uses included)."""
+    # In a fresh interpreter: the roles' vars call the collection's lookup (kubesched.schedulers.constants), which
+    # loads only when the collection loader is set up before anything imports ansible_collections (this process
+    # imported it through PYTHONPATH already), as ansible-playbook does.
+    collections = os.environ.get("ANSIBLE_COLLECTIONS_PATH", str(REPO / ".build" / "collections"))
+    run = subprocess.run([sys.executable, "-c", RENDER, collections, str(REPO / "roles" / role), template],
+                         input=json.dumps(values), capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)
+
+
+RENDER = """
+import json, sys
+from ansible.plugins.loader import init_plugin_loader
+init_plugin_loader([sys.argv[1]])
+from pathlib import Path
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+import yaml
+loader = DataLoader()
+base = Path(sys.argv[2])
+variables = dict(loader.load_from_file(str(base / "defaults" / "main.yml"), trusted_as_template=True))
+variables.update(loader.load_from_file(str(base / "vars" / "main.yml"), trusted_as_template=True))
+variables.update(json.loads(sys.stdin.read()))
+templar = Templar(loader=loader, variables=variables)
+print(json.dumps(yaml.safe_load(templar.template(trust_as_template((base / "templates" / sys.argv[3]).read_text())))))
+"""
 
 
 def verify_objects(values, events=False):
