@@ -72,6 +72,13 @@ def pem_data(kind, body):
 
 # Issue 21's worst cases (benchmarks/hostile_inputs.py).
 
+def kind_missing(key, cert):
+    """A v1 config without ``kind`` whose extender carries TLS key and certificate data: refused, and the refusal must
+    not show either."""
+    return ("apiVersion: kubescheduler.config.k8s.io/v1\nextenders:\n- urlPrefix: https://x/\n  tlsConfig:\n"
+            "    keyData: %s\n    certData: %s\n" % (key, cert))
+
+
 def many_instances(count):
     """``count`` instances of the instance model, each with its own name, port, lease and schedulerName."""
     return [{"name": "s%d" % index, "secure_port": 10300 + index,

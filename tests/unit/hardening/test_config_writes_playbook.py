@@ -32,8 +32,7 @@ WITH_SECRETS = {
 }
 OLD_TEXT = ("apiVersion: kubescheduler.config.k8s.io/v1\nextenders:\n- filterVerb: filter\n  tlsConfig:\n"
             "    keyData: %s\n  urlPrefix: https://x/\nkind: KubeSchedulerConfiguration\n" % OLD_KEY)
-KIND_MISSING = ("apiVersion: kubescheduler.config.k8s.io/v1\nextenders:\n- urlPrefix: https://x/\n  tlsConfig:\n"
-                "    keyData: %s\n    certData: %s\n" % (KEY, CERT))
+KIND_MISSING = hostile.kind_missing(KEY, CERT)
 
 PLAYBOOK = """
 - hosts: localhost

@@ -43,8 +43,7 @@ EXTENDER = {"urlPrefix": "https://extender.example:8443/", "filterVerb": "filter
 V1BETA3 = ("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
            "extenders:\n- urlPrefix: https://extender.example:8443/\n  filterVerb: filter\n  tlsConfig:\n"
            "    keyData: %s\n    certData: %s\nprofiles:\n- schedulerName: default-scheduler\n" % (KEY, CERT))
-KIND_MISSING = ("apiVersion: kubescheduler.config.k8s.io/v1\nextenders:\n- urlPrefix: https://x/\n  tlsConfig:\n"
-                "    keyData: %s\n    certData: %s\n" % (KEY, CERT))
+KIND_MISSING = hostile.kind_missing(KEY, CERT)
 
 PLAYBOOK = """
 - hosts: localhost
