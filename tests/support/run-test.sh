@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS: what `make test` runs (CI: .ci/run), as three chains
-# side by side, each mostly waiting on its hosts rather than on the two cores:
+# side by side on the two cores, balanced by their measured times (about 29, 25 and 21 minutes here):
 #   - the suites on real nodes: the e2e of E2E_MINORS, then the REAL_NODE_SCENARIOS. They never overlap each other:
 #     removing one real-node cluster's hosts while another ran took the other's name=systemd cgroups away here
 #     (twice, every node at once);
-#   - the OTHER_SCENARIOS on plain systemd hosts (no kubelet: they ran beside real-node clusters without harm);
-#   - sanity, lint, docs and unit.
+#   - the OTHER_SCENARIOS on plain systemd hosts (no kubelet: they ran beside real-node clusters without harm), then
+#     sanity and lint, which use the cores while the hosts mostly wait;
+#   - unit (with the differential tests). `make docs` is not run again: the unit test
+#     tests/unit/ee/test_docs_site.py builds the site with the same three commands.
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
 # From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found) and SUITE_RESULTS.
 set -uo pipefail
@@ -20,15 +22,20 @@ rm -rf "$SUITE_RESULTS"
   exit $r ) > "$BUILD/test-real-nodes.log" 2>&1 &
 nodes=$!
 
-"$make" --no-print-directory molecule SCENARIO="$other_scenarios" > "$BUILD/test-hosts.log" 2>&1 &
-hosts=$!
+# A suite of the checks, recorded for the summary.
+check() {
+  # shellcheck source=/dev/null
+  ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$1" -- "$make" --no-print-directory "$1" )
+}
 
 ( r=0
-  for suite in sanity lint docs unit; do
-    # shellcheck source=/dev/null
-    ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$suite" -- "$make" --no-print-directory "$suite" ) || r=1
-  done
-  exit $r ) > "$BUILD/test-checks.log" 2>&1 &
+  "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
+  check sanity || r=1
+  check lint || r=1
+  exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
+hosts=$!
+
+check unit > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
 rc=0
