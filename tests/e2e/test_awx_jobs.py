@@ -5,7 +5,8 @@ control plane of the scheduler's minor, kubeadm-like masters and a worker with r
 
 Jobs, in order: a Check job (--check --diff) reports its changes and makes none; the real job applies a DaemonSet
 whose pods run on every master; a job whose new pods never become ready (a mistyped image tag) fails, puts the
-previous objects back, and its runner_on_failed event carries the reason.
+previous objects back, and its runner_on_failed event carries the reason; a removal job (state absent) takes the
+DaemonSet and its pods away and leaves the lease its scheduler wrote.
 """
 from __future__ import annotations
 
@@ -154,3 +155,20 @@ def test_a_failed_job_carries_the_reason_and_puts_the_previous_objects_back(tmp_
     assert client.CoreV1Api(api).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"] == before
     image = client.AppsV1Api(api).read_namespaced_daemon_set(NAME, NAMESPACE).spec.template.spec.containers[0].image
     assert image == "registry.k8s.io/kube-scheduler:v%s" % SURVEY["kube_scheduler_deployment_version"]
+
+
+def test_a_removal_job_takes_the_daemonset_and_its_pods_away(tmp_path, api_server):
+    kubeconfig, api = api_server
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    runner = awx_job(tmp_path, "absent", kubeconfig, dict(SURVEY, kube_scheduler_deployment_state="absent"))
+    assert (runner.status, runner.rc) == ("successful", 0), excerpt(runner)
+    assert runner.stats["changed"].get("localhost", 0) > 0
+    with pytest.raises(client.ApiException) as gone:
+        client.AppsV1Api(api).read_namespaced_daemon_set(NAME, NAMESPACE)
+    assert gone.value.status == 404
+    # The role waits for the DaemonSet's deletion (wait: true); its pods terminate behind it.
+    wait_for("the DaemonSet's pods to be gone", lambda: not client.CoreV1Api(api).list_namespaced_pod(
+        NAMESPACE, label_selector="app.kubernetes.io/instance=" + NAME).items, timeout=90)
+    # The lease is the scheduler's own record, not one of the role's objects: it stays (released by the stopping
+    # scheduler, so without a holder now).
+    assert client.CoordinationV1Api(api).read_namespaced_lease(NAME, NAMESPACE).metadata.name == NAME

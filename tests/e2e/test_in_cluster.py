@@ -1,6 +1,7 @@
 """End to end on a real cluster (conftest.py, realcluster.py): the deployment and verify roles as an operator runs
-them. The extra scheduler's Deployment and DaemonSet really run on the real kubelets, from the kube-scheduler image
-of the scheduler's minor, with the role's ConfigMap and ServiceAccount; the cluster's default scheduler is kubeadm's
+them. The extra scheduler's Deployment really runs on the real kubelets, from the kube-scheduler image of the
+scheduler's minor, with the role's ConfigMap and ServiceAccount (its DaemonSet, on every tainted master, and the
+DaemonSet's removal: test_awx_jobs.py, as AWX jobs on the same cluster); the cluster's default scheduler is kubeadm's
 static pod on each master. Everything is read back from the API server: pods, leases, Scheduled events.
 """
 from __future__ import annotations
@@ -190,20 +191,6 @@ def test_check_mode_shows_the_change_and_changes_nothing(cluster):
     assert changed_count(run) > 0
     assert "parallelism: 4" in run.stdout
     assert core.read_namespaced_config_map(NAME, NAMESPACE).data == before
-
-
-def test_a_daemonset_runs_on_every_master_despite_the_taint(cluster):
-    name = NAME + "-ds"
-    cluster.playbook("playbooks/deployment.yml", deployment_vars(
-        cluster, kube_scheduler_deployment_name=name, kube_scheduler_deployment_kind="DaemonSet",
-        kube_scheduler_deployment_secure_port=10300))
-    pods = running_pods(cluster, "app.kubernetes.io/instance=%s" % name)
-    assert sorted(pod.spec.node_name for pod in pods.values()) == sorted(cluster.masters)
-    lease = wait_for("the DaemonSet's scheduler to hold its lease", lambda: held(cluster, NAMESPACE, name), timeout=60)
-    assert lease.spec.holder_identity.split("_")[0] in pods
-    cluster.playbook("playbooks/deployment.yml", deployment_vars(
-        cluster, kube_scheduler_deployment_name=name, kube_scheduler_deployment_kind="DaemonSet",
-        kube_scheduler_deployment_state="absent"))
 
 
 def test_state_absent_removes_its_objects_and_pods_and_nothing_else(cluster):
