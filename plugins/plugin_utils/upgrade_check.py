@@ -99,31 +99,30 @@ def _value_changes(before, after, path=""):
     """[{path, change: changed|added|removed, before, after}] between two effective configs; profiles and plugin
     configs are matched by schedulerName and plugin name, not by position."""
     if isinstance(before, dict) and isinstance(after, dict):
-        out = []
-        for key in sorted(set(before) | set(after)):
-            child = "%s.%s" % (path, key) if path else key
-            if key not in after:
-                out.append({"path": child, "change": "removed", "before": before[key], "after": None})
-            elif key not in before:
-                out.append({"path": child, "change": "added", "before": None, "after": after[key]})
-            else:
-                out.extend(_value_changes(before[key], after[key], child))
-        return out
+        return _entry_changes(before, after, sorted(set(before) | set(after)),
+                              lambda key: "%s.%s" % (path, key) if path else key)
     if isinstance(before, list) and isinstance(after, list) and _keyed(before) and _keyed(after):
         key = _keyed(before)
         old = dict((item[key], item) for item in before)
         new = dict((item[key], item) for item in after)
-        out = []
-        for name in list(old) + [n for n in new if n not in old]:
-            child = "%s[%s=%s]" % (path, key, name)
-            if name not in new:
-                out.append({"path": child, "change": "removed", "before": old[name], "after": None})
-            elif name not in old:
-                out.append({"path": child, "change": "added", "before": None, "after": new[name]})
-            else:
-                out.extend(_value_changes(old[name], new[name], child))
-        return out
+        return _entry_changes(old, new, list(old) + [name for name in new if name not in old],
+                              lambda name: "%s[%s=%s]" % (path, key, name))
     return [] if before == after else [{"path": path, "change": "changed", "before": before, "after": after}]
+
+
+def _entry_changes(before, after, names, child_path):
+    """The changes of the entries ``names`` between two mappings (a dict's keys, or a keyed list's items by name):
+    removed, added, or those within an entry both have; ``child_path(name)`` is the entry's path."""
+    out = []
+    for name in names:
+        child = child_path(name)
+        if name not in after:
+            out.append({"path": child, "change": "removed", "before": before[name], "after": None})
+        elif name not in before:
+            out.append({"path": child, "change": "added", "before": None, "after": after[name]})
+        else:
+            out.extend(_value_changes(before[name], after[name], child))
+    return out
 
 
 def _keyed(items):
