@@ -24,7 +24,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files i
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     SECRET_KEYS, redact, redact_message, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, health_paths, normalise
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.module_utils._args import SCHEDULER_CONFIG_SPEC
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import mode_problem
@@ -32,18 +32,6 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors
 
 MODULE = 'kubesched.schedulers.scheduler_config'
 ARGS_FOR_THE_HOST = ('dest', 'backup', 'check_named_files') + tuple(FILE_COMMON_ARGUMENTS)
-
-
-def _parsed(text):
-    data, _strict, error = parse_text(text)
-    if error:
-        raise ValueError('not parseable')
-    return data
-
-
-def _parsed_or_none(text):
-    data, _strict, error = parse_text(text)
-    return data if not error and isinstance(data, dict) else None
 
 
 class ActionModule(NamesItsFqcn, ActionBase):
@@ -106,18 +94,18 @@ class ActionModule(NamesItsFqcn, ActionBase):
         except ValueError as exc:
             raise AnsibleActionFail(redact_message(str(exc), secrets))
         if outcome.ok:
-            secrets = sorted(set(secrets) | set(secret_values(_parsed(outcome.rendered))), key=lambda v: (-len(v), v))
+            secrets = sorted(set(secrets) | set(secret_values(parsed(outcome.rendered))), key=lambda v: (-len(v), v))
 
-        errors = [dict(error, message=redact_message(error['message'], secrets, _parsed)) for error in outcome.errors]
+        errors = [dict(error, message=redact_message(error['message'], secrets, parsed)) for error in outcome.errors]
         result.update(changed=False, kubernetes_version=outcome.version, health_paths=health_paths(outcome.version), errors=errors)
         if outcome.warnings:
             result['warnings'] = [redact_message(warning, secrets) for warning in outcome.warnings]
         if not outcome.ok:
             source = 'config' if config is not None else 'content'
-            shown = config if config is not None else _parsed_or_none(plain(args['content']))
+            shown = config if config is not None else parsed_or_none(args['content'])
             lines = with_hints(errors, shown, outcome.version, source, lambda error: error['message'])
             # Line by line: an error line echoing the whole input is redacted as data, and a hint is its own line.
-            result.update(failed=True, msg='\n'.join(redact_message(line, secrets, _parsed) for line in lines))
+            result.update(failed=True, msg='\n'.join(redact_message(line, secrets, parsed) for line in lines))
             return result
         # Secret-bearing fields are redacted in what is shown; the checksum is of the real text.
         # A no_log task shows nothing of its result: it gets the real text, to hand on (the deployment role's

@@ -13,7 +13,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction imp
     leaks, redact_message, redact_result, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
 
@@ -65,10 +65,10 @@ class ActionModule(ControllerOnly, ActionBase):
         # config back in "converted", in the effective-config changes and in the decoder's whole-input echo.
         secrets = set(secret_values(config or {}))
         for text in (content, (report.get("converted") or {}).get("converted")):
-            parsed = _parsed_or_none(text)
-            secrets.update(secret_values(parsed) if parsed is not None else ())
+            data = parsed_or_none(text)
+            secrets.update(secret_values(data) if data is not None else ())
         secrets = sorted(secrets, key=lambda value: (-len(value), value))
-        report = redact_result(report, secrets, _parsed)
+        report = redact_result(report, secrets, parsed)
         if report.get("converted") and report["converted"].get("converted"):
             report["converted"]["converted"] = redact_text(report["converted"]["converted"])
         result.update(changed=False, **report)
@@ -76,7 +76,7 @@ class ActionModule(ControllerOnly, ActionBase):
             broken = ", ".join("%s (%s)" % (minor, "; ".join(e["message"] for e in target["errors"]))
                                for minor, target in report["targets"].items() if not target["starts"])
             # kube-scheduler's lines first (above), then one hint with the fix per line that has one (hints.py).
-            shown = config if config is not None else _parsed_or_none(content)
+            shown = config if config is not None else parsed_or_none(content)
             where = "config" if config is not None else ("src" if args["src"] else "content")
             hints = [redact_message(line, secrets) for minor, target in report["targets"].items() if not target["starts"]
                      for line in with_hints(target["errors"], shown, minor, where, lambda error: None) if line]
@@ -84,17 +84,3 @@ class ActionModule(ControllerOnly, ActionBase):
         if leaks(result, secrets):
             result["_ansible_no_log"] = True  # the last resort: a secret the redaction missed hides the whole result
         return result
-
-
-def _parsed(text):
-    data, _strict, error = parse_text(text)
-    if error:
-        raise ValueError("not parseable")
-    return data
-
-
-def _parsed_or_none(text):
-    if not isinstance(text, str):
-        return None
-    data, _strict, error = parse_text(plain(text))
-    return data if not error else None

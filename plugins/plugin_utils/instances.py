@@ -25,7 +25,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_schedule
     BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, flags_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, parsed, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
     UnsupportedVersion, full_version, health_paths, normalise)
@@ -277,15 +277,8 @@ def _raise_config_errors(result, field_prefix, secrets=(), config=None):
     by a hint with the fix when there is one (hints.py)."""
     if result.errors:
         lines = with_hints(result.errors, config, result.version, field_prefix,
-                           lambda error: redact_message(_prefixed(field_prefix, error), secrets, _parsed))
+                           lambda error: redact_message(_prefixed(field_prefix, error), secrets, parsed))
         raise InstanceError("\n".join(lines))
-
-
-def _parsed(text):
-    data, _strict, error = parse_text(text)
-    if error:
-        raise ValueError("not parseable")
-    return data
 
 
 def _prefixed(prefix, error):

@@ -485,6 +485,23 @@ def parse_text(text: str, minor: int = None):
     return data, strict, None
 
 
+def parsed(text):
+    """The data of YAML or JSON ``text``; ValueError when it does not parse (redaction.redact_message's ``parse``,
+    which turns the decoder's echo of the whole input back into data to redact)."""
+    data, _strict, error = parse_text(text)
+    if error:
+        raise ValueError("not parseable")
+    return data
+
+
+def parsed_or_none(text):
+    """The data of ``text``, or None when it is not text or does not parse (to find secrets in it, or hints)."""
+    if not isinstance(text, str):
+        return None
+    data, _strict, error = parse_text(plain(text))
+    return data if not error else None
+
+
 def _lookup(data, path: str):
     for part in re.findall(r"\[(\d+)\]|([^.\[\]]+)", path):
         data = data[int(part[0])] if part[0] else data[part[1]]
