@@ -50,21 +50,28 @@ def secret_value(name, value):
 
 def redact(data):
     """A copy of ``data`` with every secret value replaced; iterative, so no input is too deep for it."""
+    return redacted_copy(data, secret_value)
+
+
+def redacted_copy(data, hidden, leaf=None):
+    """A copy of ``data`` in which the value of every dict key for which ``hidden(key, value)`` holds is
+    REDACTED and every other value that is neither a dict nor a list is ``leaf(value)`` (the value itself without
+    ``leaf``); iterative, so no input is too deep for it."""
     if not isinstance(data, (dict, list)):
-        return data
+        return data if leaf is None else leaf(data)
     top = {} if isinstance(data, dict) else []
     stack = [(data, top)]
     while stack:
         source, target = stack.pop()
         items = source.items() if isinstance(source, dict) else enumerate(source)
         for key, value in items:
-            if isinstance(source, dict) and secret_value(key, value):
+            if isinstance(source, dict) and hidden(key, value):
                 copied = REDACTED
             elif isinstance(value, (dict, list)):
                 copied = {} if isinstance(value, dict) else []
                 stack.append((value, copied))
             else:
-                copied = value
+                copied = value if leaf is None else leaf(value)
             if isinstance(target, dict):
                 target[key] = copied
             else:
