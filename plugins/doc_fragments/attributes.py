@@ -9,7 +9,11 @@ from __future__ import annotations
 
 class ModuleDocFragment(object):  # pylint: disable=too-few-public-methods
     """An action plugin of this collection: it runs on POSIX, neither async nor bypass_host_loop, and only reads and
-    checks unless its own docs say otherwise (scheduler_config writes, and says so)."""
+    checks unless its own docs say otherwise (scheduler_config and scheduler_rollout write, and say so).
+
+    ansible-core merges a fragment's attributes into the plugin's one attribute at a time, the plugin's own keys
+    winning (plugin_docs.merge_fragment), so a plugin that writes sets both ``support`` and ``details`` of
+    check_mode and diff_mode itself: a key it leaves out would show this fragment's read-only words."""
 
     DOCUMENTATION = r"""
 attributes:

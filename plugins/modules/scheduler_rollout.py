@@ -38,6 +38,7 @@ description:
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
+  - kubesched.schedulers.attributes
 options:
   kind:
     description: How the schedulers run on the master.
@@ -111,20 +112,12 @@ options:
     type: path
     default: ""
 attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
     support: full
     details: Reports the changes and their diff; nothing is written and nothing restarts.
   diff_mode:
     support: full
     details: Per changed file; files with credentials show their size and checksum only.
-  platform:
-    platforms: posix
 seealso:
   - module: kubesched.schedulers.scheduler_instances
   - module: kubesched.schedulers.rollout
