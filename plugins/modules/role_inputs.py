@@ -23,8 +23,6 @@ description:
   - Reports a C(kube_scheduler_*) variable that no role knows but that is close to one that does (a typo such as
     C(kube_scheduler_instance)) with the name it most likely meant. Names far from every known one are left alone
     (other roles, such as kubespray's, have C(kube_scheduler_*) variables of their own).
-author:
-  - kubesched maintainers (@kubesched)
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
@@ -42,6 +40,8 @@ options:
         them, so two names for one directory are refused too. The systemd role passes its config, unit, state and
         install directories and the binary link.
     type: dict
+author:
+  - kubesched maintainers (@kubesched)
 """
 
 EXAMPLES = r"""
