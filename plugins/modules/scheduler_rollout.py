@@ -134,7 +134,7 @@ EXAMPLES = r"""
   register: resolved
 
 - name: What would change on this master
-  kubesched.schedulers.scheduler_rollout:
+  kubesched.schedulers.scheduler_rollout: &rollout
     kind: systemd
     instances: "{{ resolved.instances }}"
     kubernetes_version: 1.34.2
@@ -145,13 +145,8 @@ EXAMPLES = r"""
 
 - name: Apply it, health-gated
   kubesched.schedulers.scheduler_rollout:
-    kind: systemd
+    <<: *rollout  # the same arguments as the plan
     apply: true
-    instances: "{{ resolved.instances }}"
-    kubernetes_version: 1.34.2
-    config_dir: /etc/kubernetes/schedulers
-    state_dir: /var/lib/kubesched/systemd
-    binary_path: /opt/kube-scheduler/1.34.2/kube-scheduler
   when: plan is changed
 """
 
