@@ -172,10 +172,13 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Two profiles from the Kubernetes docs, the second one without scoring
+- name: Three profiles from the Kubernetes docs - the default, one without scoring, one bin packing (MostAllocated)
   kubesched.schedulers.scheduler_config:
     kubernetes_version: "1.33"
     dest: /etc/kubernetes/scheduler-config.yaml
+    owner: root
+    group: root
+    backup: true
     config:
       clientConnection:
         kubeconfig: /etc/kubernetes/scheduler.conf
@@ -189,18 +192,6 @@ EXAMPLES = r"""
             score:
               disabled:
                 - name: '*'
-
-- name: Bin packing with NodeResourcesFit MostAllocated next to the default profile
-  kubesched.schedulers.scheduler_config:
-    dest: /etc/kubernetes/scheduler-config.yaml
-    owner: root
-    group: root
-    backup: true
-    config:
-      clientConnection:
-        kubeconfig: /etc/kubernetes/scheduler.conf
-      profiles:
-        - schedulerName: default-scheduler
         - schedulerName: bin-packing-scheduler
           pluginConfig:
             - name: NodeResourcesFit
