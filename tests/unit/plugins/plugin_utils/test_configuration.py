@@ -6,32 +6,26 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 
+# The Kubernetes docs' examples as the differential corpus keeps them (each file names its source on its first
+# line), which the real kube-scheduler of every minor answered too.
+DOCS_EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "differential", "corpus",
+                             "docs")
+
+
+def _docs_example(name):
+    with open(os.path.join(DOCS_EXAMPLES, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
 # Bin-packing profile from the Kubernetes docs (Resource Bin Packing, MostAllocated).
-BIN_PACKING = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- pluginConfig:
-  - args:
-      scoringStrategy:
-        resources:
-        - name: cpu
-          weight: 1
-        - name: memory
-          weight: 1
-        - name: intel.com/foo
-          weight: 3
-        - name: intel.com/bar
-          weight: 3
-        type: MostAllocated
-    name: NodeResourcesFit
-"""
+BIN_PACKING = _docs_example("bin-packing-most-allocated.yaml")
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"content": "a: 1", "config": {}}])
@@ -160,18 +154,7 @@ profiles:
         - name: MyCustomPluginB
           weight: 1
 """
-DOCS_TWO_PROFILES = """
-profiles:
-  - schedulerName: default-scheduler
-  - schedulerName: no-scoring-scheduler
-    plugins:
-      preScore:
-        disabled:
-        - name: '*'
-      score:
-        disabled:
-        - name: '*'
-"""
+DOCS_TWO_PROFILES = _docs_example("config-multiple-profiles.yaml").split("kind: KubeSchedulerConfiguration\n", 1)[1]
 DOCS_MULTIPOINT = """
 profiles:
   - schedulerName: multipoint-scheduler
