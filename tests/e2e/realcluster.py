@@ -39,17 +39,19 @@ def scheduler_version(binary: str) -> str:
 
 
 class RealCluster:
-    """``name`` prefixes the hosts and the network (ks-<name>-api, -m1, -m2, -w1), so suites run side by side."""
+    """``name`` prefixes the hosts and the network (ks-<name>-api, -m1, -m2, -w1), so suites run side by side.
+    ``masters`` and ``workers`` count the node hosts (the e2e suite: two and one; benchmarks/lease_gaps.py: three
+    and none)."""
 
-    def __init__(self, name: str, scheduler_binary: str, directory: Path):
+    def __init__(self, name: str, scheduler_binary: str, directory: Path, masters: int = 2, workers: int = 1):
         self.name, self.directory = name, directory
         self.scheduler_binary = scheduler_binary
         self.version = scheduler_version(scheduler_binary)
         self.minor = self.version.rsplit(".", 1)[0]
         self.network = "ks-%s" % name
         self.api_host = "ks-%s-api" % name
-        self.masters = ["ks-%s-m1" % name, "ks-%s-m2" % name]
-        self.workers = ["ks-%s-w1" % name]
+        self.masters = ["ks-%s-m%d" % (name, index) for index in range(1, masters + 1)]
+        self.workers = ["ks-%s-w%d" % (name, index) for index in range(1, workers + 1)]
         self.facts: dict = {}
 
     @property
