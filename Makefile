@@ -30,7 +30,7 @@ export SUITE_RESULTS := $(BUILD)/results
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-hostile clean docs differential
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-lease-gaps bench-hostile clean docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
@@ -121,6 +121,12 @@ bench: deps image binaries
 ## bench-rollout: the systemd and static_pod playbooks against a naive playbook on three local masters (issue 9)
 bench-rollout: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
+
+## bench-lease-gaps: how long the default scheduler's lease is unheld and the longest a pod stays unscheduled while a
+## config-only change and a bad change roll over one master and three (static_pod on real kubelets, then systemd;
+## LEASE_GAPS_MODES picks), on the real test cluster (issue 25): a table of figures, no pass/fail
+bench-lease-gaps: deps image binaries collection
+	$(WITH_K8S) $(BIN)/python benchmarks/lease_gaps.py
 
 ## fuzz: the property suite over every entry point (tests/unit/hardening/test_properties.py) with FUZZ_SCALE times
 ## its examples (default 20, about 20000) and a new random seed each run; `make unit` runs it with a fixed seed
