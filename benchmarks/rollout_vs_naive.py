@@ -7,8 +7,10 @@ For systemd and for static pods: the naive playbook (benchmarks/rollout/naive-*.
 validation, no health gate) first converge and no-op rerun, then this collection's playbook first converge, no-op
 rerun and `--check --diff` on the converged cluster, each from clean masters. Prints each wall time, the ratio to
 the naive one against issue 9's targets, and the ten slowest tasks of the collection's converge and no-op runs.
-Real parts only: podman hosts booting systemd, etcd + kube-apiserver (KUBE_APISERVER_BIN) and the kube-scheduler named by
-KUBE_SCHEDULER_BIN (`make bench-rollout` has `make binaries` find them). BENCH_KEEP=1 keeps the hosts.
+Real parts only: the masters are real nodes (podman hosts booting systemd with containerd and the real kubelet,
+kubeadm's layout: tests/realnode/README.md), the control plane is etcd + kube-apiserver + kube-controller-manager
+(KUBE_APISERVER_BIN, ...) and the kube-scheduler is the one named by KUBE_SCHEDULER_BIN, also as the image the static
+pods run (`make bench-rollout` has `make binaries` find them). BENCH_KEEP=1 keeps the hosts.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ INVENTORY = os.path.join(BENCH, "inventory.yml")
 HOSTS = ["ks-bench-m1", "ks-bench-m2", "ks-bench-m3", "ks-bench-api"]
 NETWORK = "ks-bench"
 IMAGE = "localhost/kubesched-test-host:bookworm"
+# The masters are real nodes, started as tests/e2e/realcluster.py starts them (tests/realnode/README.md).
+NODE_IMAGE = "localhost/kubesched-node:bookworm"
+NODE_OPTIONS = ["--privileged", "--cgroupns=private", "--tmpfs", "/var/lib/containerd:rw,exec"]
 TARGETS = {"no-op": 1.0, "check": 1.0, "converge": 2.0}
 
 
@@ -74,8 +79,9 @@ def start_hosts(environ):
         sh(["podman", "network", "create", NETWORK], environ)
     for host in HOSTS:
         if sh(["podman", "container", "exists", host], environ, check=False) != 0:
+            image, options = (IMAGE, []) if host == "ks-bench-api" else (NODE_IMAGE, NODE_OPTIONS)
             sh(["podman", "run", "--detach", "--name", host, "--hostname", host, "--network", NETWORK, "--systemd=always",
-                "--label", "kubesched.bench=true", IMAGE], environ)
+                "--label", "kubesched.bench=true"] + options + [image], environ)
 
 
 def remove_hosts(environ):
@@ -90,11 +96,9 @@ def slowest_tasks(text):
     return lines[-10:]
 
 
-def phase(environ, kind, naive, ours, prepare=None):
+def phase(environ, kind, naive, ours):
     print("%s:" % kind, flush=True)
     clean = ["-e", "bench_phase=%s" % kind]
-    if prepare:
-        sh(["ansible-playbook", "-i", INVENTORY, prepare], environ, os.path.join(STATE, "prepare-%s.log" % kind))
     sh(["ansible-playbook", "-i", INVENTORY, os.path.join(BENCH, "clean.yml")] + clean, environ, os.path.join(STATE, "clean.log"))
     figures = {"naive converge": playbook(environ, "naive %s converge" % kind, naive)[0],
                "naive no-op": playbook(environ, "naive %s no-op" % kind, naive)[0]}
@@ -114,14 +118,15 @@ def main():
     print("kube-scheduler v%s; three masters ks-bench-m1..m3 (podman, systemd), logs in %s" % (version, STATE), flush=True)
     try:
         start_hosts(environ)
-        sh(["ansible-playbook", "-i", INVENTORY, os.path.join(REPO, "extensions", "molecule", "resources", "prepare.yml")],
+        # The control plane, then real nodes (each running kubeadm's kube-scheduler static pod until clean.yml).
+        resources = os.path.join(REPO, "extensions", "molecule", "resources")
+        sh(["ansible-playbook", "-i", INVENTORY, os.path.join(resources, "prepare.yml"), os.path.join(resources, "nodes.yml")],
            environ, os.path.join(STATE, "prepare.log"))
         results = {
             "systemd": phase(environ, "systemd", os.path.join(BENCH, "naive-systemd.yml"),
                              os.path.join(REPO, "playbooks", "systemd.yml")),
             "static_pod": phase(environ, "static_pod", os.path.join(BENCH, "naive-static-pod.yml"),
-                                os.path.join(REPO, "playbooks", "static_pod.yml"),
-                                prepare=os.path.join(REPO, "extensions", "molecule", "static_pod", "prepare.yml")),
+                                os.path.join(REPO, "playbooks", "static_pod.yml")),
         }
     finally:
         if os.environ.get("BENCH_KEEP") != "1":
