@@ -53,6 +53,9 @@ ARGUMENT_SPEC = {
     "manifest_dir": {"type": "path", "default": ""},
     "preflight_binary": {"type": "path", "default": ""},
     "preflight": {"type": "bool", "default": True},
+    "lease_check": {"type": "bool", "default": True},
+    "lease_rbac_create": {"type": "bool", "default": False},
+    "lease_rbac_kubeconfig": {"type": "path", "default": "/etc/kubernetes/admin.conf"},
 }
 
 
@@ -112,6 +115,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if not args["preflight"]:
             for entry in engine["instances"]:
                 entry.pop("preflight", None)
+        if args["lease_check"]:
+            _add_lease_access(engine, instances, args)
         answer = self._engine(engine, task_vars)
         result.update(answer)
         # A plan outside check mode changes nothing: it says what is pending and leaves "changed" (and the diff on
@@ -173,6 +178,18 @@ def _instance_problems(instances):
         except inputs.InputError as exc:
             problems.append(str(exc))
     return problems
+
+
+def _add_lease_access(engine, instances, args):
+    """Each present instance that elects a leader asks, as itself, whether it may hold its lease (the engine's
+    lease check, module_utils/_lease_access.py); the apply call may create what is missing when the operator says so."""
+    by_name = dict((instance["name"], instance) for instance in instances)
+    for entry in engine["instances"]:
+        instance = by_name.get(entry["name"]) or {}
+        if entry.get("state") == "present" and instance.get("lease") and instance.get("kubeconfig"):
+            entry["lease_access"] = {"kubeconfig": instance["kubeconfig"], "namespace": instance["lease"]["namespace"],
+                                     "name": instance["lease"]["name"]}
+    engine["lease_rbac"] = {"create": args["lease_rbac_create"], "kubeconfig": args["lease_rbac_kubeconfig"]}
 
 
 def _action(planned, name):

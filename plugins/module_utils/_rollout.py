@@ -28,6 +28,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils import _files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     Backup, remove_path, sha256, sha256_file, switch_link)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
@@ -196,6 +198,9 @@ def _owner_problems(specs):
 READ, PLAN, APPLY = "read", "plan", "apply"
 MODES = (READ, PLAN, APPLY)
 
+# The role variable that lets the apply call create a missing lease Role and RoleBinding (named in messages).
+LEASE_RBAC_CREATE_VARIABLE = "kube_scheduler_lease_rbac_create"
+
 # What the plan says per instance.
 NONE = "none"              # nothing differs
 CREATE = "create"          # new files: the instance starts for the first time
@@ -217,6 +222,7 @@ class Engine(object):
         self.strategy = strategy
         self.waiter = waiter
         self.result = {}
+        self._rbac_to_create = []  # (instance, lease spec, objects) the apply call creates (the operator's opt-in)
 
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
@@ -294,13 +300,63 @@ class Engine(object):
                 elif changes:
                     entry["action"] = ATTRIBUTES
             plan["instances"][instance["name"]] = entry
+        refusals = self._check_leases(plan)
         changed = bool(plan["directories"] or plan["link_changed"]
-                       or any(e["action"] != NONE for e in plan["instances"].values()))
-        self._ask_the_binary(plan, diff)
+                       or any(e["action"] != NONE or (e.get("lease_access") or {}).get("will_create")
+                              for e in plan["instances"].values()))
+        self._ask_the_binary(plan, diff, refusals)
         return plan, diff, changed
 
-    def _ask_the_binary(self, plan, diff):
+    def _check_leases(self, plan):
+        """Every present instance with a lease asks, as itself (its kubeconfig, from this master), whether it may
+        get, update and create its lease. A missing right refuses the plan with the Role and RoleBinding to add,
+        unless the operator lets the apply call create them; an API server this master cannot reach is a warning
+        (the check did not run), never a silent pass."""
+        create = bool((self.p.get("lease_rbac") or {}).get("create"))
         refusals = []
+        for instance in self.p["instances"]:
+            spec = instance.get("lease_access")
+            if instance["state"] != "present" or not spec:
+                continue
+            found = _lease_access.check(spec, instance.get("files"))
+            shown = dict((key, value) for key, value in found.items() if key != "rbac")
+            plan["instances"][instance["name"]]["lease_access"] = shown
+            if found["status"] == _lease_access.NOT_CHECKED:
+                self.result.setdefault("warnings", []).append(
+                    "%s: lease %s: the lease access check did not run: %s" % (instance["name"], found["lease"], found["detail"]))
+            elif found["status"] == _lease_access.MISSING and create:
+                shown["will_create"] = True
+                self._rbac_to_create.append((instance, spec, found["rbac"]))
+            elif found["status"] == _lease_access.MISSING:
+                refusals.append(
+                    "%s would never lead: %s (asked as its kubeconfig %s); add this Role and RoleBinding "
+                    "(kubectl apply -f -), or set %s: true to let the apply step create them:\n%s"
+                    % (instance["name"], found["detail"], spec["kubeconfig"], LEASE_RBAC_CREATE_VARIABLE, found["rbac_yaml"]))
+        return refusals
+
+    def _create_lease_rbac(self, plan):
+        """The apply call creates the Roles and RoleBindings the plan found missing (the operator's opt-in), with
+        the administrator's kubeconfig on this master, then asks again as each instance: before the first write."""
+        if not self._rbac_to_create:
+            return
+        admin = (self.p.get("lease_rbac") or {}).get("kubeconfig")
+        created = []
+        for instance, spec, objects in self._rbac_to_create:
+            name = instance["name"]
+            try:
+                created.extend(_lease_access.create(objects, admin))
+            except (OSError, KubeconfigError, Unreachable, ApiError) as exc:
+                raise PreflightFailed("nothing was changed: %s: the Role and RoleBinding for lease %s/%s could not be "
+                                      "created with %s: %s" % (name, spec["namespace"], spec["name"], admin, exc))
+            again = _lease_access.check(spec, instance.get("files"))
+            if again["status"] != _lease_access.ALLOWED:
+                raise PreflightFailed("nothing was changed: %s: after creating %s: %s"
+                                      % (name, ", ".join(created), again["detail"]))
+            plan["instances"][name]["lease_access"].update(status=again["status"], detail=again["detail"],
+                                                           missing=[], will_create=False)
+        self.result["lease_rbac_created"] = created
+
+    def _ask_the_binary(self, plan, diff, refusals):
         for instance in self.p["instances"]:
             entry = plan["instances"][instance["name"]]
             if instance["state"] != "present" or entry["action"] not in STARTS_A_PROCESS:
@@ -356,6 +412,7 @@ class Engine(object):
         restoring (the story in its message)."""
         p = self.p
         self.preflight(plan)
+        self._create_lease_rbac(plan)
         # What this call did to directories, so that a failure puts it back: the ones it made (in order) and the
         # owner, group and mode of the ones it changed.
         self._made, self._changed_dirs = [], []

@@ -288,7 +288,12 @@ ARGUMENT_SPEC = dict(
             image=dict(type="str"), binary=dict(type="path"),
             mounts=dict(type="list", elements="dict", default=[], options=dict(
                 host=dict(type="path", required=True), container=dict(type="path", required=True))))),
-        files=dict(type="list", elements="dict", default=[], options=_FILE))),
+        files=dict(type="list", elements="dict", default=[], options=_FILE),
+        lease_access=dict(type="dict", options=dict(
+            kubeconfig=dict(type="path", required=True), namespace=dict(type="str", required=True),
+            name=dict(type="str", required=True))))),
+    lease_rbac=dict(type="dict", options=dict(create=dict(type="bool", default=False),
+                                              kubeconfig=dict(type="path", default="/etc/kubernetes/admin.conf"))),
     health_timeout=dict(type="int", default=180),
     settle=dict(type="int", default=2),
 )

@@ -103,6 +103,27 @@ options:
     description: Run the offline check of the master's kube-scheduler; V(false) only for reports (the drift check).
     type: bool
     default: true
+  lease_check:
+    description:
+      - Ask, as each present instance that elects a leader (a SelfSubjectAccessReview through its own kubeconfig, sent
+        from the master, read-only), whether it may C(get) and C(update) its lease by name and C(create) leases. A
+        missing right fails the plan for that master, naming the instance, the lease, the missing verbs and the
+        Role and RoleBinding to add (YAML), unless O(lease_rbac_create=true).
+      - An API server the master cannot reach (refused, timed out, TLS) is a warning, not a failure, and the plan's
+        C(lease_access) says C(not checked) with the reason; a kubeconfig with an exec plugin is not checked either.
+    type: bool
+    default: true
+  lease_rbac_create:
+    description:
+      - Let the apply call create (or replace) the missing lease Role and RoleBinding, named
+        C(kubesched:lease:<lease name>) in the lease's namespace, with O(lease_rbac_kubeconfig), before the first file
+        is written; then the instance is asked again. Never in check mode or in a plan.
+    type: bool
+    default: false
+  lease_rbac_kubeconfig:
+    description: An administrator's kubeconfig on the master, used only to create the lease RBAC (O(lease_rbac_create)).
+    type: path
+    default: /etc/kubernetes/admin.conf
   manifest_dir:
     description:
       - The kubelet's static pod directory (static pods). Empty means the one the kubelet on the master watches
@@ -162,8 +183,16 @@ plan:
     - What differs, per instance (C(action) none, create, update, restart, start, attributes or remove, and the changed
       files), and C(preflight), what the master's kube-scheduler said of an instance whose process would start (or why
       it did not run yet).
+    - C(lease_access) per present instance with a lease (O(lease_check)) - C(status) (V(allowed), V(missing) or
+      V(not checked)), C(identity) (the user the API server sees), C(lease), C(missing) verbs, C(detail), C(rbac_yaml)
+      (the Role and RoleBinding to add) and C(will_create) (O(lease_rbac_create)).
   returned: always
   type: dict
+lease_rbac_created:
+  description: The Roles and RoleBindings the apply call created (O(lease_rbac_create)).
+  returned: when created
+  type: list
+  elements: str
 drift:
   description: Static pods only, per present instance, whether its manifest and files are what this role writes and why not.
   returned: when kind is static_pod

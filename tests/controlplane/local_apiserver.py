@@ -37,6 +37,7 @@ class LocalApiServer:
         self.processes: list[subprocess.Popen] = []
         self.client = None
         self.kubeconfig = directory / "admin.conf"
+        self.certs = None  # the cluster's CA, to issue client certificates of other identities
 
     def _start(self, name: str, argv: list[str]) -> None:
         log = (self.directory / (name + ".log")).open("wb")
@@ -46,7 +47,7 @@ class LocalApiServer:
         from kubernetes import client, config  # pylint: disable=import-outside-toplevel
         pki = self.directory / "pki"
         pki.mkdir(parents=True, exist_ok=True)
-        certs = Certificates(pki)
+        certs = self.certs = Certificates(pki)
         serving = certs.issue("apiserver", "kube-apiserver", server_names=["127.0.0.1", "localhost"])
         admin_cert, admin_key = certs.issue("admin", "kubernetes-admin", "system:masters")
         etcd_port, peer_port, api_port = _free_port(), _free_port(), _free_port()
