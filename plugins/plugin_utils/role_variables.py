@@ -29,6 +29,9 @@ _HOST_COMMON = {
     "kube_scheduler_state_dir": K.path,
     "kube_scheduler_health_timeout": K.integer(1, 3600, "a number of seconds"),
     "kube_scheduler_health_settle": K.integer(0, 600, "a number of seconds"),
+    "kube_scheduler_lease_check": K.boolean,
+    "kube_scheduler_lease_rbac_create": K.boolean,
+    "kube_scheduler_lease_rbac_kubeconfig": K.path,
 }
 
 ROLE_VARIABLES = {
@@ -94,6 +97,8 @@ ROLE_VARIABLES = {
         "kube_scheduler_verify_api_host": K.text,
         "kube_scheduler_verify_k8s_kubeconfig": K.optional(K.path_or_dict),
         "kube_scheduler_verify_k8s_context": K.optional(K.text),
+        "kube_scheduler_verify_lease_audit": K.boolean,
+        "kube_scheduler_verify_lease_audit_fail": K.boolean,
     },
 }
 
@@ -109,6 +114,7 @@ REMOVED_IN = "1.0.0"
 # what the roles register. They are known names, so they are never reported as typos.
 OTHER_VARIABLES = (
     "kube_scheduler_control_plane_group", "kube_scheduler_upgrade_to", "kube_scheduler_upgrade_convert",
+    "kube_scheduler_upgrade_kubeconfig", "kube_scheduler_upgrade_context", "kube_scheduler_upgrade_scan_fail",
     "kube_scheduler_plan", "kube_scheduler_applied",
     "kube_scheduler_static_pod_drift", "kube_scheduler_systemd_pending", "kube_scheduler_static_pod_pending",
 )
