@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
@@ -12,6 +14,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
     leaks, redact_message, redact_result, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_scan import configs_in_configmaps, scan, table
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
@@ -26,7 +29,13 @@ ARGUMENT_SPEC = {
     "extra_plugins": {"type": "list", "elements": "raw", "default": []},
     "convert": {"type": "bool", "default": False},
     "fail_on_error": {"type": "bool", "default": False},
+    "kubeconfig": {"type": "raw"},
+    "context": {"type": "str"},
+    "configs": {"type": "list", "elements": "dict"},
 }
+# The cluster scan: a kubeconfig (every ConfigMap in every namespace) and/or configs gathered elsewhere (the masters'
+# static pod configs, this inventory's instances), instead of one config.
+SCAN = ("kubeconfig", "configs")
 
 
 class ActionModule(ControllerOnly, ActionBase):
@@ -46,8 +55,13 @@ class ActionModule(ControllerOnly, ActionBase):
         if too_costly:
             return dict(result, failed=True, msg=too_costly)
         _validation, args = self.validate_argument_spec(
-            argument_spec=ARGUMENT_SPEC, mutually_exclusive=[["content", "src", "config"]],
-            required_one_of=[["content", "src", "config"]])
+            argument_spec=ARGUMENT_SPEC,
+            mutually_exclusive=[["content", "src", "config"], ["content", "kubeconfig"], ["src", "kubeconfig"],
+                                ["config", "kubeconfig"], ["content", "configs"], ["src", "configs"],
+                                ["config", "configs"]],
+            required_one_of=[["content", "src", "config", "kubeconfig", "configs"]])
+        if any(args[name] is not None for name in SCAN):
+            return self._scan(result, args)
         content, config = args["content"], plain(args["config"]) if args["config"] is not None else None
         if args["src"]:
             try:
@@ -84,3 +98,73 @@ class ActionModule(ControllerOnly, ActionBase):
         if leaks(result, secrets):
             result["_ansible_no_log"] = True  # the last resort: a secret the redaction missed hides the whole result
         return result
+
+    def _scan(self, result, args):
+        """Every KubeSchedulerConfiguration of the cluster's ConfigMaps and the given configs, one report and one
+        table each. Read-only: a list of ConfigMaps is the only API call."""
+        objects, read = [], None
+        if args["kubeconfig"] is not None:
+            try:
+                configmaps = list_configmaps(plain(args["kubeconfig"]), args["context"])
+            except ClusterUnreadable as exc:
+                return dict(result, failed=True, msg=str(exc))
+            read = len(configmaps)
+            objects.extend(configs_in_configmaps(configmaps))
+        for index, given in enumerate(plain(args["configs"] or [])):
+            if not isinstance(given.get("where"), str) or not (
+                    isinstance(given.get("content"), str) or isinstance(given.get("config"), dict)):
+                return dict(result, failed=True, msg="configs[%d]: needs where (text) and content (text) or config "
+                                                     "(a dict)" % index)
+            objects.append(dict(given, source=given.get("source") or "given"))
+        secrets = set()
+        for obj in objects:
+            found = obj["config"] if isinstance(obj.get("config"), dict) else parsed_or_none(obj.get("content"))
+            secrets.update(secret_values(found) if isinstance(found, dict) else ())
+        secrets = sorted(secrets, key=lambda value: (-len(value), value))
+        try:
+            reports = scan(objects, args["current_version"], args["target_versions"], convert=args["convert"])
+        except (UnsupportedVersion, ValueError) as exc:
+            return dict(result, failed=True, msg=str(exc))
+        for report in reports:
+            if report.get("converted") and report["converted"].get("converted"):
+                report["converted"]["converted"] = redact_text(report["converted"]["converted"])
+        reports = [redact_result(report, secrets, parsed) for report in reports]
+        lines = []
+        for report in reports:
+            lines.extend(([""] if lines else []) + table(report))
+        broken = [report["where"] for report in reports if not report["ok"]]
+        result.update(changed=False, objects=reports, table=lines, ok=not broken,
+                      scanned={"configmaps": read, "configs": len(reports)})
+        if args["fail_on_error"] and broken:
+            result.update(failed=True, msg="%d of %d scheduler configs would not start on a target: %s"
+                          % (len(broken), len(reports), "; ".join(broken)))
+        if leaks(result, secrets):
+            result["_ansible_no_log"] = True
+        return result
+
+
+class ClusterUnreadable(Exception):
+    """The ConfigMaps could not be listed (no kubernetes package, no kubeconfig, refused, unreachable)."""
+
+
+def list_configmaps(kubeconfig, context):
+    """Every ConfigMap of every namespace, as plain dicts, through the kubernetes client the roles use."""
+    try:
+        from kubernetes import client, config  # pylint: disable=import-outside-toplevel
+        from kubernetes.client.exceptions import ApiException  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        raise ClusterUnreadable("kubeconfig: the cluster scan needs the kubernetes Python package on the controller "
+                                "(pip install kubernetes)") from None
+    try:
+        if isinstance(kubeconfig, dict):
+            api = config.new_client_from_config_dict(kubeconfig, context=context)
+        else:
+            api = config.new_client_from_config(config_file=os.path.expanduser(kubeconfig) if kubeconfig else None,
+                                                context=context)
+        answer = client.CoreV1Api(api).list_config_map_for_all_namespaces(_request_timeout=30)
+    except ApiException as exc:
+        raise ClusterUnreadable("kubeconfig: listing the ConfigMaps of every namespace was refused (HTTP %s %s); the "
+                                "scan needs list on configmaps cluster-wide" % (exc.status, exc.reason)) from None
+    except Exception as exc:  # config errors, connection errors: the client raises many types
+        raise ClusterUnreadable("kubeconfig: the ConfigMaps could not be listed: %s" % str(exc).splitlines()[0]) from None
+    return [api.sanitize_for_serialization(item) for item in answer.items]

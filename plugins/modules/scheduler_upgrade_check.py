@@ -22,6 +22,12 @@ description:
   - With O(convert=true), a C(kubescheduler.config.k8s.io/v1beta2) or C(v1beta3) file (removed in 1.28 and 1.29)
     is first converted to v1 where that is mechanical; C(converted) gives the v1 text, what changed, and what needs
     a human (plugins removed without a replacement), and the converted text is what is checked.
+  - With O(kubeconfig) (the cluster scan), every ConfigMap of every namespace is read once and each data value that
+    parses as a document of C(kind: KubeSchedulerConfiguration) (any apiVersion, v1beta2 and v1beta3 included) is
+    checked the same way, together with the O(configs) the caller gathered (the masters' static pod configs, this
+    inventory's instances; the C(upgrade_scan) playbook does that). The result has a report and a table per object,
+    named by namespace/name and key or by host and path. The only API call is a list of ConfigMaps (RBAC - C(list)
+    on C(configmaps) cluster-wide); nothing is written, so it runs as a Check job. See C(docs/upgrade-scan.md).
   - Runs on the controller only and changes nothing. It is a report unless O(fail_on_error=true).
 extends_documentation_fragment:
   - action_common_attributes
@@ -56,9 +62,25 @@ options:
     type: bool
     default: false
   fail_on_error:
-    description: Fail when the config would not start on a target.
+    description: Fail when the config (in the cluster scan, any object) would not start on a target.
     type: bool
     default: false
+  kubeconfig:
+    description:
+      - The cluster scan - a kubeconfig on the controller (a path, or the kubeconfig as a dict) whose identity may list
+        ConfigMaps in every namespace. An empty string uses the C(kubernetes) client's default (C(KUBECONFIG) or
+        C(~/.kube/config)). Excludes O(content), O(src) and O(config).
+    type: raw
+  context:
+    description: The kubeconfig context for the cluster scan.
+    type: str
+  configs:
+    description:
+      - More configs for the cluster scan, each with C(where) (the label in the table, such as C(host m1 path
+        /etc/kubernetes/schedulers/kube-scheduler.yaml)), C(content) (text) or C(config) (a dict), and optionally
+        C(extra_plugins) and C(source).
+    type: list
+    elements: dict
 seealso:
   - module: kubesched.schedulers.scheduler_config
 author:
@@ -96,6 +118,20 @@ EXAMPLES = r"""
 #           change: added
 #           after: {name: DynamicResources, args: {filterTimeout: 10s, ...}}
 
+- name: Every scheduler config in the cluster's ConfigMaps, before the upgrade to 1.35 (a Check job will do)
+  kubesched.schedulers.scheduler_upgrade_check:
+    kubeconfig: ~/.kube/config
+    current_version: "1.30"
+    target_versions: ["1.35"]
+  delegate_to: localhost
+  run_once: true
+  register: scan
+
+- name: Show a table per object
+  ansible.builtin.debug:
+    msg: "{{ scan.table }}"
+  run_once: true
+
 - name: Convert an old v1beta3 file and check it on 1.35
   kubesched.schedulers.scheduler_upgrade_check:
     src: old-v1beta3.yaml
@@ -107,24 +143,41 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+objects:
+  description:
+    - The cluster scan - per object C(where), C(source) (V(configmap), or what O(configs) said), C(namespace),
+      C(name) and C(key) (ConfigMaps), C(api_version), and the report of a single config (C(current), C(targets),
+      C(converted), C(ok)). The config text itself is not returned.
+  returned: with O(kubeconfig) or O(configs)
+  type: list
+  elements: dict
+table:
+  description: The cluster scan - the lines an operator reads, a table per object (minor, starts, field, finding).
+  returned: with O(kubeconfig) or O(configs)
+  type: list
+  elements: str
+scanned:
+  description: The cluster scan - how many ConfigMaps were read (C(configmaps)) and how many configs were checked (C(configs)).
+  returned: with O(kubeconfig) or O(configs)
+  type: dict
 current:
   description: The config on O(current_version) - C(minor), C(starts), C(errors), C(warnings), C(profiles).
-  returned: always
+  returned: without O(kubeconfig) and O(configs)
   type: dict
 targets:
   description:
     - Per target minor, C(starts), C(errors) (each with C(field) and C(message)), C(warnings), C(profiles) and, when
       the config starts on both the current and the target minor, C(changes) with C(plugins) and C(defaults).
-  returned: always
+  returned: without O(kubeconfig) and O(configs)
   type: dict
   sample: {"1.35": {"starts": true, "errors": [], "changes": {"plugins": [{"profile": "default-scheduler",
            "extension_point": "filter", "plugin": "DynamicResources", "change": "appears"}], "defaults": []}}}
 converted:
   description: With O(convert=true) and a v1beta2/v1beta3 input, C(converted) (the v1 text), C(from), C(changes) and C(needs_human).
-  returned: always
+  returned: without O(kubeconfig) and O(configs)
   type: dict
 ok:
-  description: True when the config starts on every target.
+  description: True when the config (in the cluster scan, every object) starts on every target.
   returned: always
   type: bool
 """
