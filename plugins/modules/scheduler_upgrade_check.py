@@ -23,11 +23,11 @@ description:
     is first converted to v1 where that is mechanical; C(converted) gives the v1 text, what changed, and what needs
     a human (plugins removed without a replacement), and the converted text is what is checked.
   - With O(kubeconfig) (the cluster scan), every ConfigMap of every namespace is read once and each data value that
-    parses as a document of C(kind: KubeSchedulerConfiguration) (any apiVersion, v1beta2 and v1beta3 included) is
+    parses as a document whose C(kind) is V(KubeSchedulerConfiguration) (any apiVersion, v1beta2 and v1beta3 included) is
     checked the same way, together with the O(configs) the caller gathered (the masters' static pod configs, this
     inventory's instances; the C(upgrade_scan) playbook does that). The result has a report and a table per object,
     named by namespace/name and key or by host and path. The only API call is a list of ConfigMaps (RBAC - C(list)
-    on C(configmaps) cluster-wide); nothing is written, so it runs as a Check job. See C(docs/upgrade-scan.md).
+    on C(configmaps) cluster-wide); nothing is written, so it runs as a Check job. See C(docs/docsite/rst/upgrade_scan.rst).
   - Runs on the controller only and changes nothing. It is a report unless O(fail_on_error=true).
 extends_documentation_fragment:
   - action_common_attributes

@@ -39,8 +39,9 @@ def test_the_docs_site_builds_without_a_warning(tmp_path, collections_path):
     modules = {p.stem + "_module.html" for p in (REPO / "plugins" / "modules").glob("*.py")}
     filters = {p.stem + "_filter.html" for p in (REPO / "plugins" / "filter").glob("*.yml")}
     roles = {p.name + "_role.html" for p in (REPO / "roles").iterdir() if (p / "meta" / "argument_specs.yml").is_file()}
-    guides = {"getting_started.html", "awx.html", "kubeadm_upgrade.html", "readme.html"}
-    assert len(filters) == 4 and len(roles) == 4
+    guides = {"getting_started.html", "awx.html", "kubeadm_upgrade.html", "readme.html", "upgrade_scan.html",
+              "lease_audit.html"}
+    assert len(filters) == 5 and len(roles) == 4
     assert modules | filters | roles | guides <= pages
     deployment = (tmp_path / "html" / "deployment_role.html").read_text()
     assert "DaemonSet" in deployment
