@@ -98,8 +98,8 @@ class _BlockReader(object):
             rest = self.lines[self.at][1][1:].strip()
             if not rest:
                 self.at += 1
-                out.append(self._nested(indent) if self.at < len(self.lines) and self.lines[self.at][0] > indent
-                           else None)
+                nested = self.at < len(self.lines) and self.lines[self.at][0] > indent
+                out.append(self._block(self.lines[self.at][0]) if nested else None)
             elif _KEY.match(rest):
                 self.lines[self.at] = (indent + 2, rest)  # "- key: value": a mapping that starts on the dash's line
                 out.append(self._mapping(indent + 2))
@@ -107,9 +107,6 @@ class _BlockReader(object):
                 self.at += 1
                 out.append(_scalar(rest))
         return out
-
-    def _nested(self, indent):
-        return self._block(self.lines[self.at][0])
 
     def _mapping(self, indent):
         out = {}
