@@ -140,6 +140,37 @@ def test_verify_role_proves_every_scheduler_on_real_nodes(cluster):
     assert client.CoreV1Api(cluster.api()).list_namespaced_pod("kubesched-verify").items == []
 
 
+def test_verify_audits_the_real_leases_and_flags_a_foreign_contender(cluster):
+    """Issue 23: kubeadm's scheduler holds kube-system/kube-scheduler as a master (its host name), the Deployment's
+    replicas hold theirs as their pod names: both pass the audit. A lease this inventory's instance expects, held by
+    an identity of no master, is a foreign contender (a Check job: no test pod, the leases are read)."""
+    renewed = datetime.datetime.now(datetime.timezone.utc)
+    coordination = client.CoordinationV1Api(cluster.api())
+    try:
+        coordination.delete_namespaced_lease("e2e-ghost", "kube-system")
+    except client.ApiException as exc:
+        if exc.status != 404:
+            raise
+    coordination.create_namespaced_lease("kube-system", client.V1Lease(
+        metadata=client.V1ObjectMeta(name="e2e-ghost"), spec=client.V1LeaseSpec(
+            holder_identity="intruder_6b1f0c2e-0000-4000-8000-000000000001", lease_duration_seconds=3600,
+            acquire_time=renewed, renew_time=renewed)))
+    ghost = {"name": "ghost", "secure_port": 10300, "config": {"leaderElection": {"resourceName": "e2e-ghost"},
+                                                               "profiles": [{"schedulerName": "ghost"}]}}
+    run = cluster.playbook("playbooks/verify.yml", verify_vars(
+        cluster, kube_scheduler_instances=[{"name": "kube-scheduler", "default_scheduler": True}, ghost]),
+        masters=True, check=False, options=["--check"] + survey(kube_scheduler_verify_health="false",
+                                                                  kube_scheduler_verify_lease_audit_fail="true"))
+    assert run.returncode != 0, run.stdout[-4000:]
+    audit = run.stdout[run.stdout.index('"LEASE '):]
+    table = audit.split("]", 1)[0].splitlines()[1:]
+    rows = dict((line.strip().strip('",').split()[0], line.strip().strip('",')) for line in table if "/" in line)
+    assert "Lease kube-system/e2e-ghost: foreign contender: held by intruder_6b1f0c2e" in run.stdout, audit[:3000]
+    assert rows["kube-system/kube-scheduler"].split()[1].rsplit("_", 1)[0] in cluster.masters, audit[:3000]
+    assert " ok " in rows["kube-system/kube-scheduler"] and " ok " in rows["%s/%s" % (NAMESPACE, NAME)], audit[:3000]
+    coordination.delete_namespaced_lease("e2e-ghost", "kube-system")
+
+
 def test_verify_role_fails_naming_a_scheduler_that_does_not_schedule(cluster):
     run = cluster.playbook("playbooks/verify.yml", verify_vars(
         cluster, kube_scheduler_verify_schedulers=["default-scheduler", "nobody-scheduler"]), masters=True,
