@@ -172,6 +172,28 @@ options:
           group: {description: Its group., type: str, default: root}
           mode: {description: "Its mode, octal (C(\"0640\")); a symbolic mode is refused before anything is written.", type: str, default: "0600"}
           secret: {description: Never show its content in a diff., type: bool, default: false}
+      lease_access:
+        description:
+          - Ask, as this instance (SelfSubjectAccessReviews through its kubeconfig, from this master; read-only), whether
+            it may get, update and create its lease. A missing right fails the plan with the Role and RoleBinding to add
+            unless O(lease_rbac.create=true); an API server this master cannot reach is a warning (C(not checked)).
+        type: dict
+        suboptions:
+          kubeconfig: {description: "The instance's kubeconfig; the one in O(instances[].files) when this call writes it.", type: path, required: true}
+          namespace: {description: The lease's namespace., type: str, required: true}
+          name: {description: The lease's name., type: str, required: true}
+  lease_rbac:
+    description: What the apply call may do about a lease right the plan found missing.
+    type: dict
+    suboptions:
+      create:
+        description: Create (or replace) the missing Role and RoleBinding before the first write, then ask again.
+        type: bool
+        default: false
+      kubeconfig:
+        description: An administrator's kubeconfig on this master, used only to create them.
+        type: path
+        default: /etc/kubernetes/admin.conf
   health_timeout:
     description: Seconds a changed instance has to answer health from a new process.
     type: int

@@ -101,8 +101,8 @@ def _row(key, spec, expectations, now):
                        % (holder, " or ".join(expected_holders)))
     if holder and age is not None and duration is not None and age > duration:
         flags.append(STALE)
-        details.append("renewed %.0fs ago, longer than its %ss lease duration: the holder stopped renewing"
-                       % (age, duration))
+        details.append("renewed %ds ago, longer than its %ss lease duration: the holder stopped renewing"
+                       % (int(age), duration))
     checksums = {}
     for entry in expectations:
         if entry.get("config_checksum"):

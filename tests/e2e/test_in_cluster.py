@@ -155,12 +155,12 @@ def test_verify_audits_the_real_leases_and_flags_a_foreign_contender(cluster):
         metadata=client.V1ObjectMeta(name="e2e-ghost"), spec=client.V1LeaseSpec(
             holder_identity="intruder_6b1f0c2e-0000-4000-8000-000000000001", lease_duration_seconds=3600,
             acquire_time=renewed, renew_time=renewed)))
-    ghost = {"name": "ghost", "secure_port": 10300, "config": {"leaderElection": {"resourceName": "e2e-ghost"},
-                                                               "profiles": [{"schedulerName": "ghost"}]}}
+    ghost = {"name": "ghost", "secure_port": 10300,
+             "config": {"leaderElection": {"resourceName": "e2e-ghost"}, "profiles": [{"schedulerName": "ghost"}]}}
+    options = ["--check"] + survey(kube_scheduler_verify_health="false", kube_scheduler_verify_lease_audit_fail="true")
     run = cluster.playbook("playbooks/verify.yml", verify_vars(
         cluster, kube_scheduler_instances=[{"name": "kube-scheduler", "default_scheduler": True}, ghost]),
-        masters=True, check=False, options=["--check"] + survey(kube_scheduler_verify_health="false",
-                                                                  kube_scheduler_verify_lease_audit_fail="true"))
+        masters=True, check=False, options=options)
     assert run.returncode != 0, run.stdout[-4000:]
     audit = run.stdout[run.stdout.index('"LEASE '):]
     table = audit.split("]", 1)[0].splitlines()[1:]

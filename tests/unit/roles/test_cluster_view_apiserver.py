@@ -207,10 +207,10 @@ def inventory_of_two_masters(tmp_path, api):
     batch behind lease kube-system/batch, with different config files (a rollout stopped half-way), and instance
     spread behind kube-system/spread."""
     instances = [
-        {"name": "batch", "secure_port": 10301, "config": {"leaderElection": {"resourceName": "batch"},
-                                     "profiles": [{"schedulerName": "batch"}]}},
-        {"name": "spread", "secure_port": 10302, "config": {"leaderElection": {"resourceName": "spread"},
-                                      "profiles": [{"schedulerName": "spread"}]}}]
+        {"name": "batch", "secure_port": 10301,
+         "config": {"leaderElection": {"resourceName": "batch"}, "profiles": [{"schedulerName": "batch"}]}},
+        {"name": "spread", "secure_port": 10302,
+         "config": {"leaderElection": {"resourceName": "spread"}, "profiles": [{"schedulerName": "spread"}]}}]
     hosts = {}
     for host in ("m1", "m2"):
         config_dir = tmp_path / host
@@ -229,8 +229,8 @@ def inventory_of_two_masters(tmp_path, api):
     return path
 
 
-def test_verify_flags_a_foreign_contender_a_stale_holder_and_two_configs_behind_one_lease(api, tmp_path,
-                                                                                      ansible_playbook):
+def test_verify_flags_a_foreign_contender_a_stale_holder_and_two_configs_behind_one_lease(
+        api, tmp_path, ansible_playbook):
     here = socket.gethostname()
     # Durations long enough for a loaded machine's playbook run, but the one that is stale.
     lease(api, "kube-system", "batch", "batch-scheduler-7d4b9c-x2x9q_3f1c2a4e-0000-4000-8000-000000000001", 1, 3600)
@@ -300,8 +300,8 @@ clientConnection:
 """
 
 
-def test_the_scan_finds_every_scheduler_config_in_configmaps_static_pods_and_the_inventory(api, tmp_path,
-                                                                                        ansible_playbook):
+def test_the_scan_finds_every_scheduler_config_in_configmaps_static_pods_and_the_inventory(
+        api, tmp_path, ansible_playbook):
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     core = client.CoreV1Api(api.client)
     for namespace in ("storage", "volumes"):
