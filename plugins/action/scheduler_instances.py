@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Resolve and check scheduler instances on the controller; no managed host is contacted."""
+"""Resolve and check scheduler instances on the controller; no managed host is contacted (the master's addresses and
+names, for bind_address node and serving certificates, come from its gathered facts or node_address)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.serving import CERT_DIR
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
@@ -19,6 +21,9 @@ ARGUMENT_SPEC = {
     "kubernetes_version": {"type": "str", "required": True},
     "config_dir": {"type": "path", "required": True},
     "peers_var": {"type": "str"},
+    "node_address": {"type": "str"},
+    "serving_cert_dir": {"type": "path", "default": CERT_DIR},
+    "serving_cert_extra_sans": {"type": "list", "elements": "str", "default": []},
 }
 
 
@@ -47,7 +52,8 @@ class ActionModule(ControllerOnly, ActionBase):
         release = version if version != minor else None
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
-            plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers)
+            plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers,
+            node=_node(task_vars or {}, args), cert_dir=args["serving_cert_dir"])
         if warnings:
             result["warnings"] = warnings
         if errors:
@@ -78,3 +84,15 @@ class ActionModule(ControllerOnly, ActionBase):
                 raise AnsibleActionFail(too_costly)
             peers[host] = plain(value)
         return peers
+
+
+def _node(task_vars, args):
+    """This master's address (node_address, else its default IPv4 then IPv6 address) and, for the SANs of serving
+    certificates, every address and name it is known by: the gathered facts (the roles gather the network facts only
+    when an instance needs them), the inventory name and the extra SANs."""
+    facts = task_vars.get("ansible_facts") or {}
+    defaults = [(facts.get(key) or {}).get("address") for key in ("default_ipv4", "default_ipv6")]
+    address = args.get("node_address") or next((value for value in defaults if value), None)
+    names = [facts.get("hostname"), facts.get("fqdn"), facts.get("nodename"), task_vars.get("inventory_hostname")]
+    extra = list(args.get("serving_cert_extra_sans") or [])
+    return {"address": address, "addresses": [address] + defaults + extra, "names": names + extra}

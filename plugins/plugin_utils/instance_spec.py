@@ -24,5 +24,6 @@ INSTANCE_SPEC = {
     "extra_flags": {"type": "dict", "default": {}},
     "image": {"type": "str"},
     "strict": {"type": "bool", "default": True},
+    "serving_cert": {"type": "bool"},
 }
 MUTUALLY_EXCLUSIVE = [["config", "config_content"]]

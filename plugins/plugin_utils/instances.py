@@ -22,9 +22,10 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instance_spec import INSTANCE_SPEC, MUTUALLY_EXCLUSIVE
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import (
-    BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, flags_for)
+    BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, SERVING_FLAGS, flags_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import serving
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, parsed, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
@@ -42,8 +43,8 @@ DEFAULT_LEASE = ("kube-system", "kube-scheduler")
 DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
 
 # The spec gives each field its type and default; these checks add what a type cannot say (see the _check_* below).
-_SEMANTIC = {"name": "name", "state": "state", "default_scheduler": "bool", "secure_port": "port", "bind_address": "ip",
-             "kubeconfig": "abspath", "image": "image", "strict": "bool"}
+_SEMANTIC = {"name": "name", "state": "state", "default_scheduler": "bool", "secure_port": "port", "bind_address": "bind",
+             "kubeconfig": "abspath", "image": "image", "strict": "bool", "serving_cert": "bool"}
 FIELDS = dict((field, (_SEMANTIC.get(field, spec["type"]), spec.get("default"))) for field, spec in INSTANCE_SPEC.items())
 
 # fullmatch, so a trailing newline is not a match (``$`` would allow one).
@@ -58,24 +59,35 @@ class InstanceError(Exception):
     """One problem, already worded for the operator with the path of the field it is about."""
 
 
-def resolve(instances, kubernetes_version, config_dir, peers=None):
+# The other masters' instances are resolved only to be compared with this host's, never run: their node address is
+# not known here, and the bind address is the one thing replicas may differ in (_one_lease_one_config), so a
+# documentation address (RFC 5737) stands in for it.
+_PEER_NODE = {"address": "192.0.2.1", "addresses": [], "names": []}
+
+
+def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, cert_dir=serving.CERT_DIR):
     """Resolve this host's instances and check them, also against ``peers`` (host -> raw instance list).
 
+    ``node``: this master's {"address": the IP for bind_address node, "addresses": [...], "names": [...]} (the SANs
+    of serving certificates); ``cert_dir``: where serving certificates go on the master.
     Returns (resolved, errors, warnings): resolved is a list of dicts in input order (see the action plugin's
     RETURN docs); errors and warnings are lists of one-line strings. Nothing is resolved when errors is not empty.
     """
     try:
         config_dir = inputs.path(config_dir, "config_dir")
+        cert_dir = inputs.path(cert_dir, "serving_cert_dir")
         kubernetes_version = normalise(kubernetes_version)
     except ValueError as exc:
         return [], [str(exc)], []
-    resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir)
+    where = {"node": node or {}, "cert_dir": cert_dir}
+    resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir, where)
     if errors:
         return [], errors, warnings
     errors.extend(_check_together(resolved, VAR))
     others = {}
     for host in sorted(peers or {}):
-        peer_resolved, peer_errors, _unused = _resolve_list(peers[host], kubernetes_version, config_dir)
+        peer_resolved, peer_errors, _unused = _resolve_list(peers[host], kubernetes_version, config_dir,
+                                                            {"node": _PEER_NODE, "cert_dir": cert_dir})
         errors.extend("host %s: %s" % (host, error) for error in peer_errors)
         others[host] = peer_resolved
     if not errors:
@@ -85,7 +97,7 @@ def resolve(instances, kubernetes_version, config_dir, peers=None):
     return (resolved if not errors else []), errors, warnings
 
 
-def _resolve_list(instances, kubernetes_version, config_dir):
+def _resolve_list(instances, kubernetes_version, config_dir, where):
     if not isinstance(instances, list):
         return [], ["%s: must be a list of instances, got %s" % (VAR, inputs.type_name(instances))], []
     try:
@@ -96,7 +108,7 @@ def _resolve_list(instances, kubernetes_version, config_dir):
     for index, raw in enumerate(instances):
         path = "%s[%d]" % (VAR, index)
         try:
-            instance, instance_warnings = _resolve_one(raw, path, kubernetes_version, config_dir)
+            instance, instance_warnings = _resolve_one(raw, path, kubernetes_version, config_dir, where)
         except InstanceError as exc:
             errors.extend(str(exc).splitlines())
             continue
@@ -105,16 +117,20 @@ def _resolve_list(instances, kubernetes_version, config_dir):
     return resolved, errors, warnings
 
 
-def _resolve_one(raw, path, kubernetes_version, config_dir):
+def _resolve_one(raw, path, kubernetes_version, config_dir, where):
     fields = _normalise_fields(raw, path)
     name = fields["name"]
+    try:
+        address = serving.bind_address(fields["bind_address"], where["node"].get("address"), path + ".bind_address")
+    except serving.NodeUnknown as exc:
+        raise InstanceError(str(exc))
     config_path = "%s/%s.yaml" % (config_dir.rstrip("/"), name)
     instance = {
         "name": name,
         "state": fields["state"],
         "default_scheduler": fields["default_scheduler"],
         "secure_port": fields["secure_port"],
-        "bind_address": fields["bind_address"],
+        "bind_address": address,
         "kubeconfig": fields["kubeconfig"],
         "kubeconfig_content_given": fields["kubeconfig_content"] is not None,
         # The resolved instance carries everything the roles need; the action hides its result when this is set.
@@ -125,6 +141,9 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
         # An adopted kubeadm manifest keeps kubeadm's image unless the instance names one.
         "image_given": fields["image"] is not None,
     }
+    instance["serving_cert"] = (serving.certificate(name, address, where["node"], where["cert_dir"])
+                                if fields["state"] == "present" and serving.wants_certificate(fields["serving_cert"], address)
+                                else None)
     instance["health_path"] = health_paths(kubernetes_version)["liveness"]
     instance["health_url"] = "https://%s:%d%s" % (
         _probe_host(instance["bind_address"]), instance["secure_port"], instance["health_path"])
@@ -156,7 +175,12 @@ def _resolve_one(raw, path, kubernetes_version, config_dir):
             "kube-system/kube-scheduler and compete with it (only one of them would ever schedule): give it a "
             "lease of its own (leaderElection.resourceName), or set default_scheduler: true if it is the "
             "cluster's default scheduler" % (path, name))
-    return instance, ["%s.config: %s" % (path, warning) for warning in result.warnings]
+    warnings = ["%s.config: %s" % (path, warning) for warning in result.warnings]
+    if instance["serving_cert"] is None and not ipaddress.ip_address(address).is_loopback:
+        warnings.append("%s.serving_cert: false: instance %s serves /metrics on %s with a self-signed certificate no "
+                        "client can verify; leave serving_cert unset to get one signed by the cluster CA"
+                        % (path, name, address))
+    return instance, warnings
 
 
 def _check_printable(scheduler_names, leader, path):
@@ -300,6 +324,8 @@ def _argv(instance, extra_flags, path, kubernetes_version):
         "--config=%s" % instance["config_path"],
         "--secure-port=%d" % instance["secure_port"],
     ]
+    if instance["serving_cert"]:
+        argv.extend(serving.flags(instance["serving_cert"]))
     problems = []
     for flag in sorted(extra_flags, key=str):
         value = extra_flags[flag]
@@ -314,6 +340,9 @@ def _argv(instance, extra_flags, path, kubernetes_version):
         elif isinstance(value, str) and _CONTROL.search(value):
             problems.append("%s: Invalid value: %s: must not contain control characters such as newlines, carriage "
                             "returns or NUL (it is written into the unit's command line)" % (where, inputs.shown(value)))
+        elif instance["serving_cert"] and name in SERVING_FLAGS:
+            problems.append("%s: set by this collection from serving_cert (a certificate signed by the cluster CA); "
+                            "do not pass it, or set serving_cert: false to bring your own" % where)
         elif name in MANAGED_FLAGS or name in EXITING_FLAGS:
             problems.append("%s: set by this collection from %s; do not pass it"
                             % (where, MANAGED_FLAGS.get(name) or EXITING_FLAGS[name]))
@@ -494,11 +523,14 @@ def _check_state(value, _name=None):
     return value
 
 
-def _check_ip(value, _name=None):
+def _check_bind(value, _name=None):
+    if value == serving.NODE:
+        return value
     try:
         return str(ipaddress.ip_address(str(value)))
     except ValueError:
-        raise ValueError("Invalid value: %r: must be an IP address such as 127.0.0.1 or 0.0.0.0" % (value,))
+        raise ValueError("Invalid value: %r: must be an IP address such as 127.0.0.1, or \"node\" for the node's "
+                         "address" % (value,))
 
 
 def check_path(value, field):
@@ -529,7 +561,7 @@ _CHECKS = {
     "state": _check_state,
     "bool": inputs.boolean,
     "port": _check_port,
-    "ip": _check_ip,
+    "bind": _check_bind,
     "abspath": inputs.path,
     "image": inputs.image,
     "str": _check_type(str, "a string"),

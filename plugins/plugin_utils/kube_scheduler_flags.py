@@ -96,6 +96,9 @@ MANAGED_FLAGS = {
     "authentication-kubeconfig": "kubeconfig",
     "authorization-kubeconfig": "kubeconfig",
 }
+# Set from serving_cert when the instance has a certificate signed by the cluster CA (serving.py); else the
+# operator's to give.
+SERVING_FLAGS = ("tls-cert-file", "tls-private-key-file")
 # Flags that make kube-scheduler do something other than schedule.
 EXITING_FLAGS = {
     "write-config-to": "nothing: it makes kube-scheduler write its config and exit",

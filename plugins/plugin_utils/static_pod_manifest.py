@@ -28,6 +28,9 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io impor
 
 CONFIG_VOLUME = "kubesched-config"
 KUBECONFIG_VOLUME = "kubeconfig"
+# The instance's serving certificate and key (serving.py), only those two files of the PKI directory.
+SERVING_CERT_VOLUME = "kubesched-serving-cert"
+SERVING_KEY_VOLUME = "kubesched-serving-key"
 PROBE_PORT_NAME = "probe-port"
 NAMED_PROBE_PORT_SINCE = 34
 
@@ -86,7 +89,19 @@ def _volumes(instance):
         CONFIG_VOLUME: ({"name": CONFIG_VOLUME, "hostPath": {"path": instance["config_path"], "type": "File"}},
                         {"name": CONFIG_VOLUME, "mountPath": instance["config_path"], "readOnly": True}),
     }
+    cert = instance.get("serving_cert")
+    if cert:
+        for name, path in ((SERVING_CERT_VOLUME, cert["cert"]), (SERVING_KEY_VOLUME, cert["key"])):
+            volumes[name] = ({"name": name, "hostPath": {"path": path, "type": "File"}},
+                             {"name": name, "mountPath": path, "readOnly": True})
     return volumes
+
+
+def _drop_serving_volumes(pod, container):
+    """An instance that no longer has a serving certificate loses its two mounts (its flags are gone already)."""
+    ours = (SERVING_CERT_VOLUME, SERVING_KEY_VOLUME)
+    pod["spec"]["volumes"] = [v for v in pod["spec"].get("volumes") or [] if v.get("name") not in ours]
+    container["volumeMounts"] = [m for m in container.get("volumeMounts") or [] if m.get("name") not in ours]
 
 
 def _flag_name(arg):
@@ -160,6 +175,8 @@ def static_pod_manifest(instance, kubernetes_version, checksum, base=None, image
             container[name] = probe
     _set_probe_port(container, instance["secure_port"], kubernetes_version)
     volumes = _volumes(instance)
+    if not instance.get("serving_cert"):
+        _drop_serving_volumes(pod, container)
     for volume, mount in volumes.values():
         pod["spec"]["volumes"] = _upsert(pod["spec"].get("volumes"), volume)
         container["volumeMounts"] = _upsert(container.get("volumeMounts"), mount)

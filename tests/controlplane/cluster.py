@@ -63,6 +63,10 @@ class Certificates:
         path.chmod(0o600)
         return path
 
+    def write_ca_key(self) -> Path:
+        """The CA's key as a kubeadm master keeps it (pki/ca.key), for code that signs with the cluster CA."""
+        return self._write("ca.key", _pem_key(self.ca_key))
+
     def issue(self, name: str, common_name: str, organization=None, server_names=()) -> tuple[Path, Path]:
         """Sign a certificate: a serving one when ``server_names`` (DNS names and IPs) are given, else a client one."""
         key = _key()

@@ -36,6 +36,8 @@ class LocalApiServer:
         self.directory = directory
         self.processes: list[subprocess.Popen] = []
         self.client = None
+        self.certs = None
+        self.url = None
         self.kubeconfig = directory / "admin.conf"
         self.certs = None  # the cluster's CA, to issue client certificates of other identities
 
@@ -60,6 +62,7 @@ class LocalApiServer:
                              "--unsafe-no-fsync"])
         self._start("kube-apiserver", apiserver_argv(os.environ[APISERVER_VARIABLE], certs, serving, etcd_url,
                                                      api_port, pki))
+        self.url = "https://127.0.0.1:%d" % api_port
         self.kubeconfig.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config", "current-context": "admin",
             "clusters": [{"name": "local", "cluster": {"server": "https://127.0.0.1:%d" % api_port,

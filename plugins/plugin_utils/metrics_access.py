@@ -1,0 +1,127 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Who may read a scheduler's /metrics, and where Prometheus finds it: the Kubernetes objects and the plain
+scrape_configs that playbooks/metrics_access.yml applies or writes.
+
+kube-scheduler authorizes /metrics with a SubjectAccessReview for the nonResourceURL ``/metrics``, verb ``get``
+(k8s.io/apiserver delegated authorization; kubernetes #69600): a ClusterRole with that one rule, bound to one
+ServiceAccount, is all a scraper needs. Host instances (systemd units, static pods on hostNetwork) have no pod a
+selector could find, so each instance gets a selector-less headless Service with an EndpointSlice listing the
+masters' addresses; a ServiceMonitor (when the monitoring.coreos.com CRDs exist) points at that Service.
+Pure Python: no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import DOMAIN
+
+READER_ROLE = "metrics-reader"
+PORT_NAME = "https-metrics"
+MANAGED_BY = "kubesched.schedulers"
+_LABELS = {"app.kubernetes.io/managed-by": MANAGED_BY}
+
+
+def reader_objects(service_account, namespace, role_name=READER_ROLE):
+    """The ServiceAccount, the ClusterRole that may get /metrics and its ClusterRoleBinding."""
+    return [
+        {"apiVersion": "v1", "kind": "ServiceAccount",
+         "metadata": {"name": service_account, "namespace": namespace, "labels": dict(_LABELS)}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+         "metadata": {"name": role_name, "labels": dict(_LABELS)},
+         "rules": [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+         "metadata": {"name": "%s:%s:%s" % (role_name, namespace, service_account), "labels": dict(_LABELS)},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
+         "subjects": [{"kind": "ServiceAccount", "name": service_account, "namespace": namespace}]},
+    ]
+
+
+def targets(hosts):
+    """Instance name -> {"port": int, "addresses": [IP, ...]} from {host: [resolved instance, ...]}: the present
+    instances that serve beyond the loopback (a scraper elsewhere cannot reach 127.0.0.1 of a master)."""
+    found = {}
+    for host in sorted(hosts):
+        for instance in hosts[host]:
+            if instance.get("state") != "present":
+                continue
+            address = ipaddress.ip_address(instance["bind_address"])
+            if address.is_loopback or address.is_unspecified:
+                continue
+            entry = found.setdefault(instance["name"], {"port": instance["secure_port"], "addresses": []})
+            entry["addresses"].append(str(address))
+    return found
+
+
+def service_name(instance_name):
+    return "%s-metrics" % instance_name
+
+
+def host_target_objects(instance_name, target, namespace):
+    """A headless Service without a selector and its EndpointSlices (one per address family) for one instance."""
+    name = service_name(instance_name)
+    labels = dict(_LABELS, **{DOMAIN + "/instance": instance_name})
+    objects = [{
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {"clusterIP": "None",
+                 "ports": [{"name": PORT_NAME, "port": target["port"], "targetPort": target["port"], "protocol": "TCP"}]},
+    }]
+    by_family = {}
+    for address in target["addresses"]:
+        by_family.setdefault(ipaddress.ip_address(address).version, []).append(address)
+    for version in sorted(by_family):
+        objects.append({
+            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "%s-ipv%d" % (name, version), "namespace": namespace,
+                         "labels": dict(labels, **{"kubernetes.io/service-name": name,
+                                                   "endpointslice.kubernetes.io/managed-by": MANAGED_BY})},
+            "addressType": "IPv%d" % version,
+            "endpoints": [{"addresses": [address], "conditions": {"ready": True}} for address in sorted(by_family[version])],
+            "ports": [{"name": PORT_NAME, "port": target["port"], "protocol": "TCP"}],
+        })
+    return objects
+
+
+def service_monitor(instance_name, namespace, ca_config_map, token_secret):
+    """A prometheus-operator ServiceMonitor for the instance's Service: HTTPS verified with the cluster CA (a
+    ConfigMap key ca.crt), the reader's token from a Secret (key token)."""
+    name = service_name(instance_name)
+    return {
+        "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+        "metadata": {"name": name, "namespace": namespace, "labels": dict(_LABELS)},
+        "spec": {
+            "selector": {"matchLabels": {DOMAIN + "/instance": instance_name}},
+            "namespaceSelector": {"matchNames": [namespace]},
+            "endpoints": [{
+                "port": PORT_NAME, "scheme": "https", "path": "/metrics",
+                "authorization": {"type": "Bearer", "credentials": {"name": token_secret, "key": "token"}},
+                "tlsConfig": {"ca": {"configMap": {"name": ca_config_map, "key": "ca.crt"}}, "insecureSkipVerify": False},
+            }],
+        },
+    }
+
+
+def scrape_configs(all_targets, ca_file, token_file):
+    """A plain Prometheus ``scrape_configs`` list for a Prometheus outside the cluster: one job per instance."""
+    jobs = []
+    for instance_name in sorted(all_targets):
+        target = all_targets[instance_name]
+        jobs.append({
+            "job_name": "kube-scheduler-%s" % instance_name,
+            "scheme": "https",
+            "metrics_path": "/metrics",
+            "authorization": {"type": "Bearer", "credentials_file": token_file},
+            "tls_config": {"ca_file": ca_file, "insecure_skip_verify": False},
+            "static_configs": [{
+                "targets": [_host_port(address, target["port"]) for address in target["addresses"]],
+                "labels": {"instance_name": instance_name},
+            }],
+        })
+    return jobs
+
+
+def _host_port(address, port):
+    return ("[%s]:%d" if ipaddress.ip_address(address).version == 6 else "%s:%d") % (address, port)
