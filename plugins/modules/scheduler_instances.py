@@ -70,7 +70,7 @@ options:
         type: int
         default: 10259
       bind_address:
-        description: The address of the secure port, an IP address.
+        description: The address of the secure port, an IP address, or V(node) for O(node_address).
         type: str
         default: 127.0.0.1
       kubeconfig:
@@ -105,6 +105,12 @@ options:
             kube-scheduler itself ignores such names in C(disabled) and C(pluginConfig); V(false) keeps that tolerance.
         type: bool
         default: true
+      serving_cert:
+        description:
+          - A serving certificate signed by the cluster CA in O(serving_cert_dir), SANs the node's addresses and
+            names; unset means on when the instance binds beyond the loopback. Adds C(--tls-cert-file) and
+            C(--tls-private-key-file); M(kubesched.schedulers.serving_cert) issues it on the master.
+        type: bool
   kubernetes_version:
     description:
       - The Kubernetes version of the schedulers, such as V(1.34.2); configs and flags are checked for its minor.
@@ -121,8 +127,23 @@ options:
         instances of every other host are resolved too, and names, leases and schedulerNames are checked across
         hosts. A host without that variable is taken to have the same instances as this one.
     type: str
+  node_address:
+    description:
+      - This master's IP address for C(bind_address=node); default its default IPv4 (then IPv6) address from the
+        gathered facts. Without either, C(node) fails naming the variable to set.
+    type: str
+  serving_cert_dir:
+    description: Where serving certificates go on the master, C(<dir>/<name>.crt) and C(<dir>/<name>.key).
+    type: path
+    default: /etc/kubernetes/pki/schedulers
+  serving_cert_extra_sans:
+    description: More SANs (IP addresses or names) for every serving certificate, besides the gathered facts' ones.
+    type: list
+    elements: str
+    default: []
 seealso:
   - module: kubesched.schedulers.scheduler_config
+  - module: kubesched.schedulers.serving_cert
 """
 
 EXAMPLES = r"""
@@ -211,6 +232,11 @@ instances:
       description: The HTTPS health URL to probe on the master (loopback for wildcard bind addresses).
       type: str
       sample: https://127.0.0.1:10259/livez
+    serving_cert:
+      description: The serving certificate (paths of cert and key, common_name, ip_sans, dns_sans), or null.
+      type: dict
+      sample: {cert: /etc/kubernetes/pki/schedulers/batch.crt, key: /etc/kubernetes/pki/schedulers/batch.key,
+               common_name: batch, ip_sans: [10.0.0.11, 127.0.0.1], dns_sans: [localhost, master-1]}
     flags:
       description: The kube-scheduler arguments after the binary.
       type: list

@@ -13,26 +13,68 @@ description:
     signed by the cluster CA, with the SANs given; the C(kubesched.schedulers.systemd) and
     C(kubesched.schedulers.static_pod) roles call it for every instance with a serving certificate.
   - Idempotent. A new key and certificate are written only when one of them is missing, the certificate is not
-    signed by the CA (the CA changed), its SANs differ, its key does not match, or it expires within I(renew_days).
+    signed by the CA (the CA changed), its SANs differ, its key does not match, or it expires within O(renew_days).
     kube-scheduler reloads both files when they change, so a renewal needs no restart.
   - Uses the C(openssl) command of the host (kubeadm masters have it); ECDSA P-256 keys, C(serverAuth) only.
-  - No key is ever returned or shown; the CA key given as I(ca_key_content) is written to a private temp directory
+  - No key is ever returned or shown; the CA key given as O(ca_key_content) is written to a private temp directory
     for the run only. Supports check mode (reports whether, and why, it would issue).
 options:
-  cert_path: {description: Where the certificate goes., type: path, required: true}
-  key_path: {description: Where its private key goes (mode 0600)., type: path, required: true}
-  ca_cert: {description: The cluster CA certificate on the host., type: path, default: /etc/kubernetes/pki/ca.crt}
-  ca_key: {description: The cluster CA key on the host., type: path, default: /etc/kubernetes/pki/ca.key}
-  ca_cert_content: {description: The CA certificate as PEM text, instead of I(ca_cert)., type: str}
-  ca_key_content: {description: The CA key as PEM text, instead of I(ca_key)., type: str}
-  ip_sans: {description: IP address SANs., type: list, elements: str, default: []}
-  dns_sans: {description: DNS name SANs., type: list, elements: str, default: []}
-  common_name: {description: The subject's CN., type: str, required: true}
-  owner: {description: Owner of both files (the process that reads the key)., type: str, default: root}
-  group: {description: Group of both files., type: str, default: root}
-  days: {description: Validity of a new certificate in days., type: int, default: 365}
-  renew_days: {description: Issue again when it expires within this many days., type: int, default: 30}
-  openssl: {description: The openssl command., type: str, default: openssl}
+  cert_path:
+    description: Where the certificate goes.
+    type: path
+    required: true
+  key_path:
+    description: Where its private key goes (mode 0600).
+    type: path
+    required: true
+  ca_cert:
+    description: The cluster CA certificate on the host.
+    type: path
+    default: /etc/kubernetes/pki/ca.crt
+  ca_key:
+    description: The cluster CA key on the host.
+    type: path
+    default: /etc/kubernetes/pki/ca.key
+  ca_cert_content:
+    description: The CA certificate as PEM text, instead of O(ca_cert); give it with O(ca_key_content).
+    type: str
+  ca_key_content:
+    description: The CA key as PEM text, instead of O(ca_key); written to a private temp directory for the run only.
+    type: str
+  ip_sans:
+    description: IP address SANs.
+    type: list
+    elements: str
+    default: []
+  dns_sans:
+    description: DNS name SANs.
+    type: list
+    elements: str
+    default: []
+  common_name:
+    description: The subject's CN.
+    type: str
+    required: true
+  owner:
+    description: Owner of both files (the process that reads the key).
+    type: str
+    default: root
+  group:
+    description: Group of both files.
+    type: str
+    default: root
+  days:
+    description: Validity of a new certificate in days.
+    type: int
+    default: 365
+  renew_days:
+    description: Issue again when it expires within this many days.
+    type: int
+    default: 30
+  openssl:
+    description: The openssl command.
+    type: str
+    default: openssl
 version_added: 0.1.0
 author:
   - kubesched maintainers (@kubesched)

@@ -22,10 +22,13 @@ READER_ROLE = "metrics-reader"
 PORT_NAME = "https-metrics"
 MANAGED_BY = "kubesched.schedulers"
 _LABELS = {"app.kubernetes.io/managed-by": MANAGED_BY}
+# Published in every namespace by kube-controller-manager (root-ca-cert-publisher): the cluster CA, key ca.crt.
+CA_CONFIG_MAP = "kube-root-ca.crt"
 
 
 def reader_objects(service_account, namespace, role_name=READER_ROLE):
-    """The ServiceAccount, the ClusterRole that may get /metrics and its ClusterRoleBinding."""
+    """The ServiceAccount, the ClusterRole that may get /metrics, its ClusterRoleBinding, and a token Secret of the
+    ServiceAccount for a Prometheus that reads its token from a Secret (prometheus-operator's authorization)."""
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount",
          "metadata": {"name": service_account, "namespace": namespace, "labels": dict(_LABELS)}},
@@ -36,7 +39,14 @@ def reader_objects(service_account, namespace, role_name=READER_ROLE):
          "metadata": {"name": "%s:%s:%s" % (role_name, namespace, service_account), "labels": dict(_LABELS)},
          "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
          "subjects": [{"kind": "ServiceAccount", "name": service_account, "namespace": namespace}]},
+        {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+         "metadata": {"name": token_secret_name(service_account), "namespace": namespace, "labels": dict(_LABELS),
+                      "annotations": {"kubernetes.io/service-account.name": service_account}}},
     ]
+
+
+def token_secret_name(service_account):
+    return "%s-metrics-token" % service_account
 
 
 def targets(hosts):
@@ -85,22 +95,40 @@ def host_target_objects(instance_name, target, namespace):
     return objects
 
 
-def service_monitor(instance_name, namespace, ca_config_map, token_secret):
-    """A prometheus-operator ServiceMonitor for the instance's Service: HTTPS verified with the cluster CA (a
-    ConfigMap key ca.crt), the reader's token from a Secret (key token)."""
+def service_monitor(instance_name, monitor_namespace, service_namespace, token_secret, ca_config_map=CA_CONFIG_MAP):
+    """A prometheus-operator ServiceMonitor, beside the reader's token Secret, for the instance's Service: HTTPS
+    verified with the cluster CA (the ConfigMap kube-root-ca.crt every namespace has, key ca.crt) and the server
+    name localhost (a SAN of every serving certificate, where an endpoint's IP may be a SAN only of its own master)."""
     name = service_name(instance_name)
     return {
         "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
-        "metadata": {"name": name, "namespace": namespace, "labels": dict(_LABELS)},
+        "metadata": {"name": name, "namespace": monitor_namespace, "labels": dict(_LABELS)},
         "spec": {
             "selector": {"matchLabels": {DOMAIN + "/instance": instance_name}},
-            "namespaceSelector": {"matchNames": [namespace]},
+            "namespaceSelector": {"matchNames": [service_namespace]},
             "endpoints": [{
                 "port": PORT_NAME, "scheme": "https", "path": "/metrics",
                 "authorization": {"type": "Bearer", "credentials": {"name": token_secret, "key": "token"}},
                 "tlsConfig": {"ca": {"configMap": {"name": ca_config_map, "key": "ca.crt"}}, "insecureSkipVerify": False},
             }],
         },
+    }
+
+
+def plan(hosts, reader_namespace, service_account, targets_namespace, monitors=False, ca_file="", token_file="",
+         role_name=READER_ROLE):
+    """Everything playbooks/metrics_access.yml applies and writes, from {host: [resolved instance, ...]}:
+    {"objects": [...], "monitors": [...], "scrape_configs": [...], "targets": {...}}."""
+    found = targets(hosts)
+    objects = reader_objects(service_account, reader_namespace, role_name)
+    for instance_name in sorted(found):
+        objects.extend(host_target_objects(instance_name, found[instance_name], targets_namespace))
+    return {
+        "objects": objects,
+        "monitors": [service_monitor(name, reader_namespace, targets_namespace, token_secret_name(service_account))
+                     for name in sorted(found)] if monitors else [],
+        "scrape_configs": scrape_configs(found, ca_file, token_file),
+        "targets": found,
     }
 
 

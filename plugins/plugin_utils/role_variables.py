@@ -32,6 +32,15 @@ _HOST_COMMON = {
     "kube_scheduler_lease_check": K.boolean,
     "kube_scheduler_lease_rbac_create": K.boolean,
     "kube_scheduler_lease_rbac_kubeconfig": K.path,
+    # Serving on the node's address with a certificate of the cluster CA (serving.py; instances.py checks the
+    # address itself). The CA's content is never shown: its kind names only the type.
+    "kube_scheduler_node_address": K.optional(K.text, empty=""),
+    "kube_scheduler_serving_cert_dir": K.path,
+    "kube_scheduler_serving_cert_extra_sans": K.list_of_at_most(100, "extra SANs"),
+    "kube_scheduler_serving_ca_cert": K.path,
+    "kube_scheduler_serving_ca_key": K.path,
+    "kube_scheduler_serving_ca_cert_content": K.optional(K.of_type(str, "PEM text"), empty=""),
+    "kube_scheduler_serving_ca_key_content": K.optional(K.of_type(str, "PEM text"), empty=""),
 }
 
 ROLE_VARIABLES = {

@@ -1,0 +1,28 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What playbooks/metrics_access.yml applies and writes (plugin_utils/metrics_access.py)."""
+
+from __future__ import annotations
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
+
+
+def metrics_access_plan(hosts, reader_namespace, service_account, targets_namespace, monitors=False, ca_file="",
+                        token_file="", role_name=metrics_access.READER_ROLE):
+    from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
+
+    if not isinstance(hosts, dict) or not all(isinstance(value, list) for value in hosts.values()):
+        raise AnsibleFilterError("metrics_access_plan: the input must map each master to its resolved instances")
+    try:
+        return metrics_access.plan(hosts, reader_namespace, service_account, targets_namespace, bool(monitors),
+                                   ca_file, token_file, role_name)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("metrics_access_plan: not resolved instances (%s)" % exc) from None
+
+
+class FilterModule(object):  # pylint: disable=too-few-public-methods
+    """Scraping the schedulers' /metrics."""
+
+    def filters(self):
+        return {"metrics_access_plan": metrics_access_plan}
