@@ -285,6 +285,21 @@ def text(value, name):
     return _text(value, name, "a value")
 
 
+_PEM = re.compile(r"(?:-----BEGIN [A-Z0-9 ]{1,64}-----\r?\n(?:[A-Za-z0-9+/=]{1,76}\r?\n|[A-Za-z-]{1,64}: [ -~]{0,200}\r?\n"
+                  r"|\r?\n)*-----END [A-Z0-9 ]{1,64}-----(?:\r?\n)*)+")
+
+
+def pem(value, name):
+    """PEM text (a CA certificate or key, possibly a secret): only armour, base64 lines and headers, so it can
+    carry nothing but itself; it reaches a module argument, never a unit or a command line. Never shown."""
+    if not isinstance(value, str):
+        raise InputError("%s: must be PEM text, got %s" % (name, type_name(value)))
+    if not _PEM.fullmatch(value.lstrip()):
+        raise InputError("%s: must be PEM text (-----BEGIN ...----- base64 lines -----END ...-----); the value is not "
+                         "shown" % name)
+    return value
+
+
 def path_or_dict(value, name):
     """kubernetes.core's kubeconfig: a path (on the controller, so relative is allowed) or the kubeconfig as a dict."""
     return value if isinstance(value, dict) else _text(value, name, "a kubeconfig path or dict")

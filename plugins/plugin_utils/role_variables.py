@@ -39,8 +39,8 @@ _HOST_COMMON = {
     "kube_scheduler_serving_cert_extra_sans": K.list_of_at_most(100, "extra SANs"),
     "kube_scheduler_serving_ca_cert": K.path,
     "kube_scheduler_serving_ca_key": K.path,
-    "kube_scheduler_serving_ca_cert_content": K.optional(K.of_type(str, "PEM text"), empty=""),
-    "kube_scheduler_serving_ca_key_content": K.optional(K.of_type(str, "PEM text"), empty=""),
+    "kube_scheduler_serving_ca_cert_content": K.optional(K.pem, empty=""),
+    "kube_scheduler_serving_ca_key_content": K.optional(K.pem, empty=""),
 }
 
 ROLE_VARIABLES = {
@@ -126,6 +126,12 @@ OTHER_VARIABLES = (
     "kube_scheduler_upgrade_kubeconfig", "kube_scheduler_upgrade_context", "kube_scheduler_upgrade_scan_fail",
     "kube_scheduler_plan", "kube_scheduler_applied",
     "kube_scheduler_static_pod_drift", "kube_scheduler_systemd_pending", "kube_scheduler_static_pod_pending",
+    "kube_scheduler_serving_certs",
+    # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
+    # files, and what it registers.
+    "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
+    "kube_scheduler_metrics_token_file", "kube_scheduler_metrics_scrape_config_path", "kube_scheduler_metrics",
+    "kube_scheduler_metrics_resolved", "kube_scheduler_metrics_crd",
 )
 
 

@@ -306,7 +306,10 @@ def test_metrics_access_playbook_creates_the_reader_and_the_targets(cluster, ans
     first = ansible_playbook(args, cwd=workdir, env=env)
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
     rbac = client.RbacAuthorizationV1Api(api.client)
-    assert rbac.read_cluster_role("metrics-reader").rules[0].non_resource_ur_ls == ["/metrics"]
+    rule = rbac.read_cluster_role("metrics-reader").rules[0]
+    urls = getattr(rule, "non_resource_urls", None) or getattr(rule, "non_resource_ur_ls", None)
+    assert urls == ["/metrics"]
+    assert rule.verbs == ["get"]
     binding = rbac.read_cluster_role_binding("metrics-reader:observability:scraper")
     assert [(s.kind, s.namespace, s.name) for s in binding.subjects] == [("ServiceAccount", "observability", "scraper")]
     slices = client.DiscoveryV1Api(api.client).list_namespaced_endpoint_slice(
