@@ -58,14 +58,14 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def issue_cert(ansible_playbook, workdir, **args):
+def issue_cert(ansible_playbook, workdir, args):
     """Run the collection's serving_cert module with real ansible-playbook on localhost; returns (result, output)."""
     playbook = workdir / "serving_cert.yml"
     playbook.write_text(yaml.safe_dump([{
         "hosts": "localhost", "gather_facts": False, "connection": "local",
         "tasks": [{"name": "Serving certificate", "kubesched.schedulers.serving_cert": args, "register": "cert"},
-                  {"name": "Keep the result", "ansible.builtin.copy": {"content": "{{ cert | to_json }}",
-                                                                        "dest": str(workdir / "result.json")}}]}]))
+                  {"name": "Keep the result",
+                   "ansible.builtin.copy": {"content": "{{ cert | to_json }}", "dest": str(workdir / "result.json")}}]}]))
     run = ansible_playbook(["-i", "localhost,", "-v", "-e", "ansible_python_interpreter=" + sys.executable, playbook],
                            cwd=workdir)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -104,10 +104,10 @@ def cluster(tmp_path_factory, ansible_playbook):
         assert not errors, errors
         instance = instances[0]
         serving = instance["serving_cert"]
-        result, output = issue_cert(ansible_playbook, workdir, cert_path=serving["cert"], key_path=serving["key"],
-                                    common_name=serving["common_name"], ip_sans=serving["ip_sans"],
-                                    dns_sans=serving["dns_sans"], ca_cert=str(api.certs.ca_file), ca_key=str(ca_key),
-                                    owner=str(os.getuid()), group=str(os.getgid()))
+        result, output = issue_cert(ansible_playbook, workdir, dict(
+            cert_path=serving["cert"], key_path=serving["key"], common_name=serving["common_name"],
+            ip_sans=serving["ip_sans"], dns_sans=serving["dns_sans"], ca_cert=str(api.certs.ca_file),
+            ca_key=str(ca_key), owner=str(os.getuid()), group=str(os.getgid())))
         (workdir / "etc").mkdir()
         Path(instance["config_path"]).write_text(instance["config_rendered"])
         log = (workdir / "kube-scheduler.log").open("wb")
@@ -241,10 +241,10 @@ def test_renewed_only_on_change_and_served_without_restart(cluster, ansible_play
     args = dict(cert_path=serving["cert"], key_path=serving["key"], common_name=serving["common_name"],
                 ip_sans=serving["ip_sans"], dns_sans=serving["dns_sans"], ca_cert=str(api.certs.ca_file),
                 ca_key=str(cluster["ca_key"]), owner=str(os.getuid()), group=str(os.getgid()))
-    again, _output = issue_cert(ansible_playbook, workdir, **args)
+    again, _output = issue_cert(ansible_playbook, workdir, args)
     assert not again["changed"] and again["reason"] is None
     before = again["certificate"]["sha256_fingerprint"]
-    renewed, output = issue_cert(ansible_playbook, workdir, **dict(args, dns_sans=serving["dns_sans"] + ["metrics.example"]))
+    renewed, output = issue_cert(ansible_playbook, workdir, dict(args, dns_sans=serving["dns_sans"] + ["metrics.example"]))
     assert renewed["changed"] and renewed["reason"].startswith("its SANs differ"), renewed
     assert "PRIVATE KEY" not in output
     after = renewed["certificate"]["sha256_fingerprint"]
@@ -263,7 +263,7 @@ def test_renewed_only_on_change_and_served_without_restart(cluster, ansible_play
     other.mkdir()
     from cluster import Certificates  # pylint: disable=import-outside-toplevel
     other_certs = Certificates(other)
-    changed_ca, _output = issue_cert(ansible_playbook, workdir, **dict(
+    changed_ca, _output = issue_cert(ansible_playbook, workdir, dict(
         args, dns_sans=serving["dns_sans"] + ["metrics.example"], ca_cert=str(other_certs.ca_file),
         ca_key=str(other_certs.write_ca_key())))
     assert changed_ca["changed"] and "not signed by the cluster CA" in changed_ca["reason"], changed_ca

@@ -16,9 +16,9 @@ NODE = {"address": "10.0.0.11", "addresses": ["10.0.0.11", "fd00::11", None], "n
 CONFIG = {"leaderElection": {"resourceName": "edge"}, "profiles": [{"schedulerName": "edge"}]}
 
 
-def one(node=NODE, **fields):
+def one(node=None, **fields):
     instances, errors, warnings = resolve([dict({"name": "edge", "config": CONFIG}, **fields)], "1.35.4", "/etc/k",
-                                          node=node, cert_dir="/pki")
+                                          node=NODE if node is None else node, cert_dir="/pki")
     return (instances[0] if instances else None), errors, warnings
 
 
