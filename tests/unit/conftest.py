@@ -1,6 +1,7 @@
 """What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -27,3 +28,21 @@ def ansible_playbook(collections_path):
         return subprocess.run([str(ANSIBLE_PLAYBOOK)] + [str(arg) for arg in args], cwd=cwd, env=environment,
                               capture_output=True, text=True, timeout=timeout, check=False)
     return run
+
+
+@pytest.fixture(scope="session")
+def json_task_results():
+    """A run's report from the ansible.posix.json callback (ANSIBLE_STDOUT_CALLBACK) as {task name: the result of its
+    one host}; lines before the report (-vvv) are skipped. Task names must be unique in the playbook."""
+    def parse(proc: subprocess.CompletedProcess) -> dict:
+        try:
+            report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
+        except ValueError:
+            pytest.fail("ansible-playbook did not print JSON:\n%s\n%s" % (proc.stdout, proc.stderr))
+        results = {}
+        for play in report["plays"]:
+            for task in play["tasks"]:
+                (result,) = task["hosts"].values()
+                results[task["task"]["name"]] = result
+        return results
+    return parse

@@ -97,7 +97,7 @@ def sha(path):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, ansible_playbook):
+def run(tmp_path_factory, ansible_playbook, json_task_results):
     work = tmp_path_factory.mktemp("hardening")
     before = {}
     for name in ("owner", "group", "mode", "intmode"):
@@ -123,17 +123,7 @@ def run(tmp_path_factory, ansible_playbook):
                ANSIBLE_REMOTE_TEMP=str(work / "remote-tmp"))
     proc = ansible_playbook(["-vvv", "--diff", "-i", "inventory.ini", "-e", "@vars.json", "playbook.yml"],
                             cwd=work, env=env)
-    start = proc.stdout.find("{\n")
-    try:
-        report = json.loads(proc.stdout[start:])
-    except ValueError:
-        pytest.fail("ansible-playbook did not print JSON:\n%s\n%s" % (proc.stdout, proc.stderr))
-    results = {}
-    for play in report["plays"]:
-        for task in play["tasks"]:
-            (result,) = task["hosts"].values()
-            results[task["task"]["name"]] = result
-    return dict(results=results, work=work, before=before, output=proc.stdout + proc.stderr)
+    return dict(results=json_task_results(proc), work=work, before=before, output=proc.stdout + proc.stderr)
 
 
 @pytest.mark.parametrize("task, dest, message", [

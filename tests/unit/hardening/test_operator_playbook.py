@@ -110,15 +110,13 @@ MODULE_PLAY = """
 """
 
 
-def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook):
+def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, json_task_results):
     (tmp_path / "play.yml").write_text(MODULE_PLAY)
     proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
                              "-e", '{"survey_config": {"leaderElection": {"leaderElect": "true"}}}', "play.yml"],
                             cwd=tmp_path, env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
                                                    ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
-    report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
-    results = dict((task["task"]["name"], task["hosts"]["localhost"]) for play in report["plays"]
-                   for task in play["tasks"])
+    results = json_task_results(proc)
     assert results["unsupported_option"]["msg"].startswith(
         "Unsupported parameters for (kubesched.schedulers.scheduler_instances) module: peer_var.")
     assert "ansible_collections" not in results["unsupported_option"]["msg"]

@@ -7,7 +7,6 @@ not boot before it runs any systemctl; the static_pod kind reads files and repor
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
@@ -33,7 +32,7 @@ PLAYBOOK = """\
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory, ansible_playbook):
+def results(tmp_path_factory, ansible_playbook, json_task_results):
     work = tmp_path_factory.mktemp("rollout-host")
     (work / "playbook.yml").write_text(PLAYBOOK)
     (work / "manifest.yaml").write_text("kind: Pod\n")
@@ -43,8 +42,7 @@ def results(tmp_path_factory, ansible_playbook):
     proc = ansible_playbook(["-i", "inventory.ini", "-e", "work=%s" % work, "playbook.yml"], cwd=work,
                             env={"ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
                                  "ANSIBLE_LOCAL_TEMP": str(work / "tmp")})
-    report = json.loads(proc.stdout)
-    return {task["task"]["name"]: task["hosts"]["localhost"] for play in report["plays"] for task in play["tasks"]}
+    return json_task_results(proc)
 
 
 def test_the_systemd_kind_reports_the_machine_and_whether_systemd_booted_the_host(results):

@@ -157,7 +157,7 @@ PLAYBOOK = """
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, collections_path, ansible_playbook):
+def run(tmp_path_factory, collections_path, ansible_playbook, json_task_results):
     work = tmp_path_factory.mktemp("playbook")
     (work / "playbook.yml").write_text(PLAYBOOK)
     (work / "inventory.ini").write_text(textwrap.dedent(f"""\
@@ -179,17 +179,8 @@ def run(tmp_path_factory, collections_path, ansible_playbook):
         ANSIBLE_REMOTE_TEMP=str(work / "remote-tmp"),
     )
     proc = ansible_playbook(["-i", "inventory.ini", "-e", "@vars.json", "playbook.yml"], cwd=work, env=env)
-    try:
-        report = json.loads(proc.stdout)
-    except ValueError:
-        pytest.fail("ansible-playbook did not print JSON:\n%s\n%s" % (proc.stdout, proc.stderr))
-    results = {}
-    for play in report["plays"]:
-        for task in play["tasks"]:
-            # Task names are unique across both plays, each play has one host.
-            (result,) = task["hosts"].values()
-            results[task["task"]["name"]] = result
-    return dict(results=results, work=work, dest=work / "out" / "scheduler.yaml")
+    # Task names are unique across both plays, each play has one host.
+    return dict(results=json_task_results(proc), work=work, dest=work / "out" / "scheduler.yaml")
 
 
 def test_playbook_has_no_unexpected_failures(run):
