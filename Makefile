@@ -109,6 +109,7 @@ demo-clean:
 # The e2e (deployment and verify roles and AWX-style runner jobs on a real cluster: control plane and kubelets of the
 # scheduler's minor or one newer) once per scheduler minor in E2E_MINORS; every minor runs even when one fails, one
 # without its binaries is skipped, loudly. `make test` runs the newest (TEST_E2E_MINORS) within its time budget.
+# E2E_TESTS narrows what pytest runs (default: all of tests/e2e): make e2e E2E_MINORS=1.35 E2E_TESTS=tests/e2e/test_cluster_view.py
 E2E_MINORS ?= 1.30 1.35
 TEST_E2E_MINORS ?= 1.35
 e2e: deps binaries
