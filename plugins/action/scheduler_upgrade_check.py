@@ -111,10 +111,13 @@ class ActionModule(ControllerOnly, ActionBase):
             read = len(configmaps)
             objects.extend(configs_in_configmaps(configmaps))
         for index, given in enumerate(plain(args["configs"] or [])):
-            if not isinstance(given.get("where"), str) or not (
-                    isinstance(given.get("content"), str) or isinstance(given.get("config"), dict)):
-                return dict(result, failed=True, msg="configs[%d]: needs where (text) and content (text) or config "
-                                                     "(a dict)" % index)
+            flags = given.get("flags")
+            flags_given = isinstance(flags, list) and all(isinstance(flag, str) for flag in flags)
+            config_given = isinstance(given.get("content"), str) or isinstance(given.get("config"), dict)
+            if not isinstance(given.get("where"), str) or (flags is not None and not flags_given) or not (
+                    config_given or flags_given):
+                return dict(result, failed=True, msg="configs[%d]: needs where (text) and content (text), config "
+                                                     "(a dict) or flags (a list of text)" % index)
             objects.append(dict(given, source=given.get("source") or "given"))
         secrets = set()
         for obj in objects:

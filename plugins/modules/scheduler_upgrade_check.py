@@ -79,6 +79,10 @@ options:
       - More configs for the cluster scan, each with C(where) (the label in the table, such as C(host m1 path
         /etc/kubernetes/schedulers/kube-scheduler.yaml)), C(content) (text) or C(config) (a dict), and optionally
         C(extra_plugins) and C(source).
+      - "C(flags), a static pod's kube-scheduler command line after the binary, is checked on each minor too (a flag
+        that minor does not have is an error, C(unknown flag: --port), with the field C(--port)); given without
+        C(content) and C(config), the object is a kube-scheduler that runs without C(--config) (kubeadm's own
+        manifest) and the defaults of each minor are checked for it."
     type: list
     elements: dict
 seealso:

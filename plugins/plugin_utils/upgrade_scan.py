@@ -7,17 +7,23 @@ Third-party schedulers (storage, batch, the scheduler-plugins chart) keep their 
 namespace, under any key; the only reliable mark is the document's ``kind``. Each one found, and each config the
 caller adds (the masters' static pod configs, this inventory's instances), goes through check_upgrade
 (upgrade_check.py): starts or not on each minor, every error with its field, the default plugins that change. The
-table per object names where it lives (namespace/name and key, or host and path). Pure Python: no Ansible imports.
+table per object names where it lives (namespace/name and key, or host and path). A static pod's command line is
+checked too: a flag the target's kube-scheduler does not have stops it as surely as a bad config. A kube-scheduler
+pod without --config (kubeadm's own manifest) runs on the defaults of its minor, so those are checked for it.
+Pure Python: no Ansible imports.
 """
 
 from __future__ import annotations
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import REMOVED, flags_for
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 
 # A ConfigMap value larger than this is not a scheduler config (the API server's limit is 1 MiB for the whole map).
 MAX_VALUE = 256 * 1024
+# What kube-scheduler runs on without --config (options.go: the defaults of the newest config API, then its flags).
+DEFAULTS_ONLY = "apiVersion: %s\nkind: %s\n" % (API_VERSION, KIND)
 
 
 def configs_in_configmaps(configmaps):
@@ -38,18 +44,43 @@ def configs_in_configmaps(configmaps):
 
 
 def scan(objects, current_version, target_versions, convert=False):
-    """Each object ({where, content or config, extra_plugins?}) with its report: ``api_version``, ``current``,
-    ``targets``, ``converted`` and ``ok``, the object's other keys kept (the content itself is not returned)."""
+    """Each object ({where, content or config or flags, extra_plugins?}) with its report: ``api_version``,
+    ``current``, ``targets``, ``converted`` and ``ok``, the object's other keys kept (the content itself is not
+    returned). ``flags`` is a static pod's command line after the binary: each flag the minor's kube-scheduler does
+    not have is an error of that minor; with neither content nor config, the minor's defaults are checked."""
     reports = []
     for obj in objects:
-        content, config = obj.get("content"), obj.get("config")
-        report = check_upgrade(content=content, config=config, current_version=current_version,
-                               target_versions=target_versions, extra_plugins=obj.get("extra_plugins") or [],
-                               convert=convert)
-        shown = dict((key, value) for key, value in obj.items() if key not in ("content", "config", "extra_plugins"))
-        shown.update(api_version=_api_version(content, config), **report)
+        content, config, flags = obj.get("content"), obj.get("config"), obj.get("flags")
+        defaults_only = content is None and config is None and flags is not None
+        report = check_upgrade(content=DEFAULTS_ONLY if defaults_only else content, config=config,
+                               current_version=current_version, target_versions=target_versions,
+                               extra_plugins=obj.get("extra_plugins") or [], convert=convert)
+        if flags is not None:
+            for found in [report["current"]] + list(report["targets"].values()):
+                _check_flags(found, flags)
+            report["ok"] = all(found["starts"] for found in report["targets"].values())
+        shown = dict((key, value) for key, value in obj.items()
+                     if key not in ("content", "config", "extra_plugins", "flags"))
+        shown.update(api_version="no --config: the defaults of each minor" if defaults_only
+                     else _api_version(content, config), **report)
         reports.append(shown)
     return reports
+
+
+def flag_names(argv):
+    """The names of the long flags (``--name`` or ``--name=value``) of a command line, in order."""
+    return [arg[2:].split("=", 1)[0] for arg in argv if isinstance(arg, str) and arg.startswith("--") and len(arg) > 2]
+
+
+def _check_flags(found, argv):
+    """A flag this minor does not have: kube-scheduler exits with cobra's error before it reads any config."""
+    known = flags_for(found["minor"])
+    for name in dict.fromkeys(flag_names(argv)):  # each once, in order
+        if name not in known:
+            hint = " (%s)" % REMOVED[name] if name in REMOVED else ""
+            error = {"field": "--%s" % name, "message": "unknown flag: --%s%s" % (name, hint)}
+            found["errors"] = found["errors"] + [error]
+            found["starts"] = False
 
 
 def _api_version(content, config):

@@ -321,6 +321,12 @@ def test_the_scan_finds_every_scheduler_config_in_configmaps_static_pods_and_the
         "spec": {"containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.30.12",
                                  "command": ["kube-scheduler", "--config=%s" % (tmp_path / "kube-scheduler.yaml"),
                                              "--v=2"]}]}}))
+    # kubeadm's own manifest runs from flags: the defaults of each minor and its flags are checked.
+    (manifests / "kube-scheduler-kubeadm.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kube-scheduler-kubeadm", "namespace": "kube-system"},
+        "spec": {"containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.30.12",
+                                 "command": ["kube-scheduler", "--kubeconfig=/etc/kubernetes/scheduler.conf",
+                                             "--leader-elect=true"]}]}}))
     (manifests / "etcd.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "spec": {
         "containers": [{"name": "etcd", "command": ["etcd", "--config=/etc/etcd.yaml"]}]}}))
     inventory = tmp_path / "inventory.yml"
@@ -337,7 +343,7 @@ def test_the_scan_finds_every_scheduler_config_in_configmaps_static_pods_and_the
     assert run.returncode == 2, out[-5000:] + run.stderr[-2000:]
     report = out[out.find("TASK [Report a table per object]"):out.find("TASK [Fail when a config")]
     tables = report.split('        "",\n')
-    assert len(tables) == 4, report  # two ConfigMaps, one static pod, one instance; not the notes
+    assert len(tables) == 5, report  # two ConfigMaps, two static pods, one instance; not the notes
     stork, volume = [next(t for t in tables if head in t) for head in (
         "configmap storage/stork-config key config.yaml (kubescheduler.config.k8s.io/v1beta3)",
         "configmap volumes/volume-scheduler key scheduler-config.yaml (kubescheduler.config.k8s.io/v1)")]
@@ -348,6 +354,9 @@ def test_the_scan_finds_every_scheduler_config_in_configmaps_static_pods_and_the
                         'Invalid value: \\"EBSLimits\\"') == 2
     pod = next(t for t in tables if "host m1 path %s (kubescheduler.config.k8s.io/v1)" % (tmp_path / "kube-scheduler.yaml") in t)
     assert "default plugin EBSLimits disappears" in pod  # the defaults that change on 1.31
+    kubeadm = next(t for t in tables if "host m1 path %s (no --config: the defaults of each minor)"
+                   % (manifests / "kube-scheduler-kubeadm.yaml") in t)
+    assert "default plugin EBSLimits disappears" in kubeadm and " NO " not in kubeadm
     assert "inventory m1 instance kube-scheduler (kubescheduler.config.k8s.io/v1, the collection's default)" in report
     assert "notes" not in report and "policy.cfg" not in report
     failure = out[out.find("TASK [Fail when a config"):]
