@@ -73,8 +73,12 @@ def api(tmp_path_factory):
     with LocalApiServer(tmp_path_factory.mktemp("apiserver")) as server:
         # The test API server is OpenShift's Kubernetes, whose bootstrap Role system::leader-locking-kube-scheduler
         # lets system:kube-scheduler get and update every lease in kube-system; upstream's, which kubeadm clusters
-        # run, covers only the ConfigMap kube-scheduler (test_apiserver_dry_run.py does the same).
-        client.RbacAuthorizationV1Api(server.client).patch_namespaced_role(
+        # run, covers only the ConfigMap kube-scheduler (test_apiserver_dry_run.py does the same). The API server
+        # creates its bootstrap Roles after it answers: on a busy machine the patch came first and found none.
+        rbac = client.RbacAuthorizationV1Api(server.client)
+        wait_for("the bootstrap Role system::leader-locking-kube-scheduler", lambda: rbac.read_namespaced_role(
+            "system::leader-locking-kube-scheduler", "kube-system"), timeout=60)
+        rbac.patch_namespaced_role(
             "system::leader-locking-kube-scheduler", "kube-system", {"rules": [
                 {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["watch"]},
                 {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["kube-scheduler"],
