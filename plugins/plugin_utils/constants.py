@@ -72,12 +72,18 @@ STATE_DIR = "/var/lib/kubesched"
 STATE_SUBDIRS = {"systemd": "systemd", "static_pod": "static-pod"}
 POD_CONFIG_DIR = "/etc/kubernetes/kube-scheduler"
 
+# --- metrics --------------------------------------------------------------------------------------------------------
+# The token Secret of the metrics reader's ServiceAccount is "<ServiceAccount>" + this: playbooks/metrics_access.yml
+# creates it, the verify role reads its token to scrape the schedulers.
+METRICS_TOKEN_SECRET_SUFFIX = "-metrics-token"
+
 # What the lookup kubesched.schedulers.constants answers, by name.
 FOR_ROLES = {
     "annotations": ANNOTATIONS,
     "legacy_annotations": LEGACY_ANNOTATIONS,
     "probe_timings": PROBE_TIMINGS,
     "temp_file_mark": TEMP_FILE_MARK,
+    "metrics_token_secret_suffix": METRICS_TOKEN_SECRET_SUFFIX,
     "config_dir": CONFIG_DIR,
     "state_dir": STATE_DIR,
     "state_subdirs": STATE_SUBDIRS,

@@ -300,6 +300,20 @@ def pem(value, name):
     return value
 
 
+_BEARER = re.compile(r"[A-Za-z0-9._~+/=-]{1,16384}")
+
+
+def bearer_token(value, name):
+    """A bearer token (RFC 6750's token68: a ServiceAccount's JWT, a static token): a secret, never shown; it
+    goes into an Authorization header, so nothing but its own characters."""
+    if not isinstance(value, str):
+        raise InputError("%s: must be a bearer token, got %s" % (name, type_name(value)))
+    if not _BEARER.fullmatch(value):
+        raise InputError("%s: must be a bearer token (letters, digits and -._~+/=, as a ServiceAccount token); the "
+                         "value is not shown" % name)
+    return value
+
+
 def path_or_dict(value, name):
     """kubernetes.core's kubeconfig: a path (on the controller, so relative is allowed) or the kubeconfig as a dict."""
     return value if isinstance(value, dict) else _text(value, name, "a kubeconfig path or dict")
@@ -388,16 +402,21 @@ def priority_classes(value, name):
     return value
 
 
-def lease_reference(value, name):
-    """A lease as "namespace/name" (the verify role's form), or empty for none."""
-    if value in (None, ""):
-        return ""
-    if not isinstance(value, str) or value.count("/") != 1:
-        raise _invalid(name, value, 'must be "namespace/name", such as kube-system/my-scheduler')
-    namespace, lease = value.split("/")
-    dns_label(namespace, name + " (namespace)")
-    dns_subdomain(lease, name + " (name)")
-    return value
+def _namespaced(example):
+    """An object as "namespace/name", such as ``example``."""
+    def check(value, name):
+        if not isinstance(value, str) or value.count("/") != 1:
+            raise _invalid(name, value, 'must be "namespace/name", such as %s' % example)
+        namespace, object_name = value.split("/")
+        dns_label(namespace, name + " (namespace)")
+        dns_subdomain(object_name, name + " (name)")
+        return value
+    return check
+
+
+# The verify role's lease, empty for none; a ServiceAccount (the metrics reader).
+lease_reference = optional(_namespaced("kube-system/my-scheduler"), empty="")
+service_account_reference = _namespaced("monitoring/prometheus")
 
 
 def verify_targets(value, name):

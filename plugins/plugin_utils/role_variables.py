@@ -108,6 +108,11 @@ ROLE_VARIABLES = {
         "kube_scheduler_verify_k8s_context": K.optional(K.text),
         "kube_scheduler_verify_lease_audit": K.boolean,
         "kube_scheduler_verify_lease_audit_fail": K.boolean,
+        "kube_scheduler_verify_metrics": K.boolean,
+        "kube_scheduler_verify_metrics_token": K.optional(K.bearer_token, empty=""),
+        "kube_scheduler_verify_metrics_reader": K.service_account_reference,
+        "kube_scheduler_verify_metrics_ca": K.path,
+        "kube_scheduler_verify_metrics_gate": K.boolean,
     },
 }
 
@@ -124,14 +129,14 @@ REMOVED_IN = "1.0.0"
 OTHER_VARIABLES = (
     "kube_scheduler_control_plane_group", "kube_scheduler_upgrade_to", "kube_scheduler_upgrade_convert",
     "kube_scheduler_upgrade_kubeconfig", "kube_scheduler_upgrade_context", "kube_scheduler_upgrade_scan_fail",
-    "kube_scheduler_plan", "kube_scheduler_applied",
+    "kube_scheduler_rollout_verify", "kube_scheduler_plan", "kube_scheduler_applied",
     "kube_scheduler_static_pod_drift", "kube_scheduler_systemd_pending", "kube_scheduler_static_pod_pending",
     "kube_scheduler_serving_certs",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
     "kube_scheduler_metrics_token_file", "kube_scheduler_metrics_scrape_config_path", "kube_scheduler_metrics",
-    "kube_scheduler_metrics_resolved", "kube_scheduler_metrics_crd",
+    "kube_scheduler_metrics_resolved", "kube_scheduler_metrics_crd", "kube_scheduler_metrics_namespace",
 )
 
 

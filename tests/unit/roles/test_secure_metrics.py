@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access, scheduler_activity
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 
 REPO = Path(__file__).resolve().parents[3]
@@ -195,6 +195,18 @@ def test_reader_token_scrapes_attempts_per_profile_over_verified_tls(cluster):
     _status, text = _get(instance, "/metrics", context, token)
     (cluster["workdir"] / "metrics-sample.txt").write_text("\n".join(
         line for line in text.splitlines() if line.startswith(("scheduler_schedule_attempts_total", "scheduler_pending_pods"))))
+
+
+def test_the_verify_roles_reading_of_the_real_metrics_is_a_scrapers(cluster):
+    """The verify role's parser (scheduler_activity.parse) reads from the real /metrics the same attempts as the
+    plain scraper above."""
+    api, instance, context = cluster["api"], cluster["instance"], cluster["context"]
+    status, text = _get(instance, "/metrics", context, _token(api, *READER))
+    assert status == 200, text[:300]
+    parsed = scheduler_activity.parse(text)
+    assert attempts(text), "no scheduler_schedule_attempts_total series: the first test scheduled pods"
+    assert {(profile, result): value for profile, results in parsed["attempts"].items()
+            for result, value in results.items()} == attempts(text)
 
 
 def test_anonymous_and_unbound_tokens_are_refused(cluster):
