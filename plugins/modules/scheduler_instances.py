@@ -237,6 +237,13 @@ instances:
       type: dict
       sample: {cert: /etc/kubernetes/pki/schedulers/batch.crt, key: /etc/kubernetes/pki/schedulers/batch.key,
                common_name: batch, ip_sans: [10.0.0.11, 127.0.0.1], dns_sans: [localhost, master-1]}
+    serving_cert_files:
+      description:
+        - Only with state V(absent) - the certificate and key files a serving certificate of the instance would be at;
+          the rollout removes them with the instance.
+      type: list
+      elements: str
+      sample: [/etc/kubernetes/pki/schedulers/batch.crt, /etc/kubernetes/pki/schedulers/batch.key]
     flags:
       description: The kube-scheduler arguments after the binary.
       type: list

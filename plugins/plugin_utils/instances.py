@@ -151,6 +151,8 @@ def _resolve_one(raw, path, kubernetes_version, config_dir, where):
         # Removing an instance must not depend on its config or flags still being valid.
         instance.update(config_rendered=None, config_has_secrets=False, config_checksum=None, scheduler_names=[], leader_elect=False,
                         lease=None, flags=[])
+        # A certificate it may have had goes with it: nothing else uses it, and its key should not outlive it.
+        instance["serving_cert_files"] = sorted(serving.files(name, where["cert_dir"]).values())
         return instance, []
     result, secrets = _validated_config(fields, path, kubernetes_version)
     leader = result.effective.get("leaderElection", {})

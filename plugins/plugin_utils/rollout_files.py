@@ -78,7 +78,8 @@ def systemd_host(instances, settings):
         unit_path = systemd_paths(instance, settings["unit_dir"])["unit"]
         entry = {"name": instance["name"], "state": instance["state"], "unit": unit_name(instance)}
         if instance["state"] == "absent":
-            entry["files"] = [{"path": instance["config_path"]}]
+            # Removed in reverse order: what runs goes first, the certificate it served with last.
+            entry["files"] = [{"path": path} for path in instance["serving_cert_files"]] + [{"path": instance["config_path"]}]
             if instance["kubeconfig_content_given"]:
                 entry["files"].append({"path": instance["kubeconfig"]})
             entry["files"].append({"path": unit_path})
@@ -157,7 +158,9 @@ def static_pod_host(instances, settings, read):
         entry = {"name": instance["name"], "state": instance["state"]}
         if instance["state"] == "absent":
             # A kubeconfig may be shared (kubeadm's scheduler.conf), so it stays.
-            entry["files"] = [{"path": instance["config_path"]}, {"path": where["adopted"]}, {"path": where["manifest"]}]
+            # Removed in reverse order: the manifest first (the kubelet stops the pod), its certificate last.
+            entry["files"] = [{"path": path} for path in instance["serving_cert_files"]] + [
+                {"path": instance["config_path"]}, {"path": where["adopted"]}, {"path": where["manifest"]}]
             entry["port"] = instance["secure_port"]  # the engine waits until the kubelet has stopped the pod
             entries.append(entry)
             continue

@@ -52,6 +52,12 @@ def wants_certificate(serving_cert, address):
     return not ipaddress.ip_address(address).is_loopback
 
 
+def files(instance_name, cert_dir=CERT_DIR):
+    """Where an instance's certificate and key are on the master."""
+    directory = cert_dir.rstrip("/")
+    return {"cert": "%s/%s.crt" % (directory, instance_name), "key": "%s/%s.key" % (directory, instance_name)}
+
+
 def certificate(instance_name, address, node, cert_dir=CERT_DIR):
     """The serving certificate of one instance: its two paths and its SANs. ``node``: {"addresses": [...],
     "names": [...]} (the master's addresses and host names). The bind address is a SAN unless it is unspecified
@@ -69,14 +75,11 @@ def certificate(instance_name, address, node, cert_dir=CERT_DIR):
     for value in node.get("names") or []:
         if isinstance(value, str) and value and not _is_ip(value):
             names.add(value.lower().rstrip("."))
-    directory = cert_dir.rstrip("/")
-    return {
-        "cert": "%s/%s.crt" % (directory, instance_name),
-        "key": "%s/%s.key" % (directory, instance_name),
+    return dict(files(instance_name, cert_dir), **{
         "common_name": instance_name,
         "ip_sans": [str(ip) for ip in sorted(addresses, key=lambda ip: (ip.version, int(ip)))],
         "dns_sans": sorted(names),
-    }
+    })
 
 
 def flags(cert):

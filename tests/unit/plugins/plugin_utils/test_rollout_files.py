@@ -54,6 +54,8 @@ def test_systemd_writes_config_and_kubeconfig_before_the_unit_and_removes_the_un
                               "/etc/systemd/system/binpack.service"]
     # The engine removes in reverse order: the unit goes first, so nothing runs on a half-removed instance.
     assert paths(old)[-1] == "/etc/systemd/system/old.service" and old["state"] == "absent"
+    # A serving certificate it may have had, and its key, go last (resolve()'s default certificate directory).
+    assert paths(old)[:2] == ["/etc/kubernetes/pki/schedulers/old.crt", "/etc/kubernetes/pki/schedulers/old.key"]
     kubeconfig = binpack["files"][1]
     assert kubeconfig["secret"] and kubeconfig["content"] == KUBECONFIG
     assert (kubeconfig["owner"], kubeconfig["group"], kubeconfig["mode"]) == ("kube-scheduler", "kube-scheduler", "0600")
@@ -147,3 +149,11 @@ def test_nothing_the_role_stores_may_lie_in_the_static_pod_directory(directory, 
             check_outside("/etc/kubernetes/manifests/", [directory])
     else:
         check_outside("/etc/kubernetes/manifests", [directory])
+
+
+def test_static_pod_removes_the_manifest_first_and_the_serving_certificate_last():
+    host, _drift = static_pod_host(two(), STATIC, read_answer({}))
+    old = host["instances"][2]
+    assert old["state"] == "absent"
+    assert paths(old)[-1] == "/etc/kubernetes/manifests/old.yaml"
+    assert paths(old)[:2] == ["/etc/kubernetes/pki/schedulers/old.crt", "/etc/kubernetes/pki/schedulers/old.key"]
