@@ -9,14 +9,14 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metric
 
 
 def metrics_access_plan(hosts, reader_namespace, service_account, targets_namespace, monitors=False, ca_file="",
-                        token_file="", role_name=metrics_access.READER_ROLE):
+                        token_file="", role_name=metrics_access.READER_ROLE, create_namespace=False):
     from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
 
     if not isinstance(hosts, dict) or not all(isinstance(value, list) for value in hosts.values()):
         raise AnsibleFilterError("metrics_access_plan: the input must map each master to its resolved instances")
     try:
         return metrics_access.plan(hosts, reader_namespace, service_account, targets_namespace, bool(monitors),
-                                   ca_file, token_file, role_name)
+                                   ca_file, token_file, role_name, bool(create_namespace))
     except (KeyError, TypeError, ValueError) as exc:
         raise AnsibleFilterError("metrics_access_plan: not resolved instances (%s)" % exc) from None
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import constants
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import DOMAIN
 
 READER_ROLE = "metrics-reader"
@@ -46,7 +47,7 @@ def reader_objects(service_account, namespace, role_name=READER_ROLE):
 
 
 def token_secret_name(service_account):
-    return "%s-metrics-token" % service_account
+    return service_account + constants.METRICS_TOKEN_SECRET_SUFFIX
 
 
 def targets(hosts):
@@ -116,11 +117,15 @@ def service_monitor(instance_name, monitor_namespace, service_namespace, token_s
 
 
 def plan(hosts, reader_namespace, service_account, targets_namespace, monitors=False, ca_file="", token_file="",
-         role_name=READER_ROLE):
+         role_name=READER_ROLE, create_namespace=False):
     """Everything playbooks/metrics_access.yml applies and writes, from {host: [resolved instance, ...]}:
-    {"objects": [...], "monitors": [...], "scrape_configs": [...], "targets": {...}}."""
+    {"objects": [...], "monitors": [...], "scrape_configs": [...], "targets": {...}}. ``create_namespace``: the
+    reader's namespace does not exist yet (no Prometheus installed, or one outside the cluster), so it comes first;
+    an existing one is never applied, so its labels stay its owner's."""
     found = targets(hosts)
-    objects = reader_objects(service_account, reader_namespace, role_name)
+    objects = ([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": reader_namespace, "labels": dict(_LABELS)}}]
+               if create_namespace else [])
+    objects += reader_objects(service_account, reader_namespace, role_name)
     for instance_name in sorted(found):
         objects.extend(host_target_objects(instance_name, found[instance_name], targets_namespace))
     return {

@@ -122,3 +122,12 @@ def test_scrape_targets_are_the_instances_beyond_the_loopback_on_every_master():
     service = next(obj for obj in plan["objects"] if obj["kind"] == "Service")
     assert all(service["metadata"]["labels"][k] == v for k, v in monitor["spec"]["selector"]["matchLabels"].items())
     assert metrics_access.plan({"m3": [local]}, "monitoring", "prometheus", "kube-system")["scrape_configs"] == []
+
+
+def test_the_readers_namespace_comes_first_only_when_it_is_missing():
+    local, _errors, _warnings = one()
+    missing = metrics_access.plan({"m1": [local]}, "monitoring", "prometheus", "kube-system", create_namespace=True)
+    present = metrics_access.plan({"m1": [local]}, "monitoring", "prometheus", "kube-system")
+    assert missing["objects"][0]["kind"] == "Namespace" and missing["objects"][0]["metadata"]["name"] == "monitoring"
+    assert missing["objects"][1:] == present["objects"]
+    assert "Namespace" not in [obj["kind"] for obj in present["objects"]]
