@@ -25,7 +25,7 @@ from cluster import Certificates, apiserver_argv
 PKI_ON_HOST = "/etc/kubernetes/pki"
 ETCD_CLIENT_URL = "http://127.0.0.1:2379"
 # Bump when what this script writes changes: a directory written by an older one is written again.
-LAYOUT = 3
+LAYOUT = 4
 
 
 def embedded_kubeconfig(server: str, ca_file: Path, cert: Path, key: Path) -> str:
@@ -101,7 +101,9 @@ def main() -> int:
             return 0
     pki = args.directory / "pki"
     pki.mkdir(parents=True, exist_ok=True)
-    certs = Certificates(pki)  # the CA key stays in memory: nothing signs later
+    certs = Certificates(pki)
+    # A kubeadm master keeps the CA key: the host roles sign serving certificates for /metrics with it.
+    ca_key_file = certs.write_ca_key()
     names = [args.address, "127.0.0.1", "localhost", "kubernetes", "kubernetes.default", "10.96.0.1"] + (
         [args.name] if args.name else [])
     serving = certs.issue("apiserver", "kube-apiserver", server_names=names)
@@ -135,6 +137,7 @@ def main() -> int:
         "admin_kubeconfig": str(kubeconfigs["admin"]),
         "scheduler_kubeconfig": str(kubeconfigs["scheduler"]),
         "ca_file": str(certs.ca_file),
+        "ca_key_file": str(ca_key_file),
         "node_kubeconfigs": {node: str(kubeconfigs["kubelet-" + node]) for node in args.nodes},
         "kube_proxy_kubeconfig": str(kubeconfigs["kube-proxy"]),
         "apiserver_argv": on_host(argv, pki),
