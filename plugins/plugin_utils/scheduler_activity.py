@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.lease_audit import holder_host
+
 RESULTS = ("scheduled", "unschedulable", "error")
 ATTEMPTS = "scheduler_schedule_attempts_total"
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -54,11 +56,6 @@ def pending_by_scheduler(scheduler_names):
     return counts
 
 
-def holder_host(holder_identity):
-    """The host name in a kube-scheduler lease's holderIdentity (``<host name>_<uuid>``)."""
-    return (holder_identity or "").rsplit("_", 1)[0]
-
-
 def _grown(before, after):
     """What a counter counted between two reads; a lower second read means the process restarted in between."""
     return after if after < before else after - before
@@ -77,7 +74,7 @@ def activity(targets, before, after, pending_before, pending_after, holders):
     rows = []
     for target in targets:
         name = target["name"]
-        leader_host = holder_host(holders.get(target["lease"], "")) if target["lease"] else ""
+        leader_host = holder_host(holders.get(target["lease"]) or "") if target["lease"] else ""
         row = {"name": name, "processes": [], "unread": [], "leader": "", "leader_scheduled": None,
                "pending_before": pending_before.get(name, 0), "pending_after": pending_after.get(name, 0)}
         row.update((result, 0) for result in RESULTS)

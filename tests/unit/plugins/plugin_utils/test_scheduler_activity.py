@@ -55,8 +55,6 @@ def test_a_holder_on_a_master_not_read_and_a_name_no_instance_serves_are_not_jud
     assert activity.gate_problems(rows, bound=["default-scheduler", "elsewhere"]) == []
 
 
-def test_the_host_of_a_lease_holder_and_pods_waiting_without_a_scheduler_name():
-    assert activity.holder_host("ks-m1_2845dab8-f1e6-44c4-9343-26c8536e1ff1") == "ks-m1"
-    assert activity.holder_host("bin_packing-7d9f_5678") == "bin_packing-7d9f"
+def test_pods_waiting_without_a_scheduler_name_are_the_default_schedulers():
     assert activity.pending_by_scheduler(["", "batch", "default-scheduler", "batch"]) == {
         "default-scheduler": 2, "batch": 2}
