@@ -1,6 +1,14 @@
 """The docs site builds clean, as `make docs` builds it: antsibull-docs lints the collection's docs (plugins, filters,
 roles' argument specs, docs/docsite) with no error, writes the RST, and Sphinx builds it with warnings as errors.
-Every module, filter and role has its page, and the guides are there."""
+Every module, filter and role has its page, and the guides are there.
+
+Issue 22 item 8: the lint does not depend on the name of antsibull-docs' temporary copy of the collection. Its
+linter copies the collection to a fresh `antsibull-docs-XXXXXXXX` directory. With the Makefile's PYTHONPATH (the
+checkout importable as kubesched.schedulers) the linter took the plugins' paths relative to the checkout, so the
+copy's directory name reached the edit link of every page, and a name ending in `_` (one run in 37: tempfile draws
+from 36 letters and digits and `_`) made it an RST reference: `Unknown target name: "antsibull-docs-..."`. Here
+every temporary directory name ends in `_`, so the condition that was random is always met: the Makefile's own lint
+command (from `make -n docs`), run with the Makefile's PYTHONPATH, must stay silent."""
 from __future__ import annotations
 
 import os
@@ -8,10 +16,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
+# antsibull-docs with tempfile.mkdtemp (behind ansible_mkdtemp and TemporaryDirectory) forced to names ending in "_".
+FORCED = """#!%s
+import sys, tempfile
+real = tempfile.mkdtemp
+def mkdtemp(suffix=None, prefix=None, dir=None):
+    return real(suffix=(suffix or "") + "_", prefix=prefix, dir=dir)
+tempfile.mkdtemp = mkdtemp
+from antsibull_docs.cli.antsibull_docs import main
+sys.exit(main())
+"""
 
 
 def run(args, env):
@@ -21,14 +40,27 @@ def run(args, env):
     return result
 
 
+def lint_command():
+    """The Makefile's own lint line, as `make docs` runs it."""
+    dry = subprocess.run(["make", "-s", "-n", "docs"], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         check=False)
+    lines = dry.stdout.replace("\\\n", " ").splitlines()
+    found = [line for line in lines if "antsibull-docs lint-collection-docs" in line]
+    if not found:
+        pytest.fail("make -n docs has no antsibull-docs lint-collection-docs line:\n" + dry.stdout + dry.stderr)
+    return found[0]
+
+
 def test_the_docs_site_builds_without_a_warning(tmp_path, collections_path):
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path,
                PATH=str(BIN) + os.pathsep + os.environ.get("PATH", ""))
-    # Without PYTHONPATH, as `make docs` lints (see test_docs_tempdir.py): the checkout importable beside the linter's
-    # temporary copy put the copy's random directory name into the pages.
-    lint = run([BIN / "antsibull-docs", "lint-collection-docs", "--plugin-docs", "--validate-collection-refs",
-                "dependent", "--disallow-unknown-collection-refs", "."],
-               dict((name, value) for name, value in env.items() if name != "PYTHONPATH"))
+    forced = tmp_path / "bin" / "antsibull-docs"
+    forced.parent.mkdir()
+    forced.write_text(FORCED % sys.executable)
+    forced.chmod(0o755)
+    # The lint with the Makefile's PYTHONPATH and every temporary copy's name ending in "_" (the docstring says why).
+    lint = run(["bash", "-c", lint_command()], dict(env, PYTHONPATH=collections_path,
+                                                  PATH=str(forced.parent) + os.pathsep + env["PATH"]))
     assert lint.stdout.strip() == ""
     rst = tmp_path / "rst"
     rst.mkdir(mode=0o700)
