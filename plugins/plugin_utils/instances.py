@@ -97,6 +97,25 @@ def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, ce
     return (resolved if not errors else []), errors, warnings
 
 
+def needs_node_facts(instances):
+    """Whether the master's network facts are needed to resolve ``instances`` (the user's raw list): an instance bound
+    to the node's address, or with a serving certificate (its SANs are the node's addresses and names), by the same
+    rules resolve() follows. Anything malformed answers False here and is refused by resolve(), naming the field."""
+    if not isinstance(instances, list):
+        return False
+    return any(isinstance(raw, dict) and _needs_node(raw) for raw in instances)
+
+
+def _needs_node(raw):
+    address = raw.get("bind_address", FIELDS["bind_address"][1])
+    if address == serving.NODE:
+        return True
+    try:
+        return serving.wants_certificate(raw.get("serving_cert"), str(address))
+    except ValueError:
+        return False
+
+
 def _resolve_list(instances, kubernetes_version, config_dir, where):
     if not isinstance(instances, list):
         return [], ["%s: must be a list of instances, got %s" % (VAR, inputs.type_name(instances))], []
