@@ -18,7 +18,7 @@ import json
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (
-    REDACTED, redact, redact_text, redacted_copy, secret_field, secret_values)
+    REDACTED, redact, redact_text, redacted_copy, secret_field, secret_value, secret_values)
 
 # The rule's own functions are this module's too: one import for every controller-side caller.
 __all__ = ("REDACTED", "SECRET_KEYS", "leaks", "redact", "redact_message", "redact_result", "redact_text", "scrub",
@@ -57,16 +57,13 @@ def redact_message(message, values=(), parse=None):
 
 
 def redact_result(value, values=(), parse=None):
-    """A task result (or any part of one) safe to show: every secret field that holds text or data redacted, every
+    """A task result (or any part of one) safe to show: every secret field redacted as redact() does, every other
     string scrubbed of the known secret ``values`` and of the decoder's whole-input echo (see redact_message);
     iterative."""
-    def hidden(key, item):
-        return secret_field(key) and isinstance(item, (str, dict, list)) and len(item) > 0
-
     def shown(item):
         return redact_message(item, values, parse) if isinstance(item, str) else item
 
-    return redacted_copy(value, hidden, shown)
+    return redacted_copy(value, secret_value, shown)
 
 
 def leaks(value, values):

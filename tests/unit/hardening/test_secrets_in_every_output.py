@@ -17,6 +17,7 @@ import yaml
 
 import hostile
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact, redact_text, secret_field
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_result
 
 KEY = hostile.pem_data("PRIVATE KEY", b"ISSUE21-EXTENDER-KEY")
 CERT = hostile.pem_data("CERTIFICATE", b"ISSUE21-EXTENDER-CERT")
@@ -142,6 +143,11 @@ def test_one_rule_names_the_secret_fields(name, secret):
 def test_structures_and_text_are_redacted_by_the_same_rule():
     data = yaml.safe_load(KUBECONFIG)
     assert redact(data)["users"][0]["user"] == {"token": "<redacted>", "client-key-data": "<redacted>"}
+    # A task result hides what redact() hides, a number under a secret name too (a numeric PIN or password).
+    result = {"msg": "ok", "config": {"password": 123456, "apiToken": 7.5, "automountServiceAccountToken": False,
+                                      "percentageOfNodesToScore": 50, "users": data["users"]}}
+    assert redact_result(result) == redact(result)
+    assert redact_result(result)["config"]["password"] == "<redacted>"
     assert yaml.safe_load(redact_text(KUBECONFIG)) == redact(data)
     flow = json.dumps({"automountServiceAccountToken": False, "tolerations": [{"key": "k"}], "password": "pw12"})
     assert json.loads(redact_text(flow).replace("<redacted>", '"<redacted>"')) == {
