@@ -13,6 +13,8 @@ SANITY_TREE := $(BUILD)/sanity/ansible_collections/kubesched/schedulers
 # This checkout resolves as kubesched.schedulers through the link; bundled collections come from the venv.
 export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 export CONTAINERS_CONF := $(CURDIR)/tests/hosts/containers.conf
+# The test hosts' connection: podman exec with Ansible's pipelining (tests/hosts/connection_plugins/podman_pipelined.py).
+export ANSIBLE_CONNECTION_PLUGINS := $(CURDIR)/tests/hosts/connection_plugins
 export PATH := $(BIN):$(PATH)
 export PYTHONPATH := $(COLLECTIONS)
 export ANSIBLE_NOCOLOR := 1
@@ -158,7 +160,7 @@ differential: deps binaries
 # The linter runs without this Makefile's PYTHONPATH: it lints a copy of the collection in a fresh
 # antsibull-docs-XXXXXXXX directory, and with the checkout importable as kubesched.schedulers too, the plugins' paths
 # were taken relative to the checkout, so the copy's directory name reached every page's edit link, and a name ending
-# in "_" (one run in 37) made it an RST reference: "Unknown target name" (tests/unit/ee/test_docs_tempdir.py).
+# in "_" (one run in 37) made it an RST reference: "Unknown target name" (tests/unit/ee/test_docs_site.py).
 DOCS := $(BUILD)/docs
 .PHONY: docs
 docs: deps

@@ -87,7 +87,9 @@ class RealCluster:
         if not link.exists():
             link.symlink_to(RESOURCES / "vars" / "test-cluster.yml")
         path.write_text(yaml.safe_dump({"all": {
-            "vars": {"ansible_connection": "containers.podman.podman", "ansible_python_interpreter": "/usr/bin/python3"},
+            # tests/hosts/connection_plugins/podman_pipelined.py: podman exec with the module on stdin.
+            "vars": {"ansible_connection": "podman_pipelined", "ansible_pipelining": True,
+                     "ansible_python_interpreter": "/usr/bin/python3"},
             "children": {
                 "test_control_plane": {"hosts": {self.api_host: None}},
                 "kube_control_plane": {"hosts": {host: None for host in self.masters},
