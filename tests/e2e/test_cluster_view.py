@@ -12,6 +12,7 @@ gap is a lease in a namespace of the scheduler's own, as a third-party scheduler
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -106,14 +107,21 @@ def rows(table):
     return parsed
 
 
-@pytest.fixture
-def scan_namespace(cluster):
+@contextlib.contextmanager
+def namespace(cluster, name):
+    """A namespace of the test's own, removed after it."""
     core = client.CoreV1Api(cluster.api())
-    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=SCAN_NAMESPACE)))
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
     try:
         yield core
     finally:
-        core.delete_namespace(SCAN_NAMESPACE)
+        core.delete_namespace(name)
+
+
+@pytest.fixture
+def scan_namespace(cluster):
+    with namespace(cluster, SCAN_NAMESPACE) as core:
+        yield core
 
 
 def test_the_scan_finds_the_configmaps_an_upgrade_breaks_and_the_masters_static_pods(
@@ -188,12 +196,8 @@ def manifests_state(cluster):
 
 @pytest.fixture
 def gap_namespace(cluster):
-    core = client.CoreV1Api(cluster.api())
-    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=GAP_NAMESPACE)))
-    try:
+    with namespace(cluster, GAP_NAMESPACE):
         yield GAP_NAMESPACE
-    finally:
-        core.delete_namespace(GAP_NAMESPACE)
 
 
 def test_the_plan_refuses_an_instance_whose_lease_kubeadms_identity_may_not_use(cluster, gap_namespace, monkeypatch):
