@@ -59,8 +59,8 @@ def test_the_docs_site_builds_without_a_warning(tmp_path, collections_path):
     forced.write_text(FORCED % sys.executable)
     forced.chmod(0o755)
     # The lint with the Makefile's PYTHONPATH and every temporary copy's name ending in "_" (the docstring says why).
-    lint = run(["bash", "-c", lint_command()], dict(env, PYTHONPATH=collections_path,
-                                                  PATH=str(forced.parent) + os.pathsep + env["PATH"]))
+    lint_env = dict(env, PYTHONPATH=collections_path, PATH=str(forced.parent) + os.pathsep + env["PATH"])
+    lint = run(["bash", "-c", lint_command()], lint_env)
     assert lint.stdout.strip() == ""
     rst = tmp_path / "rst"
     rst.mkdir(mode=0o700)

@@ -27,8 +27,9 @@ CASES = [
 
 
 def resolved(instance, node):
-    instances, errors, _warnings = resolve([dict({"name": "extra", "secure_port": 10300, "config": {
-        "leaderElection": {"resourceName": "extra"}, "profiles": [{"schedulerName": "extra"}]}}, **instance)], "1.35.4", "/etc/kubernetes/schedulers", node=node)
+    extra = dict({"name": "extra", "secure_port": 10300, "config": {
+        "leaderElection": {"resourceName": "extra"}, "profiles": [{"schedulerName": "extra"}]}}, **instance)
+    instances, errors, _warnings = resolve([extra], "1.35.4", "/etc/kubernetes/schedulers", node=node)
     return instances, errors
 
 
