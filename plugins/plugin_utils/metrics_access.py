@@ -108,8 +108,8 @@ def _endpoint(port_name, token_secret, tls_config):
 
 def service_monitor(instance_name, monitor_namespace, service_namespace, token_secret, ca_config_map=CA_CONFIG_MAP):
     """A prometheus-operator ServiceMonitor, beside the reader's token Secret, for the instance's Service: HTTPS
-    verified with the cluster CA (the ConfigMap kube-root-ca.crt every namespace has, key ca.crt) and the server
-    name localhost (a SAN of every serving certificate, where an endpoint's IP may be a SAN only of its own master)."""
+    verified with the cluster CA (the ConfigMap kube-root-ca.crt every namespace has, key ca.crt); each endpoint is
+    the address of its own master, a SAN of that master's serving certificate, so no serverName is set."""
     name = service_name(instance_name)
     return {
         "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
