@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What playbooks/metrics_access.yml applies and writes (plugin_utils/metrics_access.py)."""
+"""What playbooks/metrics_access.yml applies and writes, and the deployment role's PodMonitor
+(plugin_utils/metrics_access.py)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,19 @@ def metrics_access_plan(hosts, reader_namespace, service_account, targets_namesp
         raise AnsibleFilterError("metrics_access_plan: not resolved instances (%s)" % exc) from None
 
 
+def metrics_access_pod_monitor(selector, workload_name, pod_namespace, reader, port_name="https"):
+    from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
+
+    if not isinstance(selector, dict) or not isinstance(reader, str) or reader.count("/") != 1:
+        raise AnsibleFilterError("metrics_access_pod_monitor: needs the pods' matchLabels (a dict) and the reader as "
+                                 "namespace/name, got %s and %r" % (type(selector).__name__, reader))
+    namespace, service_account = reader.split("/")
+    return metrics_access.pod_monitor(workload_name, pod_namespace, selector, namespace,
+                                      metrics_access.token_secret_name(service_account), port_name)
+
+
 class FilterModule(object):  # pylint: disable=too-few-public-methods
     """Scraping the schedulers' /metrics."""
 
     def filters(self):
-        return {"metrics_access_plan": metrics_access_plan}
+        return {"metrics_access_plan": metrics_access_plan, "metrics_access_pod_monitor": metrics_access_pod_monitor}

@@ -148,6 +148,16 @@ def boolean(value, name):
     raise InputError("%s: must be true or false, got %s" % (name, shown(value)))
 
 
+def auto_or_boolean(value, name):
+    """"auto" (decided from what the cluster has), or a boolean as boolean() takes it."""
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return "auto"
+    try:
+        return boolean(value, name)
+    except InputError:
+        raise InputError("%s: must be auto, true or false, got %s" % (name, shown(value))) from None
+
+
 def version(value, name):
     try:
         return normalise(value, name, full=True)

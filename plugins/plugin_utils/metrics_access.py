@@ -8,8 +8,10 @@ kube-scheduler authorizes /metrics with a SubjectAccessReview for the nonResourc
 (k8s.io/apiserver delegated authorization; kubernetes #69600): a ClusterRole with that one rule, bound to one
 ServiceAccount, is all a scraper needs. Host instances (systemd units, static pods on hostNetwork) have no pod a
 selector could find, so each instance gets a selector-less headless Service with an EndpointSlice listing the
-masters' addresses; a ServiceMonitor (when the monitoring.coreos.com CRDs exist) points at that Service.
-Pure Python: no Ansible imports.
+masters' addresses; a ServiceMonitor (when the monitoring.coreos.com CRDs exist) points at that Service. The
+deployment role's in-cluster pods have labels: a PodMonitor selects them. Both monitors live beside the reader's
+token Secret (prometheus-operator reads a monitor's Secrets from the monitor's own namespace) and share one endpoint
+shape (_endpoint). Pure Python: no Ansible imports.
 """
 
 from __future__ import annotations
@@ -96,10 +98,18 @@ def host_target_objects(instance_name, target, namespace):
     return objects
 
 
+def _endpoint(port_name, token_secret, tls_config):
+    """One scrape endpoint of a ServiceMonitor or PodMonitor: HTTPS /metrics with the reader's token (type Bearer,
+    from the Secret beside the monitor) and the given tlsConfig."""
+    return {"port": port_name, "scheme": "https", "path": "/metrics",
+            "authorization": {"type": "Bearer", "credentials": {"name": token_secret, "key": "token"}},
+            "tlsConfig": tls_config}
+
+
 def service_monitor(instance_name, monitor_namespace, service_namespace, token_secret, ca_config_map=CA_CONFIG_MAP):
     """A prometheus-operator ServiceMonitor, beside the reader's token Secret, for the instance's Service: HTTPS
-    verified with the cluster CA (the ConfigMap kube-root-ca.crt every namespace has, key ca.crt) and the server
-    name localhost (a SAN of every serving certificate, where an endpoint's IP may be a SAN only of its own master)."""
+    verified with the cluster CA (the ConfigMap kube-root-ca.crt every namespace has, key ca.crt); each endpoint is
+    the address of its own master, a SAN of that master's serving certificate, so no serverName is set."""
     name = service_name(instance_name)
     return {
         "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
@@ -107,11 +117,34 @@ def service_monitor(instance_name, monitor_namespace, service_namespace, token_s
         "spec": {
             "selector": {"matchLabels": {DOMAIN + "/instance": instance_name}},
             "namespaceSelector": {"matchNames": [service_namespace]},
-            "endpoints": [{
-                "port": PORT_NAME, "scheme": "https", "path": "/metrics",
-                "authorization": {"type": "Bearer", "credentials": {"name": token_secret, "key": "token"}},
-                "tlsConfig": {"ca": {"configMap": {"name": ca_config_map, "key": "ca.crt"}}, "insecureSkipVerify": False},
-            }],
+            "endpoints": [_endpoint(PORT_NAME, token_secret, {
+                "ca": {"configMap": {"name": ca_config_map, "key": "ca.crt"}}, "insecureSkipVerify": False})],
+        },
+    }
+
+
+def pod_monitor_name(pod_namespace, workload_name):
+    """Unique per scheduler in the reader's namespace, where schedulers of several namespaces may meet."""
+    return "%s-%s-metrics" % (pod_namespace, workload_name)
+
+
+def pod_monitor(workload_name, pod_namespace, selector, monitor_namespace, token_secret, port_name="https"):
+    """A prometheus-operator PodMonitor, beside the reader's token Secret, for the pods of the deployment role's
+    Deployment or DaemonSet (``selector``: their matchLabels), on their container port ``port_name``.
+
+    The pods serve the certificate kube-scheduler generates in memory at start (self-signed, for the pod's own
+    names: no cluster CA signs it and nothing could verify it), so the scrape skips the certificate check. The
+    bearer token is still checked: kube-scheduler asks the API server (TokenReview, then a SubjectAccessReview for
+    get /metrics), so only a token bound to the reader's ClusterRole gets an answer."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
+        "metadata": {"name": pod_monitor_name(pod_namespace, workload_name), "namespace": monitor_namespace,
+                     # The workload's own labels: the monitor is found as its pods are.
+                     "labels": dict(selector, **_LABELS)},
+        "spec": {
+            "selector": {"matchLabels": dict(selector)},
+            "namespaceSelector": {"matchNames": [pod_namespace]},
+            "podMetricsEndpoints": [_endpoint(port_name, token_secret, {"insecureSkipVerify": True})],
         },
     }
 

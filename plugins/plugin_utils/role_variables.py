@@ -90,6 +90,9 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_wait_timeout": K.integer(1, 86400, "a number of seconds"),
         "kube_scheduler_deployment_k8s_kubeconfig": K.optional(K.path_or_dict),
         "kube_scheduler_deployment_k8s_context": K.optional(K.text),
+        # A PodMonitor for prometheus-operator, beside the reader's token Secret (metrics_access.py).
+        "kube_scheduler_deployment_pod_monitor": K.auto_or_boolean,
+        "kube_scheduler_deployment_metrics_reader": K.service_account_reference,
     },
     "verify": {
         "kube_scheduler_verify_schedulers": K.verify_targets,

@@ -6,12 +6,16 @@ static pod on each master. Everything is read back from the API server: pods, le
 """
 from __future__ import annotations
 
+import base64
 import datetime
 import json
+import re
+import subprocess
 
 import pytest
 from kubernetes import client
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
 from conftest import changed_count, require_binaries
 from cluster import wait_for  # tests/controlplane, on the path through realcluster
 
@@ -101,6 +105,44 @@ def test_each_scheduler_holds_its_own_lease(cluster):
     assert age.total_seconds() < own.spec.lease_duration_seconds
 
 
+def reader_token(cluster, namespace="monitoring", name="prometheus"):
+    """The objects playbooks/metrics_access.yml creates for its reader (metrics_access.reader_objects: the
+    ServiceAccount, the metrics-reader ClusterRole and binding, the token Secret), then the token
+    kube-controller-manager writes into that Secret."""
+    from kubernetes import dynamic  # pylint: disable=import-outside-toplevel
+    core = client.CoreV1Api(cluster.api())
+    resources = dynamic.DynamicClient(cluster.api()).resources
+    for obj in [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}] + \
+            metrics_access.reader_objects(name, namespace):
+        try:
+            resources.get(api_version=obj["apiVersion"], kind=obj["kind"]).create(
+                body=obj, namespace=obj["metadata"].get("namespace"))
+        except dynamic.exceptions.ConflictError:
+            pass
+    secret = wait_for("the reader's token", lambda: (core.read_namespaced_secret(
+        metrics_access.token_secret_name(name), namespace).data or {}).get("token"), timeout=60)
+    return base64.b64decode(secret).decode()
+
+
+def scrape_from_node(node, url, token=None):
+    """(status, body) of GET ``url`` from ``node``, the only host that routes to its pods (a cni0 bridge per node).
+    The pods serve kube-scheduler's self-signed in-memory certificate: curl -k. The token goes on stdin, never on a
+    command line."""
+    header = 'read -r t; exec curl -sk -m 10 -w "\\n%%{http_code}" %s %s' % (
+        '-H "Authorization: Bearer $t"' if token else "", url)
+    answer = subprocess.run(["podman", "exec", "-i", node, "sh", "-c", header], input=(token or "") + "\n",
+                            capture_output=True, text=True, check=True).stdout
+    body, status = answer.rsplit("\n", 1)
+    return int(status), body
+
+
+def attempts_of(text, profile):
+    """result -> value of scheduler_schedule_attempts_total for one profile."""
+    return {labels["result"]: float(value) for labels, value in (
+        (dict(re.findall(r'(\w+)="([^"]*)"', match.group(1))), match.group(2)) for match in re.finditer(
+            r'^scheduler_schedule_attempts_total\{([^}]*)\} (\S+)$', text, re.MULTILINE)) if labels["profile"] == profile}
+
+
 def test_a_pod_for_the_in_cluster_scheduler_is_bound_by_it_and_runs(cluster):
     core = client.CoreV1Api(cluster.api())
     try:
@@ -119,6 +161,30 @@ def test_a_pod_for_the_in_cluster_scheduler_is_bound_by_it_and_runs(cluster):
         timeout=15)
     assert events[0]["reportingController"] == NAME
     core.delete_namespaced_pod("probe", "e2e", grace_period_seconds=0)
+
+    # Issue 23: each pod's /metrics, from the node that runs it, with the reader's token (200, the binding of the
+    # metrics-reader ClusterRole) and without (refused). The pods delegate authentication and authorization to the
+    # API server as their own ServiceAccount, through its binding to system:kube-scheduler: no auth-delegator.
+    token = reader_token(cluster)
+    leader = held(cluster, NAMESPACE, NAME).spec.holder_identity.split("_")[0]
+    pods = running_pods(cluster)
+    assert leader in pods
+    sample = []  # kept beside the cluster's files, for docs/docsite/rst/metrics.rst
+    for name, running in pods.items():
+        (port,) = [p.container_port for p in running.spec.containers[0].ports if p.name == "https"]
+        url = "https://%s:%d/metrics" % (running.status.pod_ip, port)
+        status, body = scrape_from_node(running.spec.node_name, url, token)
+        assert status == 200, (name, status, body[:500])
+        assert "# TYPE scheduler_pending_pods gauge" in body, (name, body[:500])
+        if name == leader:  # the holder bound the probe pod; a standby tries none
+            assert attempts_of(body, NAME).get("scheduled", 0) >= 1, (name, attempts_of(body, NAME))
+        sample += ["# %s %s (leader: %s) with the reader's token: %d" % (name, url, name == leader, status)] + [
+            line for line in body.splitlines() if line.startswith(("scheduler_schedule_attempts_total{",
+                                                                   "scheduler_pending_pods{"))]
+        status, body = scrape_from_node(running.spec.node_name, url)
+        assert status in (401, 403), (name, status, body[:500])
+        sample += ["# without a token: %d %s" % (status, body.strip())]
+    (cluster.directory / "deployment-metrics-sample.txt").write_text("\n".join(sample) + "\n")
 
 
 def survey(**values) -> list[str]:
