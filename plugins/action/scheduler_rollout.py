@@ -39,9 +39,10 @@ _ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_
 ARGUMENT_SPEC = {
     "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
     "apply": {"type": "bool", "default": False},
-    "instances": {"type": "list", "elements": "dict", "required": True},
-    "kubernetes_version": {"type": "str", "required": True},
-    "config_dir": {"type": "path", "required": True},
+    "finish": {"type": "str", "choices": ["commit", "restore"]},
+    "instances": {"type": "list", "elements": "dict"},
+    "kubernetes_version": {"type": "str"},
+    "config_dir": {"type": "path"},
     "state_dir": {"type": "path", "required": True},
     "health_timeout": {"type": "int", "default": 180},
     "settle": {"type": "int", "default": 2},
@@ -66,6 +67,12 @@ class ActionModule(NamesItsFqcn, ActionBase):
         result = super().run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        if args["finish"]:
+            return self._finish(result, args, task_vars)
+        missing = [name for name in ("instances", "kubernetes_version", "config_dir") if args[name] is None]
+        if missing:
+            return dict(result, failed=True, msg="%s: missing required arguments: %s (only finish needs none of them)"
+                        % (FQCN, ", ".join(missing)))
         # The raw options, not ansible-core's type=path conversion (which expands ~ and $VARS).
         raw = dict((name, self._task.args.get(name, args[name])) for name in _KINDS)
         normalised, problems = inputs.check_all(raw, _KINDS)
@@ -133,6 +140,16 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if answer.get("failed") and answer.get("rolled_back"):
             result["msg"] = "%s: rolled back. %s" % (task_vars.get("inventory_hostname"), answer.get("msg", ""))
         return result
+
+    def _finish(self, result, args, task_vars):
+        """Commit or restore the change the apply step holds on the master: the engine finds everything it needs
+        there (module_utils/_held_change.py)."""
+        normalised, problems = inputs.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
+            "state_dir", "health_timeout", "settle")), _KINDS)
+        if problems:
+            return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
+        answer = self._engine(dict(normalised, kind=args["kind"], mode=args["finish"]), task_vars)
+        return dict(result, **answer)
 
     def _same_directory(self, manifest_dir, names, args, task_vars):
         """Paths compared by what they are on the host, not as strings: a config or state directory that is (by a

@@ -220,12 +220,20 @@ def remove_path(path):
 
 
 class Backup(object):
-    """What a change replaces, kept in ``<state_dir>/<name>/backup/`` until the change is healthy (kubeadm's
-    semantics: one directory per instance)."""
+    """What a change replaces, kept in ``<state_dir>/<name>/backup/`` until the change has passed the master's last
+    gate (kubeadm's semantics: one directory per instance)."""
 
     def __init__(self, state_dir, name):
         self.dir = os.path.join(state_dir, name, "backup")
         self.entries = []  # {"path", "existed", "copy"}
+
+    @classmethod
+    def load(cls, state_dir, name):
+        """The backup an earlier call saved (its index), for a restore or a release in a later call."""
+        backup = cls(state_dir, name)
+        with open(os.path.join(backup.dir, "index.json")) as handle:
+            backup.entries = json.load(handle)
+        return backup
 
     def save(self, paths):
         remove_path(self.dir)

@@ -8,7 +8,9 @@ the units' state; report per instance what would change, with a diff. Nothing is
 Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
 (static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
-the backups and fail; on success clear the backups.
+the backups and fail; on success HOLD the change (_held_change.py): the master's last gate may come after this call
+(the verify role's metrics gate in the rollout playbooks). Commit releases the held change once that gate passed
+(the backups go); restore puts the master back from it, by the same restore as a failed apply.
 Before anything is written, the master's own kube-scheduler checks every new config and its flags offline.
 What differs by kind sits behind two seams: a strategy (_strategies.py: how a change takes effect, how an instance
 stops, whether it runs, which binary checks the config) and a waiter (how a new healthy process is awaited).
@@ -27,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     Backup, remove_path, sha256, sha256_file, switch_link)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
@@ -194,9 +197,10 @@ def _owner_problems(specs):
 # --- the engine ---------------------------------------------------------------------------------------------------
 
 # What a call does: read facts only, plan (compare, diff, and run the master's kube-scheduler against every new
-# config; nothing is written), or apply the plan.
-READ, PLAN, APPLY = "read", "plan", "apply"
-MODES = (READ, PLAN, APPLY)
+# config; nothing is written), apply the plan and hold it, commit the held change (its last gate passed) or restore
+# the master from it (its last gate failed).
+READ, PLAN, APPLY, COMMIT, RESTORE = "read", "plan", "apply", "commit", "restore"
+MODES = (READ, PLAN, APPLY, COMMIT, RESTORE)
 
 # The role variable that lets the apply call create a missing lease Role and RoleBinding (named in messages).
 LEASE_RBAC_CREATE_VARIABLE = "kube_scheduler_lease_rbac_create"
@@ -227,6 +231,12 @@ class Engine(object):
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
         what is known so far when a typed exception (PreflightFailed, RolledBack) ends the call."""
+        if mode == COMMIT:
+            self.result = self.commit()
+            return self.result
+        if mode == RESTORE:
+            self.result = self.restore()
+            return self.result
         self.result = dict(changed=False, **self.facts())
         problem = self.strategy.host_problem(self.result)
         if problem:
@@ -301,7 +311,16 @@ class Engine(object):
                     entry["action"] = ATTRIBUTES
             plan["instances"][instance["name"]] = entry
         refusals = self._check_leases(plan)
-        changed = bool(plan["directories"] or plan["link_changed"]
+        held = HeldChange.load(p["state_dir"]) if p.get("state_dir") else None
+        if held is not None:
+            # An apply whose commit or restore never came (the run stopped in between): still unproven, so still
+            # pending. The next apply gates it again and holds it with its own change, for the last gate to judge.
+            plan["held"] = held.names()
+            self.result.setdefault("warnings", []).append(
+                "%s: a change applied by an earlier run was never committed or restored (the run stopped before the "
+                "master's last gate); it is pending: the apply step gates it again and holds it, and a restore puts "
+                "back what was there before it (backups in %s)" % (", ".join(held.names()) or "directories", p["state_dir"]))
+        changed = bool(plan["directories"] or plan["link_changed"] or held is not None
                        or any(e["action"] != NONE or (e.get("lease_access") or {}).get("will_create")
                               for e in plan["instances"].values()))
         self._ask_the_binary(plan, diff, refusals)
@@ -408,29 +427,31 @@ class Engine(object):
             raise PreflightFailed("nothing was changed: " + "; ".join(problems))
 
     def apply(self, plan):
-        """Returns {name: {restarted, pid}}; raises PreflightFailed before the first write, RolledBack after
+        """Returns {name: {restarted, pid}} and holds the change (every instance it restarted has passed its health
+        gate) for the commit or restore step; raises PreflightFailed before the first write, RolledBack after
         restoring (the story in its message)."""
         p = self.p
         self.preflight(plan)
         self._create_lease_rbac(plan)
-        # What this call did to directories, so that a failure puts it back: the ones it made (in order) and the
-        # owner, group and mode of the ones it changed.
-        self._made, self._changed_dirs = [], []
-        touched = []  # (instance, backup, pid_before) in change order
-        link_before = None
+        # A change an earlier apply held and nothing committed is as unproven as this one: this change builds on it,
+        # and a restore goes back to before both (each instance's first backup is kept).
+        held = self.held = HeldChange.load(p["state_dir"]) or HeldChange(p["state_dir"])
+        restarting = []  # (instance, pid_before) restarted by this call
         applied = {}
-        failure = None
         try:
             for directory in p["directories"]:
                 if directory["path"] in plan["directories"]:
                     self._make_directory(directory)
             self._remove_absent(plan)
         except (RolloutFailed, OSError) as exc:
-            raise RolledBack("%s. %s" % (exc, self._restore([], None)))
+            raise RolledBack("%s. %s" % (exc, self._restore(held)))
+        failure = None
         try:
             if plan["link_changed"]:
                 link = p["link"]
-                link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
+                before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
+                if held.link_before is None:
+                    held.link_path, held.link_before = link["path"], before
                 self._switch_link(link["path"], link["src"])
             written = []
             for instance in p["instances"]:
@@ -444,38 +465,69 @@ class Engine(object):
                     applied[instance["name"]] = {"restarted": False, "pid": None}
                     continue
                 pid_before = self.waiter.listener(instance["port"])
-                backup = Backup(p["state_dir"], instance["name"])
-                backup.save([spec["path"] for spec in instance["files"]])
-                touched.append((instance, backup, pid_before))
+                if not held.holds(instance["name"]):
+                    backup = Backup(p["state_dir"], instance["name"])
+                    backup.save([spec["path"] for spec in instance["files"]])
+                    held.add(instance, backup, pid_before)
+                restarting.append((instance, pid_before))
                 for spec in instance["files"]:
                     if spec["path"] in plan["instances"][instance["name"]]["files"]:
-                        write_atomically(spec, self._made)
+                        write_atomically(spec, held.made)
                         written.append(spec["path"])
             if written:
                 self.strategy.reload(written)
-            for instance, _backup, _pid in touched:
+            for instance, _pid in restarting:
                 self.strategy.restart(instance)
             # The instances of one master are gated together (the master is the unit of a rollout; the other
-            # masters keep serving): their start-up and settle time overlap instead of adding up.
-            gates = self._gate_all([(instance, pid_before) for instance, _backup, pid_before in touched])
+            # masters keep serving): their start-up and settle time overlap instead of adding up. An instance an
+            # earlier, unproven change holds and this call did not restart is gated too, on the process it runs.
+            restarted = set(instance["name"] for instance, _pid in restarting)
+            waiting = restarting + [(instance, None) for instance, _backup, _pid in held.touched
+                                    if instance["name"] not in restarted and self._runs_after(instance)]
+            gates = self._gate_all(waiting)
             failed = []
-            for instance, _backup, _pid in touched:
+            for instance, _pid in waiting:
                 pid, error = gates[instance["name"]]
                 if error:
                     lines = self.strategy.log_tail(instance)
                     failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
                         instance["name"], p["health_timeout"], error,
                         ("; last log lines: " + " | ".join(lines)) if lines else ""))
-                applied[instance["name"]] = {"restarted": True, "pid": pid}
+                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
             if failed:
                 raise RolloutFailed("; ".join(failed))
+            if held.touched or held.made or held.changed_dirs or held.link_before is not None:
+                held.save()
         except (RolloutFailed, OSError) as exc:
             failure = exc
         if failure is None:
-            for _instance, backup, _pid in touched:
-                backup.clear()
             return applied
-        raise RolledBack("%s. %s" % (failure, self._restore(touched, link_before)))
+        raise RolledBack("%s. %s" % (failure, self._restore(held)))
+
+    def _runs_after(self, instance):
+        """Whether a held instance is one this call keeps (not one it removed)."""
+        return any(wanted["name"] == instance["name"] and wanted["state"] == "present" for wanted in self.p["instances"])
+
+    def commit(self):
+        """The master's last gate passed: the held change is released (its backups go). Nothing held is no error
+        (a change of attributes only, or none)."""
+        held = HeldChange.load(self.p["state_dir"])
+        if held is None:
+            return {"changed": False, "committed": []}
+        held.release()
+        return {"changed": False, "committed": held.names()}
+
+    def restore(self):
+        """The master's last gate failed: the master is put back from the held change, by the one restore the apply
+        step uses on its own failure. Nothing held: nothing to restore (the failing step restored, or changed
+        nothing)."""
+        held = HeldChange.load(self.p["state_dir"])
+        if held is None:
+            return {"changed": False, "restored": False, "not_healthy": [],
+                    "story": "Nothing to restore: no change is held on this master."}
+        story = self._restore(held)
+        return {"changed": True, "restored": True, "instances": held.names(),
+                "not_healthy": list(self._not_healthy), "story": story}
 
     def _gate_all(self, waiting):
         """{name: (pid, error)} of every (instance, pid_before), each awaited in a thread of its own."""
@@ -487,17 +539,20 @@ class Engine(object):
                 self.p["health_timeout"], self.p["settle"])) for instance, pid_before in waiting)
         return dict((name, future.result()) for name, future in futures.items())
 
-    def _restore(self, touched, link_before):
-        """Put back everything this call changed; returns what was restored and how the instances answer."""
+    def _restore(self, held):
+        """Put back everything the held change (this call's, and an earlier unproven one's) changed; returns what
+        was restored and how the instances answer (those that do not are in ``self._not_healthy``)."""
         p = self.p
         story = []
-        if link_before is not None:
-            if link_before:
-                self._switch_link(p["link"]["path"], link_before)
-                story.append("binary link %s -> %s" % (p["link"]["path"], link_before))
+        self._not_healthy = []
+        if held.link_before is not None:
+            if held.link_before:
+                self._switch_link(held.link_path, held.link_before)
+                story.append("binary link %s -> %s" % (held.link_path, held.link_before))
             else:
-                remove_path(p["link"]["path"])
-                story.append("binary link %s removed (there was none)" % p["link"]["path"])
+                remove_path(held.link_path)
+                story.append("binary link %s removed (there was none)" % held.link_path)
+        touched = held.touched
         # Who listens now, before the restore: the failed processes, which the restored ones must replace.
         failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
         restored, removed, unrestorable = [], [], []
@@ -515,11 +570,12 @@ class Engine(object):
             story.append("the files of %s from %s" % (
                 ", ".join(i["name"] for i in restored), os.path.join(p["state_dir"], "<instance>", "backup")))
         if removed:
-            story.append("removed the new instance%s %s, which never was healthy" % (
+            story.append("removed the new instance%s %s, which never was healthy or never passed the last gate" % (
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
         if unrestorable:
             story.append("NOT restored: %s" % ", ".join(unrestorable))
-        story.extend(self._restore_directories())
+        held.forget()
+        story.extend(self._restore_directories(held))
         answers, waiting = [], []
         for instance, _backup, pid_before in touched:
             if instance not in restored:
@@ -528,6 +584,7 @@ class Engine(object):
                 self.strategy.restart(instance)
             except RolloutFailed as exc:
                 answers.append("%s could not be restarted: %s" % (instance["name"], exc))
+                self._not_healthy.append(instance["name"])
                 continue
             # The failed process (if one replaced the original) does not count as the restored one.
             failed_pid = failed_pids.get(instance["name"])
@@ -535,17 +592,19 @@ class Engine(object):
         gates = self._gate_all(waiting)
         for instance, _previous in waiting:
             error = gates[instance["name"]][1]
+            if error:
+                self._not_healthy.append(instance["name"])
             answers.append("After restore %s answers health again at %s." % (instance["name"], instance["health_url"])
                            if not error else
                            "After restore %s is STILL NOT HEALTHY at %s: %s." % (instance["name"], instance["health_url"], error))
         return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
                         + ["Backups are kept in %s." % p["state_dir"]])
 
-    def _restore_directories(self):
-        """Directories back as they were: the changed ones get their owner, group and mode back, the ones this call
+    def _restore_directories(self, held):
+        """Directories back as they were: the changed ones get their owner, group and mode back, the ones the change
         made are removed (innermost first) unless something is kept in them (the backups)."""
         story = []
-        for path, uid, gid, mode in reversed(getattr(self, "_changed_dirs", [])):
+        for path, uid, gid, mode in reversed(held.changed_dirs):
             try:
                 os.chown(path, uid, gid)
                 os.chmod(path, mode)
@@ -553,7 +612,7 @@ class Engine(object):
             except OSError as exc:
                 story.append("NOT restored: directory %s (%s)" % (path, exc))
         removed = []
-        for path in reversed(getattr(self, "_made", [])):
+        for path in reversed(held.made):
             try:
                 os.rmdir(path)
                 removed.append(path)
@@ -565,7 +624,8 @@ class Engine(object):
         return story
 
     def _switch_link(self, path, src):
-        make_parents(path, getattr(self, "_made", None))
+        held = getattr(self, "held", None)
+        make_parents(path, held.made if held is not None else None)
         switch_link(path, src)
 
     def _make_directory(self, directory):
@@ -573,13 +633,13 @@ class Engine(object):
         ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
         if ids is None:
             raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
-        make_parents(path, self._made)
+        make_parents(path, self.held.made)
         if not os.path.isdir(path):
             os.mkdir(path, 0o700)
-            self._made.append(path)
+            self.held.made.append(path)
         else:
             st = os.stat(path)
-            self._changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
+            self.held.changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
         os.chown(path, *ids)
         os.chmod(path, int(directory.get("mode") or "0700", 8))
 
@@ -597,6 +657,8 @@ class Engine(object):
                     remove_path(spec["path"])
                     removed.append(spec["path"])
                 Backup(p["state_dir"], instance["name"]).clear()
+                # An unproven earlier change that made this instance: removing it is the restore of that part.
+                self.held.touched = [entry for entry in self.held.touched if entry[0]["name"] != instance["name"]]
 
             self.strategy.remove(instance, remove_files, self.waiter, p["health_timeout"])
         if removed:

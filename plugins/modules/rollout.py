@@ -27,7 +27,13 @@ description:
     that listened before listens on the instance's port, answers C(ok) on its health URL, and keeps doing so for
     O(settle) seconds. On any failure every file this call changed comes back (new files are removed), the binary
     link too, the restored instances restart and are probed again, the backups are kept, and the module fails
-    saying what happened. On success the backups are removed.
+    saying what happened.
+  - On success the change is held (C(<state_dir>/held-change.json) with the backups), because the master's last gate
+    may come after this call (the verify role's metrics gate of the rollout playbooks). O(mode=commit) releases it
+    once that gate passed (the backups go); O(mode=restore) puts the master back from it, by the same restore as a
+    failed apply (files, binary link, directories, the instances restarted and probed), and keeps the backups. A
+    plan that finds a held change (a run that stopped between apply and commit) reports it as pending; the next
+    apply gates it again and holds it with its own change.
   - The plan also runs the master's own kube-scheduler offline against the new config and flags of every instance
     that would start a process (O(instances[].preflight)) - C(--write-config-to) with C(--secure-port 0) and an
     unreachable C(--master), and the config's kubeconfig replaced by an offline one, so no API server is ever
@@ -45,13 +51,14 @@ options:
   mode:
     description:
       - V(read) reports only the facts asked for (O(read), O(manifest_names), the host and binary facts);
-        V(plan) also compares and diffs every file and runs the offline preflight; V(apply) then changes the master.
-      - Check mode turns V(apply) into V(plan).
+        V(plan) also compares and diffs every file and runs the offline preflight; V(apply) then changes the master
+        and holds the change; V(commit) releases the held change; V(restore) puts the master back from it.
+      - Check mode turns V(apply) into V(plan); V(commit) and V(restore) then only report the held change.
     type: str
     default: plan
-    choices: [read, plan, apply]
+    choices: [read, plan, apply, commit, restore]
   state_dir:
-    description: Where backups live during a change, one directory per instance.
+    description: Where backups live during a change, one directory per instance, and the held change.
     type: path
   directories:
     description: Directories to create when missing; with a C(mode), owner, group and mode are also fixed.
@@ -264,9 +271,33 @@ manifest_dir:
   returned: when O(manifest_names) is given
   type: dict
 applied:
-  description: Per changed instance, C(restarted) and the C(pid) that answers health now.
+  description: Per changed instance (and per instance of a held change gated again), C(restarted) and the C(pid)
+    that answers health now.
   returned: when applied
   type: dict
+held:
+  description: The instances of a held change on this master (check mode, O(mode=commit) or O(mode=restore)).
+  returned: in check mode with O(mode=commit) or O(mode=restore)
+  type: list
+  elements: str
+committed:
+  description: The instances whose held change was released.
+  returned: when O(mode=commit)
+  type: list
+  elements: str
+restored:
+  description: Whether a held change was restored.
+  returned: when O(mode=restore)
+  type: bool
+story:
+  description: What the restore put back and how each instance answers after it.
+  returned: when O(mode=restore)
+  type: str
+not_healthy:
+  description: Instances that did not answer health after the restore.
+  returned: when O(mode=restore)
+  type: list
+  elements: str
 rolled_back:
   description: True when a change failed and everything it changed was restored; false when it failed before the
     first write (nothing was changed).
@@ -278,7 +309,9 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, MODES, PLAN, Engine, spec_problems
+from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
+    APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import strategy_for
 
@@ -331,7 +364,7 @@ class Waiter(object):
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_if=[("mode", APPLY, ("state_dir",))])
+                           required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
     params = module.params
     for instance in params["instances"]:
         for spec in instance["files"]:
@@ -350,6 +383,9 @@ def main():
     if problems:
         module.fail_json(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
 
+    if module.check_mode and params["mode"] in (COMMIT, RESTORE):
+        held = HeldChange.load(params["state_dir"])
+        module.exit_json(changed=params["mode"] == RESTORE and held is not None, held=held.names() if held else [])
     mode = PLAN if module.check_mode and params["mode"] == APPLY else params["mode"]
     engine = Engine(params, strategy_for(params["kind"], module.run_command), Waiter())
     try:

@@ -24,6 +24,11 @@ description:
     up what the change replaces, writes atomically, restarts the unit (systemd) or lets the kubelet replace the pod
     (static pods), and waits until a B(new) process answers the instance's health endpoint; on any failure every
     file, the binary link and the restarted instances are restored, and the task fails saying what happened.
+  - A change that passed the health gate is B(held) on the master until O(finish=commit) (the master's last gate
+    passed, the backups go) or O(finish=restore) (a later gate failed, such as the verify role's metrics gate of the
+    rollout playbooks, and the master is put back by the same restore - files, binary link, directories, the changed
+    instances restarted or their previous static pods back, each probed again). A plan that finds a held change
+    (a run that stopped in between) reports the master as pending; the next apply gates it again and holds it.
   - "Before anything running is touched, the plan runs the master's own kube-scheduler offline against the new
     config and flags of every instance that would start a process (C(--write-config-to) with C(--secure-port 0), an
     unreachable C(--master) and an offline kubeconfig in place of the instance's, so no API server is contacted) -
@@ -46,24 +51,32 @@ options:
     required: true
     choices: [systemd, static_pod]
   apply:
-    description: Apply the plan. V(false) only reports what would change (as check mode does).
+    description: Apply the plan and hold it. V(false) only reports what would change (as check mode does).
     type: bool
     default: false
+  finish:
+    description:
+      - Finish the change the apply step holds on the master - V(commit) when the master's last gate passed,
+        V(restore) when it failed (the result's C(story) says what was put back and how each instance answers).
+        Nothing held - nothing to do.
+      - Only O(kind), O(state_dir), O(health_timeout) and O(settle) count; in check mode it only reports C(held).
+    type: str
+    choices: [commit, restore]
   instances:
-    description: The C(instances) returned by M(kubesched.schedulers.scheduler_instances).
+    description: The C(instances) returned by M(kubesched.schedulers.scheduler_instances). Required unless O(finish).
     type: list
     elements: dict
-    required: true
   kubernetes_version:
-    description: The full Kubernetes release the schedulers run (the systemd binary must say it; static pods get its image and probes).
+    description:
+      - The full Kubernetes release the schedulers run (the systemd binary must say it; static pods get its image and
+        probes). Required unless O(finish).
     type: str
-    required: true
   config_dir:
-    description: The directory of the instances' config files.
+    description: The directory of the instances' config files. Required unless O(finish).
     type: path
-    required: true
   state_dir:
-    description: Backups during a change, one directory per instance (and adopted kubeadm manifests for static pods).
+    description: Backups during a change, one directory per instance, and the held change (and adopted kubeadm
+      manifests for static pods).
     type: path
     required: true
   health_timeout:
@@ -222,6 +235,24 @@ applied:
   description: Per changed instance, whether it restarted and the process that answers health now.
   returned: when applied
   type: dict
+committed:
+  description: The instances whose held change was released.
+  returned: with O(finish=commit)
+  type: list
+  elements: str
+restored:
+  description: Whether a held change was restored.
+  returned: with O(finish=restore)
+  type: bool
+story:
+  description: What the restore put back and how each instance answers after it.
+  returned: with O(finish=restore)
+  type: str
+not_healthy:
+  description: The instances that did not answer health after the restore.
+  returned: with O(finish=restore)
+  type: list
+  elements: str
 rolled_back:
   description: True when a change failed and was restored.
   returned: on failure

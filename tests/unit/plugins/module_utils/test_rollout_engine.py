@@ -113,9 +113,12 @@ def snapshot(root):
 
 
 def converge(p, **kwargs):
+    """A rollout with no gate after the engine's own: apply, then commit."""
     eng = engine(p, **kwargs)
     plan, _diff, changed = eng.plan()
-    return eng, (eng.apply(plan) if changed else {})
+    applied = eng.apply(plan) if changed else {}
+    eng.commit()
+    return eng, applied
 
 
 def test_plan_changes_nothing_and_apply_writes_restarts_and_gates_each_instance(tmp_path):
@@ -132,7 +135,10 @@ def test_plan_changes_nothing_and_apply_writes_restarts_and_gates_each_instance(
     assert sorted(eng.waiter.gates) == [10259, 10260]
     files = snapshot(tmp_path)
     assert files["etc/one.yaml"] == (b"a: 1\n", 0o640) and files["units/two.service"][1] == 0o644
-    assert os.listdir(str(tmp_path / "state")) == []  # backups are cleared after a healthy change
+    # Held until the master's last gate: the backups and the record of the change, until the commit clears them.
+    assert sorted(os.listdir(str(tmp_path / "state"))) == ["held-change.json", "one", "two"]
+    assert eng.commit() == {"changed": False, "committed": ["one", "two"]}
+    assert os.listdir(str(tmp_path / "state")) == []
 
 
 def test_rerun_is_a_no_op(tmp_path):

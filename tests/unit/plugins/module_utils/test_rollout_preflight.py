@@ -18,7 +18,7 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
     PREFLIGHT_KUBECONFIG, offline_flags, refusal)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
@@ -78,6 +78,7 @@ def test_a_refusal_fails_the_plan_with_its_words_and_nothing_is_written_or_resta
 def test_an_instance_that_starts_no_process_is_not_asked(tmp_path):
     p = params(tmp_path, [instance(tmp_path, "one", 10259)])
     Engine(p, FakeStrategy(), FakeWaiter()).run(APPLY)
+    Engine(p, FakeStrategy(), FakeWaiter()).run(COMMIT)
     strategy = RefusingStrategy({"one": "would refuse"})
     result = Engine(p, strategy, FakeWaiter()).run(PLAN)
     assert not result["changed"] and strategy.asked == []  # a rerun stays cheap: changed=0, no binary run

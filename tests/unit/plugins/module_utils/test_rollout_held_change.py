@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A change held between the engine's apply and the master's last gate (the verify role's metrics gate in the
+rollout playbooks): committed, or restored in a later call exactly as a failed apply restores, from what the apply
+left on the master (a later module call has nothing else)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, RESTORE, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolledBack
+
+from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
+
+
+def outside_state(root):
+    return dict((path, found) for path, found in snapshot(root).items() if not path.startswith("state/"))
+
+
+def later_call(root, waiter, mode, **extra):
+    """What the role's commit or restore step sends: the kind's state directory and the gate's timing, no files."""
+    strategy = FakeStrategy()
+    result = Engine(dict({"kind": "systemd", "state_dir": "%s/state" % root, "health_timeout": 5, "settle": 0},
+                         **extra), strategy, waiter).run(mode)
+    return result, strategy
+
+
+def test_a_restore_in_a_later_call_puts_back_files_link_and_directories_and_restarts_what_changed(tmp_path):
+    old, new = tmp_path / "bin-1.34", tmp_path / "bin-1.35"
+    old.write_text("old")
+    new.write_text("new")
+    link = {"path": str(tmp_path / "kube-scheduler"), "src": str(old)}
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)], link=link))
+    before = outside_state(tmp_path)
+    changed = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n"), instance(tmp_path, "two", 10260)],
+                     link={"path": link["path"], "src": str(new)},
+                     directories=[{"path": str(tmp_path / "extra" / "dir"), "owner": "root", "group": "root",
+                                   "mode": "0750"}])
+    waiter = FakeWaiter()
+    applied = Engine(changed, FakeStrategy(), waiter).run(APPLY)["applied"]
+    assert applied["one"]["restarted"] and os.readlink(link["path"]) == str(new)
+    new_pids = dict((port, waiter.listener(port)) for port in (10259, 10260))
+
+    result, strategy = later_call(tmp_path, waiter, RESTORE)
+
+    assert result["restored"] and result["changed"] and result["not_healthy"] == []
+    assert result["instances"] == ["one", "two"]  # the link restarted both
+    assert "After restore one answers health again" in result["story"]
+    assert outside_state(tmp_path) == before  # the config, the link's target, no directory made by the change
+    assert os.readlink(link["path"]) == str(old) and not (tmp_path / "extra").exists()
+    assert strategy.calls == [("reload",), ("restart", "one.service"), ("restart", "two.service")]
+    # A NEW process of each: the one that passed the health gate (and then the last gate failed) does not count.
+    assert all(waiter.listener(port) != new_pids[port] for port in new_pids)
+    assert not (tmp_path / "state" / FILE_NAME).exists()
+    assert (tmp_path / "state" / "one" / "backup").is_dir()  # kept for the operator, as after a failed apply
+    # The master is as before the change: the plan of that change is pending again, nothing else.
+    assert Engine(changed, FakeStrategy(), waiter).plan()[0]["instances"]["one"]["action"] == "update"
+
+
+def test_a_new_instance_that_fails_the_last_gate_is_stopped_and_its_files_go(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    before = outside_state(tmp_path)
+    waiter = FakeWaiter()
+    Engine(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "new", 10270)]),
+           FakeStrategy(), waiter).run(APPLY)
+    assert (tmp_path / "units" / "new.service").exists()
+
+    result, strategy = later_call(tmp_path, waiter, RESTORE)
+
+    assert result["instances"] == ["new"] and "removed the new instance new" in result["story"]
+    assert strategy.calls == [("reload",), ("stop", "new.service")]
+    assert outside_state(tmp_path) == before
+
+
+def test_a_commit_releases_the_backups_and_a_restore_after_it_has_nothing_to_do(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    waiter = FakeWaiter()
+    Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), FakeStrategy(), waiter).run(APPLY)
+    after_change = outside_state(tmp_path)
+
+    committed, _strategy = later_call(tmp_path, waiter, COMMIT)
+    restored, strategy = later_call(tmp_path, waiter, RESTORE)
+
+    assert committed == {"changed": False, "committed": ["one"]}
+    assert os.listdir(str(tmp_path / "state")) == []
+    assert not restored["restored"] and not restored["changed"] and strategy.calls == []
+    assert outside_state(tmp_path) == after_change
+
+
+def test_the_held_record_names_no_file_content(tmp_path):
+    secret = "token: do-not-show-me\n"
+    one = instance(tmp_path, "one", 10259, config=secret)
+    one["files"][0]["secret"] = True
+    waiter = FakeWaiter()
+    listened_before = waiter.listener(10259)
+    Engine(params(tmp_path, [one]), FakeStrategy(), waiter).run(APPLY)
+    record = (tmp_path / "state" / FILE_NAME).read_text()
+    assert "do-not-show-me" not in record
+    assert json.loads(record)["instances"] == [{"name": "one", "state": "present", "unit": "one.service",
+                                                "port": 10259, "health_url": "https://127.0.0.1:10259/livez",
+                                                "pid_before": listened_before}]
+    assert os.stat(str(tmp_path / "state" / FILE_NAME)).st_mode & 0o777 == 0o600
+
+
+def test_a_change_a_stopped_run_left_held_is_pending_gated_again_and_restored_with_the_next(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    before = outside_state(tmp_path)
+    waiter = FakeWaiter()
+    first = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")])
+    Engine(first, FakeStrategy(), waiter).run(APPLY)  # the run stops here: no commit, no restore
+
+    rerun = Engine(first, FakeStrategy(), waiter)
+    planned = rerun.run(PLAN)
+    assert planned["changed"] and planned["plan"]["held"] == ["one"]
+    assert planned["plan"]["instances"]["one"]["action"] == "none"
+    assert "never committed or restored" in planned["warnings"][0]
+    again = Engine(first, FakeStrategy(), waiter)
+    assert again.run(APPLY)["applied"] == {"one": {"restarted": False, "pid": waiter.listener(10259)}}
+    assert again.strategy.calls == [] and waiter.gates[-1] == 10259  # gated on the process it runs, not restarted
+
+    # A second change on top of the unproven one: a failed gate goes back to before both.
+    second = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 3\n")])
+    with pytest.raises(RolledBack, match="the files of one"):
+        Engine(second, FakeStrategy(), FakeWaiter(failing={10259})).run(APPLY)
+    assert outside_state(tmp_path) == before
+    assert not (tmp_path / "state" / FILE_NAME).exists()
+
+
+def test_an_apply_that_fails_restores_the_same_way_and_holds_nothing(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    with pytest.raises(RolledBack):
+        Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), FakeStrategy(),
+               FakeWaiter(failing={10259})).run(APPLY)
+    result, strategy = later_call(tmp_path, FakeWaiter(), RESTORE)
+    assert not result["restored"] and strategy.calls == []  # the rescue's restore step finds nothing held
