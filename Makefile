@@ -36,8 +36,8 @@ SCENARIO ?= $(SCENARIOS)
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
-# The suites on real nodes (the e2e, then the static_pod scenario) run beside the rest and never overlap each other:
-# tests/support/run-test.sh says why and how.
+# Three chains side by side; the real-node clusters keep their hosts until every chain ended (no real-node cluster is
+# removed while another runs): tests/support/run-test.sh says why and how.
 REAL_NODE_SCENARIOS := static_pod
 test: deps host-deps binaries image
 	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" tests/support/run-test.sh "$(TEST_E2E_MINORS)" "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-molecule.sh SCENARIO...: every Molecule scenario, MOLECULE_JOBS (default 2) at a time, each even when another
 # fails; then their logs in order. A scenario runs the real binaries its file `needs-binaries` names (one variable a
-# line, as `make binaries` writes them) and is skipped, loudly, when one is missing.
+# line, as `make binaries` writes them) and is skipped, loudly, when one is missing. MOLECULE_DESTROY=never keeps
+# the hosts at the end (make test removes real-node clusters only once no other one runs: run-test.sh).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -13,6 +14,7 @@ for scenario in "$@"; do
   rm -f "$logs/$scenario.log" "$logs/$scenario.rc"
   echo "molecule: $scenario started (log $logs/$scenario.log)"
   ( "$here/suite.sh" "molecule-$scenario" "${needs[@]}" -- molecule test --scenario-name "$scenario" \
+      --destroy "${MOLECULE_DESTROY:-always}" \
       > "$logs/$scenario.log" 2>&1; echo $? > "$logs/$scenario.rc" ) &
 done
 wait
