@@ -4,6 +4,7 @@ the shared ones of cluster.py (kubeadm's RBAC authorization and admission defaul
 directory of the caller's, and both processes are stopped by their own pids on exit."""
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -81,6 +82,20 @@ class LocalApiServer:
             raise
         return self
 
+    def namespaces(self, *names: str) -> None:
+        """Each namespace (created unless it exists) with its ``default`` ServiceAccount, which the ServiceAccount
+        admission needs for pods and which only kube-controller-manager would make (there is none here)."""
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+        core = client.CoreV1Api(self.client)
+        for name in names:
+            try:
+                core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
+            except client.ApiException as exc:
+                if exc.status != 409:
+                    raise
+            core.create_namespaced_service_account(name, client.V1ServiceAccount(
+                metadata=client.V1ObjectMeta(name="default")))
+
     def _alive(self) -> bool:
         for process in self.processes:
             if process.poll() is not None:
@@ -98,3 +113,12 @@ class LocalApiServer:
                     process.kill()
                     process.wait()
         self.processes.clear()
+
+
+def refusal(exc) -> str:
+    """The API server's own message from a refused request (an ApiException or a dynamic client's error)."""
+    body = getattr(exc, "body", None) or str(exc)
+    try:
+        return json.loads(body).get("message", body)
+    except (TypeError, ValueError, AttributeError):
+        return str(body)

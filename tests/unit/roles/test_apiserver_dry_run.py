@@ -35,7 +35,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_res
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
 from cluster import wait_for  # noqa: E402  pylint: disable=wrong-import-position
-from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
+from local_apiserver import LocalApiServer, missing_binaries, refusal  # noqa: E402  pylint: disable=wrong-import-position
 
 if missing_binaries():
     pytest.skip("the API-server dry-run test needs real binaries (make binaries): missing "
@@ -46,12 +46,8 @@ VERSION = "1.35.4"
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
-    from kubernetes import client  # pylint: disable=import-outside-toplevel
     with LocalApiServer(tmp_path_factory.mktemp("apiserver")) as server:
-        # No kube-controller-manager here: the ServiceAccount admission needs the namespaces' default ones.
-        for namespace in ("default", "kube-system"):
-            client.CoreV1Api(server.client).create_namespaced_service_account(namespace, client.V1ServiceAccount(
-                metadata=client.V1ObjectMeta(name="default")))
+        server.namespaces("default", "kube-system")
         yield server
 
 
@@ -67,11 +63,7 @@ def dry_run(api, objects):
         except (ApiException, dynamic.exceptions.DynamicApiError) as exc:
             if getattr(exc, "status", None) == 409:  # AlreadyExists: validated, then found in storage
                 continue
-            body = getattr(exc, "body", None) or str(exc)
-            try:
-                return json.loads(body).get("message", body)
-            except (TypeError, ValueError):
-                return str(body)
+            return refusal(exc)
     return None
 
 
@@ -400,11 +392,11 @@ def apply_in_order(api, objects):
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     scheduling = client.SchedulingV1Api(api.client)
 
-    def refusal(obj, dry_run=None):
+    def refused_create(obj, dry_run=None):
         try:
             scheduling.create_priority_class(obj, dry_run=dry_run)
         except client.exceptions.ApiException as exc:
-            return json.loads(exc.body).get("message", exc.body)
+            return refusal(exc)
         return None
 
     created, refused = [], None
@@ -412,9 +404,9 @@ def apply_in_order(api, objects):
         if created:
             deadline = time.monotonic() + 10
             while refused is None and time.monotonic() < deadline:
-                refused = refusal(obj, dry_run="All")
+                refused = refused_create(obj, dry_run="All")
                 time.sleep(0 if refused else 0.5)
-        refused = refused or refusal(obj)
+        refused = refused or refused_create(obj)
         if refused:
             break
         created.append(obj["metadata"]["name"])

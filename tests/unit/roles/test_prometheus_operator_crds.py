@@ -33,7 +33,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metric
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
 from cluster import wait_for  # noqa: E402  pylint: disable=wrong-import-position
-from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
+from local_apiserver import LocalApiServer, missing_binaries, refusal  # noqa: E402  pylint: disable=wrong-import-position
 
 CRDS_VARIABLE = "PROMETHEUS_OPERATOR_CRDS_DIR"
 CRDS_DIR = Path(os.environ.get(CRDS_VARIABLE) or Path.home() / ".cache" / "kube-crds")
@@ -56,12 +56,7 @@ SELECTOR = {"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/insta
 def api(tmp_path_factory):
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     with LocalApiServer(tmp_path_factory.mktemp("crds")) as server:
-        core = client.CoreV1Api(server.client)
-        core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=READER[0])))
-        # No kube-controller-manager here: the ServiceAccount admission needs the namespaces' default ones.
-        for namespace in ("default", "kube-system", READER[0]):
-            core.create_namespaced_service_account(namespace, client.V1ServiceAccount(
-                metadata=client.V1ObjectMeta(name="default")))
+        server.namespaces("default", "kube-system", READER[0])
         extensions = client.ApiextensionsV1Api(server.client)
         for name in CRD_FILES:
             crd = yaml.safe_load((CRDS_DIR / name).read_text())
@@ -83,11 +78,7 @@ def create_strict(api, obj):
         resource.create(body=obj, namespace=obj["metadata"]["namespace"],
                         query_params=[("fieldValidation", "Strict")])
     except (ApiException, dynamic.exceptions.DynamicApiError) as exc:
-        body = getattr(exc, "body", None) or str(exc)
-        try:
-            return json.loads(body).get("message", body)
-        except (TypeError, ValueError):
-            return str(body)
+        return refusal(exc)
     return None
 
 

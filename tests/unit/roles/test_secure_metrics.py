@@ -74,15 +74,9 @@ def issue_cert(ansible_playbook, workdir, args):
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, ansible_playbook):
-    from kubernetes import client  # pylint: disable=import-outside-toplevel
     workdir = tmp_path_factory.mktemp("secure-metrics")
     with LocalApiServer(workdir / "api") as api:
-        core = client.CoreV1Api(api.client)
-        for namespace in ("default", "kube-system", READER[0]):
-            if namespace == READER[0]:
-                core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=namespace)))
-            core.create_namespaced_service_account(namespace, client.V1ServiceAccount(
-                metadata=client.V1ObjectMeta(name="default")))
+        api.namespaces("default", "kube-system", READER[0])
         ca_key = api.certs.write_ca_key()
         # kubeadm's scheduler.conf: a client certificate for system:kube-scheduler, used for the API and to delegate.
         cert, key = api.certs.issue("scheduler", "system:kube-scheduler")
