@@ -11,6 +11,8 @@ import json
 import os
 import socket
 
+import pytest
+
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import StaticPodStrategy
@@ -79,15 +81,20 @@ def held_change(work, port):
     assert (work / "manifests" / "one.yaml").read_text() == "new manifest\n"
 
 
-def test_a_gate_that_fails_after_the_apply_puts_the_master_back_and_names_the_gate(ansible_playbook, tmp_path):
+def gated(ansible_playbook, tmp_path, gate_fails, env=None):
+    """A change the engine applied and holds, then the playbook's gate (failing or not), commit and rescue."""
     if os.geteuid() != 0:
-        import pytest  # pylint: disable=import-outside-toplevel
         pytest.skip("the engine writes files owned by root")
     work = tmp_path / "work"
     held_change(work, free_port())
     (tmp_path / "pb.yml").write_text(PLAYBOOK)
-    run = ansible_playbook([tmp_path / "pb.yml", "-e", json.dumps({"work": str(work), "gate_fails": True})],
-                           cwd=tmp_path, env={"ANSIBLE_CALLBACK_RESULT_FORMAT": "json"})
+    run = ansible_playbook([tmp_path / "pb.yml", "-e", json.dumps({"work": str(work), "gate_fails": gate_fails})],
+                           cwd=tmp_path, env=env)
+    return work, run
+
+
+def test_a_gate_that_fails_after_the_apply_puts_the_master_back_and_names_the_gate(ansible_playbook, tmp_path):
+    work, run = gated(ansible_playbook, tmp_path, True, env={"ANSIBLE_CALLBACK_RESULT_FORMAT": "json"})
     output = run.stdout + run.stderr
     assert run.returncode == 2, output
     assert (work / "etc" / "one.yaml").read_text() == "old config\n"
@@ -102,14 +109,7 @@ def test_a_gate_that_fails_after_the_apply_puts_the_master_back_and_names_the_ga
 
 
 def test_a_gate_that_passes_commits_and_a_rerun_has_nothing_held(ansible_playbook, tmp_path):
-    if os.geteuid() != 0:
-        import pytest  # pylint: disable=import-outside-toplevel
-        pytest.skip("the engine writes files owned by root")
-    work = tmp_path / "work"
-    held_change(work, free_port())
-    (tmp_path / "pb.yml").write_text(PLAYBOOK)
-    run = ansible_playbook([tmp_path / "pb.yml", "-e", json.dumps({"work": str(work), "gate_fails": False})],
-                           cwd=tmp_path)
+    work, run = gated(ansible_playbook, tmp_path, False)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "changed=0" in run.stdout  # releasing the backups changes nothing that runs
     assert (work / "manifests" / "one.yaml").read_text() == "new manifest\n"
