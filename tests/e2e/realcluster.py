@@ -32,6 +32,19 @@ def podman(*args, check=True) -> subprocess.CompletedProcess:
     return subprocess.run(["podman", *args], capture_output=True, text=True, check=check)
 
 
+def network_of(name: str) -> str:
+    return "ks-%s" % name
+
+
+def remove(name: str) -> None:
+    """Remove the hosts and the network of the cluster ``name``, whatever is left of it (its hosts carry the label
+    kubesched.test=<name>). From the shell: python tests/e2e/realcluster.py remove NAME (make test: run-test.sh)."""
+    hosts = podman("ps", "--all", "--quiet", "--filter", "label=kubesched.test=%s" % name).stdout.split()
+    if hosts:
+        podman("rm", "--force", "--time", "2", *hosts, check=False)
+    podman("network", "rm", "--force", network_of(name), check=False)
+
+
 def scheduler_version(binary: str) -> str:
     """'1.35.4' from `kube-scheduler --version`."""
     answer = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout
@@ -48,7 +61,7 @@ class RealCluster:
         self.scheduler_binary = scheduler_binary
         self.version = scheduler_version(scheduler_binary)
         self.minor = self.version.rsplit(".", 1)[0]
-        self.network = "ks-%s" % name
+        self.network = network_of(name)
         self.api_host = "ks-%s-api" % name
         self.masters = ["ks-%s-m%d" % (name, index) for index in range(1, masters + 1)]
         self.workers = ["ks-%s-w%d" % (name, index) for index in range(1, workers + 1)]
@@ -117,9 +130,13 @@ class RealCluster:
         return self
 
     def down(self) -> None:
-        for host in self.hosts:
-            podman("rm", "--force", "--time", "2", host, check=False)
-        podman("network", "rm", "--force", self.network, check=False)
+        remove(self.name)
 
     def node_exec(self, host: str, *argv: str) -> str:
         return podman("exec", host, *argv).stdout
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "remove":
+        sys.exit("usage: realcluster.py remove NAME")
+    remove(sys.argv[2])

@@ -49,10 +49,7 @@ done
 # The real-node clusters, one after the other: the e2e's (tests/e2e/conftest.py names it e2e<minor>), then the
 # scenarios' hosts.
 for minor in $e2e_minors; do
-  name=e2e${minor#1.}
-  mapfile -t hosts_of < <(podman ps -aq --filter "label=kubesched.test=$name")
-  [ "${#hosts_of[@]}" -eq 0 ] || podman rm --force --time 2 "${hosts_of[@]}" > /dev/null
-  podman network rm --force "ks-$name" > /dev/null 2>&1 || true
+  python3 "$here/../e2e/realcluster.py" remove "e2e${minor#1.}"
 done
 for scenario in $real_node_scenarios; do
   molecule destroy --scenario-name "$scenario" > "$BUILD/molecule/$scenario-destroy.log" 2>&1 \
