@@ -167,7 +167,9 @@ def _spread_args(args, _minor):
 def capacity_scoring_gate(version):
     """The gate of VolumeBindingArgs.shape in that version: VolumeCapacityPriority, StorageCapacityScoring from
     1.33 (the one that exists there)."""
-    return "VolumeCapacityPriority" if feature_gates.spec("VolumeCapacityPriority", version) else "StorageCapacityScoring"
+    if feature_gates.spec("VolumeCapacityPriority", version):
+        return "VolumeCapacityPriority"
+    return "StorageCapacityScoring"
 
 
 def _volume_binding_args(args, version):

@@ -34,8 +34,8 @@ def _release_dir(minor):
     return max(found, key=lambda path: int(path.rsplit(".", 1)[1])) if found else None
 
 
-_VERSIONED = re.compile(r'Version: version\.MustParse\("1\.(\d+)"\), Default: (true|false),(?: LockToDefault: (true|false),)?'
-                        r' PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?')
+_VERSIONED = re.compile(r'Version: version\.MustParse\("1\.(\d+)"\), Default: (true|false),'
+                        r'(?: LockToDefault: (true|false),)? PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?')
 _PLAIN = re.compile(r'\{Default: (true|false), PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?\}')
 
 
