@@ -1,0 +1,126 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every feature gate a kube-scheduler binary knows, with its stage, default and lock, measured on the binary.
+
+``kube-scheduler --help`` lists each gate that is not GA with its stage and default (``kube:X=true|false (BETA -
+default=true)``). GA gates are not listed: each candidate name from the release's sources (every ``Feature = "X"``
+of k8s.io/kubernetes/pkg/features and of the staging modules whose gates kube-scheduler registers, in the Go module
+cache) is tried with ``--feature-gates X=true`` on the offline run: "unrecognized feature gate: X" or accepted. For
+every known gate, the value opposite to its default shows whether it is locked ("cannot set feature gate X to false,
+feature is locked to true") and which disabled gates it depends on ("X is enabled, but depends on features that are
+disabled: [Y]").
+
+    .venv/bin/python tests/differential/gates.py 1.37      # KUBE_SCHEDULER_BIN_1_37; writes gates/1.37.json
+
+The recording (gates/<minor>.json) names the binary (file, --version, sha256); test_gates_binaries.py compares the
+library's gate table (plugin_utils/feature_gates.py) with it.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402  pylint: disable=wrong-import-position
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# 1.30 lists "X=true|false (...)"; from 1.31 the flag is per component: "kube:X=true|false (...)".
+_HELP = re.compile(r"^\s+(?:kube:)?(\w+)=true\|false \((\w+) - default=(true|false)\)", re.M)
+# From 1.31 the gates are set after flag parsing ("command failed" err="..."); 1.30's flag parser refuses them
+# ("Error: invalid argument ... for "--feature-gates" flag: ...").
+_FAILED = re.compile(r'"command failed" err="(.*)"\s*$|^Error: invalid argument .* flag: (.*)$', re.M)
+_SOURCES = ("kubernetes@v{k}/pkg/features", "apiserver@v{s}/pkg/features",
+            "apiextensions-apiserver@v{s}/pkg/features", "client-go@v{s}/features", "component-base@v{s}",
+            "controller-manager@v{s}/pkg/features")
+
+
+def path(minor):
+    return os.path.join(HERE, "gates", "%s.json" % minor)
+
+
+def load(minor):
+    if not os.path.exists(path(minor)):
+        return None
+    with open(path(minor), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def candidate_names(release):
+    """Every ``Feature = "X"`` name in the release's feature packages (k8s.io modules of the Go module cache)."""
+    cache = os.environ.get("GOMODCACHE") or os.path.join(os.path.expanduser("~"), "go", "pkg", "mod")
+    staging = "0." + release.split(".", 1)[1]
+    names = set()
+    for pattern in _SOURCES:
+        root = os.path.join(cache, "k8s.io", pattern.format(k=release, s=staging))
+        for name in glob.glob(os.path.join(root, "**", "*.go"), recursive=True):
+            if name.endswith("_test.go"):
+                continue
+            with open(name, encoding="utf-8", errors="replace") as handle:
+                names.update(re.findall(r'Feature = "([A-Za-z0-9]+)"', handle.read()))
+    return names
+
+
+def measure(binary):
+    help_text = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
+                               check=False).stdout.decode("utf-8", "replace")
+    version = subprocess.run([binary, "--version"], stdout=subprocess.PIPE, timeout=60,
+                             check=False).stdout.decode().strip()
+    release = version.split()[-1].lstrip("v")
+    gates = dict((name, {"stage": stage, "default": default == "true"})
+                 for name, stage, default in _HELP.findall(help_text))
+    with tempfile.TemporaryDirectory(prefix="kubesched-gates-") as work:
+        config = os.path.join(work, "config")
+        with open(config, "w", encoding="utf-8") as handle:
+            handle.write(harness.materialise("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                             "kind: KubeSchedulerConfiguration\n"
+                                             "clientConnection: {kubeconfig: @KUBECONFIG@}\n"))
+
+        def refusal(flag):
+            proc = subprocess.run([binary, "--config", config, "--write-config-to", os.path.join(work, "out"),
+                                   "--secure-port", "0", "--master", "https://127.0.0.1:1", "--feature-gates", flag],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, check=False)
+            found = _FAILED.search(proc.stderr.decode("utf-8", "replace"))
+            if not found:
+                return ""
+            return harness.go_unquote('"%s"' % found.group(1)) if found.group(1) is not None else found.group(2)
+
+        for name in sorted(candidate_names(release) - set(gates)):
+            if "unrecognized feature gate" not in refusal(name + "=true"):
+                gates[name] = {"stage": "GA", "default": True}
+        for name, gate in sorted(gates.items()):
+            if name in ("AllAlpha", "AllBeta"):
+                gate["locked"] = False
+                continue
+            error = refusal("%s=%s" % (name, "false" if gate["default"] else "true"))
+            gate["locked"] = "is locked to" in error
+            if "depends on features that are disabled" in error:
+                gate["refused"] = error
+    return {"binary": os.path.basename(binary), "version": version, "sha256": harness.file_sha256(binary),
+            "gates": gates}
+
+
+def main():
+    harness.load_k8s_env()
+    for minor in sys.argv[1:]:
+        binary = harness.binary_path(minor)
+        if binary is None:
+            sys.exit("no kube-scheduler %s: set KUBE_SCHEDULER_BIN_%s" % (minor, minor.replace(".", "_")))
+        measured = measure(binary)
+        os.makedirs(os.path.dirname(path(minor)), exist_ok=True)
+        with open(path(minor), "w", encoding="utf-8") as handle:
+            json.dump(measured, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+        print("%s: %d gates of %s (%s) -> %s" % (minor, len(measured["gates"]), measured["binary"], measured["version"],
+                                                  path(minor)))
+
+
+if __name__ == "__main__":
+    main()

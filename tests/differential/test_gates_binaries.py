@@ -1,0 +1,47 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The library's feature-gate table (plugin_utils/feature_gates.py) against the gates each binary knows, measured by
+gates.py (recorded in gates/<minor>.json: stage, default and lock of every gate, from --help and --feature-gates).
+
+Every gate the library models must exist in exactly the minors whose binary knows it, with that binary's default,
+stage and lock. Runs on the recordings (no binary needed); a minor whose binary is present but differs from the
+measured one fails until gates.py measures it again."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import gates  # noqa: E402  pylint: disable=wrong-import-position
+import harness  # noqa: E402  pylint: disable=wrong-import-position
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
+
+harness.load_k8s_env()
+
+
+@pytest.mark.parametrize("minor", harness.BINARY_MINORS)
+def test_modelled_gates_are_the_binarys(minor):
+    measured = gates.load(minor)
+    if measured is None:
+        pytest.skip("no gates/%s.json: measure it with tests/differential/gates.py %s" % (minor, minor))
+    binary = harness.binary_path(minor)
+    if binary is not None and os.path.basename(binary) == measured["binary"]:
+        assert harness.file_sha256(binary) == measured["sha256"], (
+            "%s differs from the binary gates/%s.json was measured on: run tests/differential/gates.py %s"
+            % (binary, minor, minor))
+    known = measured["gates"]
+    differ = []
+    for gate in sorted(feature_gates.GATES):
+        ours = feature_gates.spec(gate, minor)
+        theirs = known.get(gate)
+        ours = None if ours is None else (ours[0], ours[1].upper(), ours[2])
+        theirs = None if theirs is None else (theirs["default"], theirs["stage"], theirs["locked"])
+        if ours != theirs:
+            differ.append("%s: library %s, %s %s" % (gate, ours, measured["binary"], theirs))
+    assert not differ, "\n".join(differ)
