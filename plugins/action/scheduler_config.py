@@ -90,6 +90,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 kubernetes_version=plain(args['kubernetes_version']),
                 extra_plugins=plain(args['extra_plugins']),
                 strict=args['strict'],
+                feature_gates=plain(args['feature_gates']),
             )
         except ValueError as exc:
             raise AnsibleActionFail(redact_message(str(exc), secrets))

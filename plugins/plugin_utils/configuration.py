@@ -16,6 +16,7 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates as feature_gates_model
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import plugin_names
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import strict_decode
@@ -79,12 +80,12 @@ def _registry(version: str, extra_plugins) -> framework_checks.Registry:
     return framework_checks.Registry(plugins, any_point, minor_number(version))
 
 
-def _features(version: str) -> validation.Features:
-    """Gates as the version's own defaults show them: a defaulted field exists only when its gate is on."""
-    volume = default_plugin_args("VolumeBindingArgs", {}, version)
+def _features(version: str, gates=None) -> validation.Features:
+    """Gates in force as the defaults show them: a defaulted field exists only when its gate is on."""
+    volume = default_plugin_args("VolumeBindingArgs", {}, version, gates)
     has_dra = "DynamicResourcesArgs" in args_kind_plugins(version)
-    dra = default_plugin_args("DynamicResourcesArgs", {}, version) if has_dra else {}
-    return validation.Features(capacity_scoring_gate(version), "shape" in volume, "filterTimeout" in dra,
+    dra = default_plugin_args("DynamicResourcesArgs", {}, version, gates) if has_dra else {}
+    return validation.Features(capacity_scoring_gate(version), "shape" in volume, dra.get("filterTimeout") is not None,
                                "bindingTimeout" in dra)
 
 
@@ -106,7 +107,7 @@ def _decode(content, config, version: str):
     return strict_decode.decode(data, version, points, args_kinds=kinds)
 
 
-def _internal_profiles(decoded: dict, effective: dict, version: str):
+def _internal_profiles(decoded: dict, effective: dict, version: str, gates=None):
     """The profiles as ValidateKubeSchedulerConfiguration sees them: merged plugins, and the user's
     pluginConfig in its order with defaulted args (entries defaulting appends are valid by construction)."""
     kinds = args_kind_plugins(version)
@@ -119,7 +120,7 @@ def _internal_profiles(decoded: dict, effective: dict, version: str):
             name = entry.get("name", "")
             args = entry.get("args")
             if kinds.get(name + "Args") == name and (args is None or isinstance(args, dict)):
-                args = default_plugin_args(name + "Args", args or {}, version)
+                args = default_plugin_args(name + "Args", args or {}, version, gates)
             entries.append({"name": name, "args": args})
             by_name.setdefault(name, (j, args))
         for entry in profile.get("pluginConfig") or []:
@@ -251,28 +252,35 @@ def _build_extenders(config: dict, plugin_configs: list) -> list:
     return []
 
 
-def process(content=None, config=None, kubernetes_version=None, extra_plugins=None, strict=False) -> Result:
+def process(content=None, config=None, kubernetes_version=None, extra_plugins=None, strict=False,
+            feature_gates=None) -> Result:
     """Decode, default, validate and render a KubeSchedulerConfiguration like kube-scheduler of that version.
 
     ``strict``: also refuse plugin names kube-scheduler would ignore (plugin_names.py); off, the verdict is exactly
-    kube-scheduler's."""
+    kube-scheduler's. ``feature_gates``: the instance's --feature-gates (its text, or {gate: bool}); defaults,
+    default plugins and validation follow the gates in force, and a value kube-scheduler refuses at start is an
+    error in its words."""
     if (content is None) == (config is None):
         raise ValueError("exactly one of content or config is required")
     version = minor_of(kubernetes_version)
     registry = _registry(version, extra_plugins)
     result = Result(version)
+    try:
+        gates = feature_gates_model.parse(feature_gates, version)
+    except feature_gates_model.FeatureGateError as exc:
+        return result.fail([E.ConfigError("--feature-gates", E.FEATURE_GATE, str(exc))])
 
     decoded = _decode(content, config, version)
     if decoded.errors:
         return result.fail(decoded.errors)
     user = decoded.config
-    effective = set_defaults(user, version, extra_plugins=sorted(registry.plugins))
+    effective = set_defaults(user, version, extra_plugins=sorted(registry.plugins), gates=gates)
 
-    user_profiles, profiles, plugin_configs = _internal_profiles(user, effective, version)
+    user_profiles, profiles, plugin_configs = _internal_profiles(user, effective, version, gates)
     internal = dict(effective)
     internal["profiles"] = profiles
     typed = set(args_kind_plugins(version).values())
-    errors = E.dedupe(validation.validate_configuration(internal, version, _features(version), typed))
+    errors = E.dedupe(validation.validate_configuration(internal, version, _features(version, gates), typed))
     views = {}
     if not errors:
         errors = _build_extenders(user, plugin_configs)

@@ -19,7 +19,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import featur
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND, plugin_args_types
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import float32
 
 
@@ -125,25 +125,25 @@ def _default_resources(resources):
     return [{"name": item.get("name", ""), "weight": item.get("weight") or 1} for item in resources]
 
 
-def _preemption_args(args, _minor):
+def _preemption_args(args, _version, _gates):
     return {"minCandidateNodesPercentage": _default(args, "minCandidateNodesPercentage", 10),
             "minCandidateNodesAbsolute": _default(args, "minCandidateNodesAbsolute", 100)}
 
 
-def _inter_pod_affinity_args(args, _minor):
+def _inter_pod_affinity_args(args, _version, _gates):
     return {"hardPodAffinityWeight": _default(args, "hardPodAffinityWeight", 1),
             "ignorePreferredTermsOfExistingPods": bool(args.get("ignorePreferredTermsOfExistingPods"))}
 
 
-def _node_affinity_args(args, _minor):
+def _node_affinity_args(args, _version, _gates):
     return _pick(args, [("addedAffinity", OMITNIL, _node_affinity, None)])
 
 
-def _balanced_allocation_args(args, _minor):
+def _balanced_allocation_args(args, _version, _gates):
     return {"resources": _default_resources(args.get("resources"))}
 
 
-def _fit_args(args, _minor):
+def _fit_args(args, _version, _gates):
     out = _pick(args, [("ignoredResources", OMITEMPTY, None, None),
                        ("ignoredResourceGroups", OMITEMPTY, None, None)])
     strategy = args.get("scoringStrategy")
@@ -158,7 +158,7 @@ def _fit_args(args, _minor):
     return out
 
 
-def _spread_args(args, _minor):
+def _spread_args(args, _version, _gates):
     out = _pick(args, [("defaultConstraints", OMITEMPTY, _list_of(_spread_constraint), None)])
     out["defaultingType"] = args.get("defaultingType") or "System"
     return out
@@ -172,31 +172,46 @@ def capacity_scoring_gate(version):
     return "StorageCapacityScoring"
 
 
-def _volume_binding_args(args, version):
+# SetDefaults_VolumeBindingArgs' default shape, by release: utilization 0 scores 0 while the gate was
+# VolumeCapacityPriority (up to 1.32), 10 (MaxCustomPriorityScore) from StorageCapacityScoring (1.33) on.
+_DEFAULT_CAPACITY_SHAPE = {
+    30: [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
+    33: [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}],
+}
+
+
+def _volume_binding_args(args, version, gates):
     # SetDefaults_VolumeBindingArgs: an empty or missing shape gets the default while the capacity-scoring gate is
     # on (StorageCapacityScoring: beta and on from 1.37); with it off a set shape (even []) is kept, and refused.
     out = {"bindTimeoutSeconds": _default(args, "bindTimeoutSeconds", 600)}
-    if not args.get("shape") and feature_gates.enabled(capacity_scoring_gate(version), version):
-        out["shape"] = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+    if not args.get("shape") and feature_gates.enabled(capacity_scoring_gate(version), version, gates):
+        minor = int(version.split(".")[1])
+        shape = _DEFAULT_CAPACITY_SHAPE[max(since for since in _DEFAULT_CAPACITY_SHAPE if since <= minor)]
+        out["shape"] = [dict(point) for point in shape]
     elif args.get("shape") is not None:
         out["shape"] = [_shape_point(point) for point in args["shape"]]
     return out
 
 
-def _dynamic_resources_args(args, version):
+def _dynamic_resources_args(args, version, gates):
     # SetDefaults_DynamicResourcesArgs: filterTimeout defaults to 10s while DRASchedulerFilterTimeout is on;
     # bindingTimeout to 10m while DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are.
     out = {}
     filter_timeout = args.get("filterTimeout")
     if filter_timeout is not None:
         out["filterTimeout"] = _duration(filter_timeout)
-    elif feature_gates.enabled("DRASchedulerFilterTimeout", version):
+    elif feature_gates.enabled("DRASchedulerFilterTimeout", version, gates):
         out["filterTimeout"] = "10s"
+    else:
+        # `json:"filterTimeout"` without omitempty: a nil pointer is written as null.
+        out["filterTimeout"] = None
     binding_timeout = args.get("bindingTimeout")
     if binding_timeout is not None:
         out["bindingTimeout"] = _duration(binding_timeout)
-    elif (feature_gates.enabled("DRADeviceBindingConditions", version)
-          and feature_gates.enabled("DRAResourceClaimDeviceStatus", version)):
+    elif ("bindingTimeout" in plugin_args_types(version)["DynamicResourcesArgs"].fields
+          and feature_gates.enabled("DRADeviceBindingConditions", version, gates)
+          and feature_gates.enabled("DRAResourceClaimDeviceStatus", version, gates)):
+        # The field came in 1.35: v1.34.4 with DRADeviceBindingConditions on writes none.
         out["bindingTimeout"] = "10m0s"
     return out
 
@@ -217,11 +232,12 @@ _ARGS_DEFAULTERS = {
 }
 
 
-def default_plugin_args(kind, args, version):
-    """SetDefaults_<kind> applied to ``args``: the args as written, with apiVersion and kind."""
+def default_plugin_args(kind, args, version, gates=None):
+    """SetDefaults_<kind> applied to ``args``: the args as written, with apiVersion and kind (``gates``: the feature
+    gates set by --feature-gates)."""
     if kind not in args_kind_plugins(version):
         raise ValueError("%s is not a registered plugin args kind in Kubernetes %s" % (kind, version))
-    out = _ARGS_DEFAULTERS[kind](dict(args or {}), version)
+    out = _ARGS_DEFAULTERS[kind](dict(args or {}), version, gates)
     out["apiVersion"] = API_VERSION
     out["kind"] = kind
     return out
@@ -260,17 +276,17 @@ def merge_plugin_set(default_set, custom_set):
     return merged
 
 
-def default_plugins(version):
+def default_plugins(version, gates=None):
     """getDefaultPlugins(): every extension point empty except the multiPoint default set."""
     plugins = dict((point, {}) for point in extension_points(version))
     plugins["multiPoint"] = {"enabled": [{"name": name, "weight": weight}
-                                         for name, weight in default_multipoint(version)]}
+                                         for name, weight in default_multipoint(version, gates)]}
     return plugins
 
 
-def merge_plugins(custom, version):
+def merge_plugins(custom, version, gates=None):
     """mergePlugins(getDefaultPlugins(), custom) for one profile."""
-    plugins = default_plugins(version)
+    plugins = default_plugins(version, gates)
     if custom is None:
         return plugins
     for point in ("multiPoint",) + tuple(extension_points(version)):
@@ -282,20 +298,20 @@ def _enabled_names(plugins):
     return set(entry["name"] for plugin_set in plugins.values() for entry in plugin_set.get("enabled", []))
 
 
-def _profile(profile, version, registered, name_default):
+def _profile(profile, version, registered, name_default, gates=None):
     kinds = args_kind_plugins(version)
-    plugins = merge_plugins(profile.get("plugins"), version)
+    plugins = merge_plugins(profile.get("plugins"), version, gates)
     needed = _enabled_names(plugins)
     configs = {}
     for entry in profile.get("pluginConfig") or []:
         name = entry.get("name", "")
         args = entry.get("args")
         if name + "Args" in kinds and kinds[name + "Args"] == name and (args is None or isinstance(args, dict)):
-            args = default_plugin_args(name + "Args", args, version)
+            args = default_plugin_args(name + "Args", args, version, gates)
         configs.setdefault(name, args)
     for name in sorted(needed):
         if name not in configs and kinds.get(name + "Args") == name:
-            configs[name] = default_plugin_args(name + "Args", {}, version)
+            configs[name] = default_plugin_args(name + "Args", {}, version, gates)
     # NewFramework captures only the args of needed plugins that are registered, sorted by name.
     plugin_config = [{"name": name, "args": configs[name]} for name in sorted(configs)
                      if name in needed and name in registered and configs[name] is not None]
@@ -342,7 +358,7 @@ def _extra_plugin_names(extra_plugins):
     return names
 
 
-def set_defaults(config, version, extra_plugins=None):
+def set_defaults(config, version, extra_plugins=None, gates=None):
     """The effective config of ``config`` (strictly decoded, v1 field names) for that version.
 
     ``extra_plugins`` (names, or dicts with a ``name``) are the out-of-tree plugins registered in the
@@ -387,7 +403,7 @@ def set_defaults(config, version, extra_plugins=None):
                                  else config["podMaxBackoffSeconds"]),
         # The scheduler name is defaulted only for a single profile; an unset one is written as "".
         "profiles": [_profile(profile, version, registered,
-                              "default-scheduler" if len(profiles) == 1 else "") for profile in profiles],
+                              "default-scheduler" if len(profiles) == 1 else "", gates) for profile in profiles],
     }
     if config.get("extenders"):
         out["extenders"] = [_extender(extender or {}) for extender in config["extenders"]]

@@ -26,6 +26,7 @@ TYPE_MISMATCH = "Type mismatch"
 NOT_REGISTERED = "Not registered"
 FRAMEWORK = "Framework error"
 LEADER_ELECTION = "Leader election"
+FEATURE_GATE = "Feature gate"  # a --feature-gates value kube-scheduler refuses at start (feature_gates.parse)
 UNKNOWN_PLUGIN = "Unknown plugin"  # strict plugin names (plugin_names.py): kube-scheduler itself would ignore them
 
 _VALUE_OMITTED = (REQUIRED, FORBIDDEN, TOO_LONG)

@@ -15,6 +15,9 @@ Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
+import json
+import os
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
@@ -64,7 +67,115 @@ def spec(gate, version):
     return current
 
 
-def enabled(gate, version):
-    """Whether ``gate`` is on by default in that version's binary (a gate that does not exist is off)."""
+def enabled(gate, version, gates=None):
+    """Whether ``gate`` is on in that version's binary: as ``gates`` (the --feature-gates in force, parse()) set it,
+    else its default (a gate that does not exist is off)."""
     found = spec(gate, version)
-    return bool(found and found[0])
+    if found is None:
+        return False
+    if gates and gate in gates:
+        return bool(gates[gate])
+    return bool(found[0])
+
+
+# -- --feature-gates: the gates in force -----------------------------------------------------------------------
+
+class FeatureGateError(ValueError):
+    """A --feature-gates value kube-scheduler refuses at start, in its words."""
+
+
+_INVENTORY = {}
+
+
+def inventory(version):
+    """{gate: [default, locked] (+ [dependencies])} of every gate that version's binary knows, as measured on it by
+    tests/differential/gates.py (feature_gate_inventory.json), or None for a minor not measured."""
+    if not _INVENTORY:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "feature_gate_inventory.json")
+        with open(path, encoding="utf-8") as handle:
+            _INVENTORY.update(json.load(handle))
+    found = _INVENTORY.get("%d.%d" % (1, minor_number(version)))
+    return found["gates"] if found else None
+
+
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+def _pairs(value, minor):
+    """(name, text) pairs of a --feature-gates value as kube-scheduler splits it: "kube:" or no component from 1.31
+    (ColonSeparatedMultimapStringString), plain "name=value" in 1.30 (featureGate.Set)."""
+    for pair in value.split(","):
+        if not pair:
+            continue
+        if minor >= 31:
+            component, colon, pair = pair.partition(":")
+            if not colon:
+                component, pair = "", component
+            if component.strip() not in ("", "kube"):
+                raise FeatureGateError("component not registered: %s" % component.strip())
+        for entry in pair.split(","):
+            if not entry.strip():
+                continue
+            name, equals, text = entry.partition("=")
+            if not equals:
+                raise FeatureGateError("missing bool value for %s" % name.strip())
+            yield name.strip(), text.strip()
+
+
+def parse(value, version):
+    """The gates a --feature-gates value sets ({gate: bool}), checked as kube-scheduler of that version checks them
+    (unknown gates, locked gates, dependencies: its words); a dict {gate: bool} is taken as the set pairs.
+    Raises FeatureGateError. For a minor whose gates were not measured only the syntax and the gates of GATES
+    are checked."""
+    minor = minor_number(version)
+    if value is None or value == "" or value == {}:
+        return {}
+    try:
+        if isinstance(value, dict):
+            pairs = [(str(name), value[name]) for name in value]
+        elif isinstance(value, str):
+            pairs = list(_pairs(value, minor))
+        else:
+            raise FeatureGateError("feature gates must be a --feature-gates string such as \"GenericWorkload=true\" "
+                                   "or a mapping of gate names to booleans")
+        gates = {}
+        for name, text in pairs:
+            if isinstance(text, bool):
+                gates[name] = text
+            elif str(text) in _TRUE or str(text) in _FALSE:
+                gates[name] = str(text) in _TRUE
+            else:
+                raise FeatureGateError('invalid value of %s=%s, err: strconv.ParseBool: parsing "%s": invalid syntax'
+                                       % (name, text, text))
+        known = inventory(version)
+        errors = []
+        for name, on in gates.items():
+            if known is not None:
+                if name not in known:
+                    errors.append("unrecognized feature gate: %s" % name)
+                elif known[name][1] and on != known[name][0]:
+                    errors.append("cannot set feature gate %s to %s, feature is locked to %s"
+                                  % (name, str(on).lower(), str(known[name][0]).lower()))
+            elif name in GATES and spec(name, version) is None:
+                errors.append("unrecognized feature gate: %s" % name)
+        if errors:
+            # kube-scheduler stops at one of them (the first of a Go map's random order): the first given here.
+            raise FeatureGateError(errors[0])
+        if known is not None:
+            # Every gate in force (set or by default) whose dependencies are off; all of them, aggregated.
+            def on(name):
+                return gates[name] if name in gates else bool(known.get(name, [False])[0])
+            for name in sorted(known):
+                off = [need for need in (known[name][2] if len(known[name]) > 2 else []) if not on(need)]
+                if on(name) and off:
+                    errors.append("%s is enabled, but depends on features that are disabled: [%s]"
+                                  % (name, " ".join(off)))
+        if errors:
+            raise FeatureGateError(errors[0] if len(errors) == 1 else "[%s]" % ", ".join(errors))
+    except FeatureGateError as exc:
+        if minor < 31 and isinstance(value, str):
+            # 1.30's flag parser reports it (cobra): the whole value quoted.
+            raise FeatureGateError('invalid argument "%s" for "--feature-gates" flag: %s' % (value, exc))
+        raise
+    return gates

@@ -233,13 +233,13 @@ def _of_release(table, minor):
     return table[max(since for since in table if since <= minor)]
 
 
-def default_multipoint(version):
-    """The default multiPoint enabled list [(name, weight)] of that version, in upstream order, with the
-    feature gates at that version's defaults."""
+def default_multipoint(version, gates=None):
+    """The default multiPoint enabled list [(name, weight)] of that version, in upstream order, with the feature
+    gates in force (``gates``: feature_gates.parse of --feature-gates; the version's defaults for the others)."""
     minor = minor_number(version)
     plugins = list(_of_release(_BASE_MULTIPOINTS, minor))
     for gate, name, weight, before in _of_release(_GATED_DEFAULTS, minor):
-        if not feature_gates.enabled(gate, version):
+        if not feature_gates.enabled(gate, version, gates):
             continue
         names = [plugin for plugin, _weight in plugins]
         # The plugin an insertion is placed before is in every base list (upstream's fallbacks never apply).

@@ -400,10 +400,10 @@ def validate_node_affinity_args(path: str, args: dict) -> list:
 def validate_dynamic_resources_args(path: str, args: dict, filter_timeout_gate: bool, binding_gates: bool) -> list:
     errs = []
     if filter_timeout_gate:
-        if "filterTimeout" in args and parse_duration(args["filterTimeout"]) < 0:
+        if args.get("filterTimeout") is not None and parse_duration(args["filterTimeout"]) < 0:
             errs.append(E.invalid(child(path, "filterTimeout"), go_duration(args["filterTimeout"]),
                                   "must be zero or positive"))
-    elif "filterTimeout" in args:
+    elif args.get("filterTimeout") is not None:
         errs.append(E.forbidden(child(path, "filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
     if binding_gates:
         if "bindingTimeout" in args and parse_duration(args["bindingTimeout"]) < 10 ** 9:

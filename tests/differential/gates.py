@@ -13,6 +13,9 @@ disabled: [Y]").
 
     .venv/bin/python tests/differential/gates.py 1.37      # KUBE_SCHEDULER_BIN_1_37; writes gates/1.37.json
 
+and then plugin_utils/feature_gate_inventory.json (every measured minor), which the library checks --feature-gates
+with.
+
 The recording (gates/<minor>.json) names the binary (file, --version, sha256); test_gates_binaries.py compares the
 library's gate table (plugin_utils/feature_gates.py) with it.
 """
@@ -107,6 +110,30 @@ def measure(binary):
             "gates": gates}
 
 
+INVENTORY = os.path.join(harness.ROOT, "plugins", "plugin_utils", "feature_gate_inventory.json")
+
+
+def write_inventory():
+    """plugin_utils/feature_gate_inventory.json, what the library reads (feature_gates.inventory): per measured minor,
+    gate -> [default, locked] and the gates it was refused without ("X is enabled, but depends on ...")."""
+    inventory = {}
+    for name in sorted(glob.glob(os.path.join(HERE, "gates", "*.json"))):
+        minor = os.path.basename(name)[:-len(".json")]
+        measured = load(minor)
+        known = {}
+        needs = {}
+        for found in measured["gates"].values():
+            for gate, disabled in re.findall(r"(\w+) is enabled, but depends on features that are disabled: "
+                                             r"\[([\w ]*)\]", found.get("refused", "")):
+                needs.setdefault(gate, set()).update(disabled.split())
+        for gate, found in sorted(measured["gates"].items()):
+            known[gate] = [found["default"], found["locked"]] + ([sorted(needs[gate])] if gate in needs else [])
+        inventory[minor] = {"binary": "%s (%s)" % (measured["binary"], measured["version"]), "gates": known}
+    with open(INVENTORY, "w", encoding="utf-8") as handle:
+        json.dump(inventory, handle, separators=(",", ":"), sort_keys=True)
+        handle.write("\n")
+
+
 def main():
     harness.load_k8s_env()
     for minor in sys.argv[1:]:
@@ -120,6 +147,7 @@ def main():
             handle.write("\n")
         print("%s: %d gates of %s (%s) -> %s" % (minor, len(measured["gates"]), measured["binary"], measured["version"],
                                                   path(minor)))
+    write_inventory()
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ def _release_dir(minor):
 
 
 _VERSIONED = re.compile(r'Version: version\.MustParse\("1\.(\d+)"\), Default: (true|false),'
-                        r'(?: LockToDefault: (true|false),)? PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?')
+                        r'(?: LockToDefault: (true|false),)? PreRelease: featuregate\.(\w+)'
+                        r'(?:, LockToDefault: (true|false))?')
 _PLAIN = re.compile(r'\{Default: (true|false), PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?\}')
 
 
@@ -85,3 +86,67 @@ def test_removed_gates_do_not_exist():
     assert feature_gates.spec("GangScheduling", "1.37") is None
     assert feature_gates.spec("VolumeCapacityPriority", "1.33") is None
     assert feature_gates.spec("NodeDeclaredFeatures", "1.37") == (True, "GA", True)
+
+
+# --feature-gates as kube-scheduler v1.37.2 (and v1.30.14 for the 1.30 form) answered it (see
+# tests/differential/test_feature_gates_binaries.py, which compares with the binaries themselves).
+@pytest.mark.parametrize("value, message", [
+    ("NoSuchGate=true", "unrecognized feature gate: NoSuchGate"),
+    ("GangScheduling=true", "unrecognized feature gate: GangScheduling"),
+    ("NodeDeclaredFeatures=false", "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true"),
+    ("GenericWorkload=maybe",
+     'invalid value of GenericWorkload=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'),
+    ("GenericWorkload", "missing bool value for GenericWorkload"),
+    ("foo:GenericWorkload=true", "component not registered: foo"),
+    ("TopologyAwareWorkloadScheduling=true",
+     "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]"),
+])
+def test_feature_gates_refused_as_kube_scheduler_1_37_refuses_them(value, message):
+    with pytest.raises(feature_gates.FeatureGateError) as raised:
+        feature_gates.parse(value, "1.37")
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("value, gates", [
+    ("GenericWorkload=true", {"GenericWorkload": True}),
+    ("kube:GenericWorkload=true", {"GenericWorkload": True}),
+    (" GenericWorkload = TRUE ,", {"GenericWorkload": True}),
+    ("GenericWorkload=1,TopologyAwareWorkloadScheduling=t", {"GenericWorkload": True,
+                                                             "TopologyAwareWorkloadScheduling": True}),
+    ({"StorageCapacityScoring": False}, {"StorageCapacityScoring": False}),
+    ("", {}), (None, {}),
+])
+def test_feature_gates_accepted(value, gates):
+    assert feature_gates.parse(value, "1.37") == gates
+
+
+def test_feature_gates_on_1_30_are_a_flag_error():
+    with pytest.raises(feature_gates.FeatureGateError) as raised:
+        feature_gates.parse("GenericWorkload=true", "1.30")
+    assert str(raised.value) == ('invalid argument "GenericWorkload=true" for "--feature-gates" flag: '
+                                 'unrecognized feature gate: GenericWorkload')
+
+
+def test_the_config_follows_the_gates_in_force():
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+    header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+    def multipoint(result):
+        return [p["name"] for p in result.effective["profiles"][0]["plugins"]["multiPoint"]["enabled"]]
+    # v1.37.2 --feature-gates GenericWorkload=true: GangScheduling is the last default plugin.
+    assert multipoint(process(content=header, kubernetes_version="1.37", feature_gates="GenericWorkload=true"))[-1] \
+        == "GangScheduling"
+    assert "GangScheduling" not in multipoint(process(content=header, kubernetes_version="1.37"))
+    # InPlacePodVerticalScalingSchedulerPreemption=true: DeferredPodScheduling right before NodeResourcesFit.
+    names = multipoint(process(content=header, kubernetes_version="1.37",
+                               feature_gates={"InPlacePodVerticalScalingSchedulerPreemption": True}))
+    assert names[names.index("NodeResourcesFit") - 1] == "DeferredPodScheduling"
+    # StorageCapacityScoring=false: a shape is refused again, as in 1.36.
+    shape = header + "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {shape: []}\n"
+    assert process(content=shape, kubernetes_version="1.37").ok
+    refused = process(content=shape, kubernetes_version="1.37", feature_gates="StorageCapacityScoring=false")
+    assert [e["field"] for e in refused.errors] == ["profiles[0].pluginConfig[0].args.shape"]
+    # A refused flag: kube-scheduler stops before it reads the config.
+    bad = process(content=header, kubernetes_version="1.37", feature_gates="GangScheduling=true")
+    assert [(e["field"], e["message"]) for e in bad.errors] == [
+        ("--feature-gates", "unrecognized feature gate: GangScheduling")]
