@@ -22,9 +22,12 @@ export PY_COLORS := 0
 export NO_COLOR := 1
 
 # Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
-# it finds (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
-# downloads where reachable) in $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
+# the tests need (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
+# downloads where reachable, then a build from the upstream Go modules pinned in tests/binaries/modules where `go` is
+# on the PATH) in $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
+# BINARIES_FOR: what to find or build: test (make test's), demo (make demo's), all (also every pinned kube-scheduler).
 # A suite whose binaries are missing is skipped, loudly (tests/support/suite.sh), and `make test` ends with the count.
+BINARIES_FOR ?= test
 K8S_ENV := $(BUILD)/k8s.env
 WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
 export SUITE_RESULTS := $(BUILD)/results
@@ -59,7 +62,12 @@ host-deps:
 # A private temp file per run, renamed into place: safe to run twice at once. Prints where each binary came from.
 binaries: host-deps
 	mkdir -p $(BUILD)
-	$(PYTHON) tests/support/k8s_binaries.py > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
+	$(PYTHON) tests/support/k8s_binaries.py --for $(BINARIES_FOR) > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
+
+## binaries-all: every pinned release's kube-scheduler too (1.30 to the newest), as make differential needs
+.PHONY: binaries-all
+binaries-all:
+	$(MAKE) --no-print-directory binaries BINARIES_FOR=all
 
 image: host-deps
 	tests/hosts/build-image.sh
@@ -102,6 +110,7 @@ molecule: deps image binaries
 drills: deps image binaries
 	$(WITH_K8S) MOLECULE_DRILLS=1 tests/support/run-molecule.sh $(SCENARIO)
 
+demo: BINARIES_FOR := demo
 demo: deps image binaries
 	$(WITH_K8S) tests/demo/run.sh
 
@@ -149,6 +158,7 @@ bench-hostile: deps
 # are missing) and counts the changed answers: review them with `git diff tests/differential/recorded`.
 # DIFF_MINORS="1.30 1.35" limits the minors.
 .PHONY: differential
+differential: BINARIES_FOR := all
 differential: deps binaries
 	$(WITH_K8S) rc=0; $(BIN)/python tests/differential/run.py || rc=$$?; \
 	git --no-pager diff --stat -- tests/differential/recorded; exit $$rc

@@ -92,7 +92,9 @@ def go_build(project: str, version: str, components: list[str], module: str, dir
     with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as out:
         command = ["go", "build", "-trimpath", "-tags", releases.PROJECTS[project]["tags"],
                    "-ldflags", ldflags(project, version, env), "-o", out + "/"]
-        answer = subprocess.run(command + [packages[c] for c in components], cwd=module, env=env, check=False)
+        # stdout too goes to stderr: k8s_binaries.py's stdout is the export lines.
+        answer = subprocess.run(command + [packages[c] for c in components], cwd=module, env=env, check=False,
+                                stdout=sys.stderr)
         if answer.returncode:
             raise SystemExit("build: go build of %s v%s failed (exit %d): %s"
                              % (project, version, answer.returncode, " ".join(command)))
