@@ -305,8 +305,7 @@ rolled_back:
   type: bool
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
@@ -363,8 +362,8 @@ class Waiter(object):
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
+    module = CollectionModule('kubesched.schedulers.rollout', argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
+                              required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
     params = module.params
     for instance in params["instances"]:
         for spec in instance["files"]:
