@@ -168,7 +168,12 @@ options:
               host: {description: The path on the master., type: path, required: true}
               container: {description: Where the container sees it., type: path, required: true}
       files:
-        description: In write order (the unit or manifest last); for absent instances only C(path) counts.
+        description:
+          - In write order (the unit or manifest last); for absent instances only C(path) counts.
+          - Instances may list one path (a kubeconfig they share) with the same content, owner, group and mode. It is
+            written once and every instance that lists it restarts when it changes; differing specs are refused. An
+            absent instance does not remove a file a present instance lists, and of several absent ones only the
+            first removes it.
         type: list
         elements: dict
         default: []
