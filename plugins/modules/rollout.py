@@ -130,8 +130,9 @@ options:
           - What the master's own kube-scheduler is run with, offline, when the plan would start this instance's
             process. Without it no offline run is made.
           - "systemd: O(binary.path), the binary the unit will run. Static pods: O(instances[].preflight.binary) when
-            given, else O(instances[].preflight.command) inside O(instances[].preflight.image) through containerd
-            (C(ctr -n k8s.io run --rm)) with O(instances[].preflight.mounts) read-only."
+            given, else O(instances[].preflight.command) inside O(instances[].preflight.image) with
+            O(instances[].preflight.mounts) read-only, through containerd (C(ctr -n k8s.io run --rm)) where it answers,
+            else podman (C(podman run --rm), CRI-O's image store); with neither the plan fails naming the missing tool."
         type: dict
         suboptions:
           config:
