@@ -9,6 +9,7 @@ a bad change rendered by the controller exactly as the static_pod and systemd ro
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -357,3 +358,69 @@ def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and
     # The written config keeps the instance's kubeconfig; the offline run's names its own.
     assert yaml.safe_load(entry["files"][0]["content"])["clientConnection"]["kubeconfig"] == "/etc/kubernetes/batch.conf"
     assert yaml.safe_load(preflight["config"])["clientConnection"]["kubeconfig"] == PREFLIGHT_KUBECONFIG
+
+
+# --- issue 35: the podman path for real (a CRI-O master's tool), on this machine's podman -----------------------------
+
+CONTAINERS_CONF = os.path.join(os.path.dirname(__file__), "..", "..", "..", "hosts", "containers.conf")
+
+
+def podman_run(argv):
+    """subprocess_run with this machine's podman settings (the Makefile exports CONTAINERS_CONF)."""
+    env = dict(os.environ, CONTAINERS_CONF=os.environ.get("CONTAINERS_CONF", os.path.abspath(CONTAINERS_CONF)))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False, env=env)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="module")
+def scheduler_image(tmp_path_factory):
+    """The real kube-scheduler in an image FROM scratch at /usr/local/bin, as registry.k8s.io's image has it, under a
+    tag of this run only; removed afterwards."""
+    if not shutil.which("podman"):
+        pytest.skip("no podman on this machine: the podman path of the preflight is not run for real")
+    binary, version = real_binary()
+    work = tmp_path_factory.mktemp("image")
+    shutil.copy(binary, str(work / "kube-scheduler"))
+    (work / "Containerfile").write_text("FROM scratch\nCOPY kube-scheduler /usr/local/bin/kube-scheduler\n")
+    tag = "localhost/kubesched-preflight-test/kube-scheduler:v%s-%d" % (version, os.getpid())
+    rc, out, err = podman_run(["podman", "build", "--quiet", "--no-cache", "--file", str(work / "Containerfile"),
+                               "--tag", tag, str(work)])
+    assert rc == 0, out + err
+    yield tag
+    podman_run(["podman", "rmi", "--force", tag])
+
+
+def podman_master(tmp_path, extra_flags, image):
+    """real_master's static pod, its preflight through the image on a node without ctr and crictl (podman only)."""
+    host, _strategy, server = real_master(tmp_path, extra_flags, "static_pod")
+    preflight = host["instances"][0]["preflight"]
+    del preflight["binary"]
+    preflight["image"] = image
+    strategy = StaticPodStrategy(podman_run, which=lambda name: None if name in ("ctr", "crictl") else shutil.which(name))
+    return host, strategy, server
+
+
+def test_through_real_podman_an_unknown_feature_gate_is_refused_with_kube_schedulers_words(tmp_path, scheduler_image):
+    host, strategy, server = podman_master(tmp_path, {"feature-gates": "NoSuchGate=true"}, scheduler_image)
+    before = snapshot(tmp_path)
+    try:
+        with pytest.raises(PreflightFailed) as failure:
+            Engine(host, strategy, FakeWaiter()).run(APPLY)
+    finally:
+        server.close()
+    assert str(failure.value).startswith("nothing was changed: batch would be refused by the master's kube-scheduler: "
+                                         "unrecognized feature gate: NoSuchGate (refused by kube-scheduler in image "
+                                         "%s (through podman)" % scheduler_image)
+    assert snapshot(tmp_path) == before and server.accepted == 0
+
+
+def test_through_real_podman_a_good_change_is_accepted_with_the_manifests_host_paths(tmp_path, scheduler_image):
+    host, strategy, server = podman_master(tmp_path, {"v": 2}, scheduler_image)
+    try:
+        result = Engine(host, strategy, FakeWaiter()).run(PLAN)
+    finally:
+        server.close()
+    assert result["plan"]["instances"]["batch"]["preflight"] == (
+        "accepted by kube-scheduler in image %s (through podman)" % scheduler_image)
+    rc, out, _err = podman_run(["podman", "ps", "--all", "--quiet", "--filter", "name=kubesched-preflight-batch"])
+    assert rc == 0 and out.strip() == ""  # --rm: nothing is left behind
