@@ -4,10 +4,11 @@
 """Argument specs shared by a module and its action plugin (kubernetes.core's args_common.py): the action plugin
 validates a task's arguments against the same spec on the controller that the module applies on the host.
 
-Also the one did-you-mean of the collection (closest, did_you_mean: role variables, instance fields and plugin
-names use them too) and the check of a task's option names that every module and action plugin runs before any
-other check of its arguments (unsupported_options): ansible-core reports an unknown option after required_one_of and
-the like, so a misspelled ``confg:`` would fail as "one of the following is required: content, config".
+Also the collection's did-you-mean for names (closest: plugin names and config field hints use it too; role
+variables are matched by edit distance, plugin_utils/inputs.py) and the check of a task's option names that every
+module and action plugin runs before any other check of its arguments (unsupported_options): ansible-core reports an
+unknown option after required_one_of and the like, so a misspelled ``confg:`` would fail as "one of the following
+is required: content, config".
 
 Host code: stdlib only.
 """
@@ -25,12 +26,6 @@ def closest(name, known, cutoff=0.8):
     """The known name closest to ``name`` (a typo), or None."""
     matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
     return matches[0] if matches else None
-
-
-def did_you_mean(name, known, cutoff=0.8):
-    """' (did you mean X?)' for the known name closest to ``name``, or ''."""
-    match = closest(name, known, cutoff)
-    return " (did you mean %s?)" % match if match else ""
 
 
 def option_names(argument_spec):
