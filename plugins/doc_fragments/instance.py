@@ -26,7 +26,7 @@ options:
   kubernetes_version:
     description:
       - Kubernetes release of the kube-scheduler, such as V(1.34.2) or V(1.34); only the minor matters.
-      - Supported minors are 1.30 to 1.36.
+      - Supported minors are 1.30 to 1.37.
     type: str
     required: true
 """

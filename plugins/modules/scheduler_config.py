@@ -20,7 +20,7 @@ version_added: 0.1.0
 description:
   - Decodes a C(kubescheduler.config.k8s.io/v1) C(KubeSchedulerConfiguration) strictly, applies the defaults and
     runs every validation and profile-building check of the real C(kube-scheduler) of the chosen Kubernetes minor
-    version (1.30 to 1.36), including the leader-election rule that would only fail after start-up.
+    version (1.30 to 1.37), including the leader-election rule that would only fail after start-up.
   - Validation and rendering run on the controller, so the managed hosts need nothing but Python.
   - Without O(dest) it only validates and renders, and contacts no host. With O(dest) it writes the canonical text
     atomically on the host, with check mode, diff mode and file attributes.
@@ -339,7 +339,7 @@ kubernetes_version:
   description: The Kubernetes minor version the configuration was checked against.
   returned: always
   type: str
-  sample: "1.36"
+  sample: "1.37"
 health_paths:
   description:
     - The HTTPS health endpoints of kube-scheduler of that version, C(liveness) and C(readiness) (V(/livez) and

@@ -22,7 +22,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import strict
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import (
-    default_plugin_args, extender_ignored_resources, set_defaults)
+    capacity_scoring_gate, default_plugin_args, extender_ignored_resources, set_defaults)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
@@ -82,9 +82,10 @@ def _registry(version: str, extra_plugins) -> framework_checks.Registry:
 def _features(version: str) -> validation.Features:
     """Gates as the version's own defaults show them: a defaulted field exists only when its gate is on."""
     volume = default_plugin_args("VolumeBindingArgs", {}, version)
-    minor = minor_number(version)
-    dra = default_plugin_args("DynamicResourcesArgs", {}, version) if minor >= 34 else {}
-    return validation.Features(minor, "shape" in volume, "filterTimeout" in dra, "bindingTimeout" in dra)
+    has_dra = "DynamicResourcesArgs" in args_kind_plugins(version)
+    dra = default_plugin_args("DynamicResourcesArgs", {}, version) if has_dra else {}
+    return validation.Features(capacity_scoring_gate(version), "shape" in volume, "filterTimeout" in dra,
+                               "bindingTimeout" in dra)
 
 
 def _decode(content, config, version: str):

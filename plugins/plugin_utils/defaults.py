@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import copy
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import float32
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 
 def _duration(value, default=None):
@@ -164,25 +164,39 @@ def _spread_args(args, _minor):
     return out
 
 
-def _volume_binding_args(args, _minor):
-    # The default shape depends on VolumeCapacityPriority/StorageCapacityScoring, alpha and off in 1.30-1.36.
+def capacity_scoring_gate(version):
+    """The gate of VolumeBindingArgs.shape in that version: VolumeCapacityPriority, StorageCapacityScoring from
+    1.33 (the one that exists there)."""
+    if feature_gates.spec("VolumeCapacityPriority", version):
+        return "VolumeCapacityPriority"
+    return "StorageCapacityScoring"
+
+
+def _volume_binding_args(args, version):
+    # SetDefaults_VolumeBindingArgs: an empty or missing shape gets the default while the capacity-scoring gate is
+    # on (StorageCapacityScoring: beta and on from 1.37); with it off a set shape (even []) is kept, and refused.
     out = {"bindTimeoutSeconds": _default(args, "bindTimeoutSeconds", 600)}
-    if args.get("shape") is not None:
-        # An empty list is a set field: with the capacity-scoring gate off it is refused like any shape.
+    if not args.get("shape") and feature_gates.enabled(capacity_scoring_gate(version), version):
+        out["shape"] = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+    elif args.get("shape") is not None:
         out["shape"] = [_shape_point(point) for point in args["shape"]]
     return out
 
 
-def _dynamic_resources_args(args, minor):
-    # filterTimeout defaults to 10s while DRASchedulerFilterTimeout is on (beta, on from 1.34);
-    # bindingTimeout to 10m while DRADeviceBindingConditions is on (beta, on from 1.36).
+def _dynamic_resources_args(args, version):
+    # SetDefaults_DynamicResourcesArgs: filterTimeout defaults to 10s while DRASchedulerFilterTimeout is on;
+    # bindingTimeout to 10m while DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are.
     out = {}
     filter_timeout = args.get("filterTimeout")
-    out["filterTimeout"] = "10s" if filter_timeout is None else _duration(filter_timeout)
+    if filter_timeout is not None:
+        out["filterTimeout"] = _duration(filter_timeout)
+    elif feature_gates.enabled("DRASchedulerFilterTimeout", version):
+        out["filterTimeout"] = "10s"
     binding_timeout = args.get("bindingTimeout")
     if binding_timeout is not None:
         out["bindingTimeout"] = _duration(binding_timeout)
-    elif minor >= 36:
+    elif (feature_gates.enabled("DRADeviceBindingConditions", version)
+          and feature_gates.enabled("DRAResourceClaimDeviceStatus", version)):
         out["bindingTimeout"] = "10m0s"
     return out
 
@@ -207,7 +221,7 @@ def default_plugin_args(kind, args, version):
     """SetDefaults_<kind> applied to ``args``: the args as written, with apiVersion and kind."""
     if kind not in args_kind_plugins(version):
         raise ValueError("%s is not a registered plugin args kind in Kubernetes %s" % (kind, version))
-    out = _ARGS_DEFAULTERS[kind](dict(args or {}), minor_number(version))
+    out = _ARGS_DEFAULTERS[kind](dict(args or {}), version)
     out["apiVersion"] = API_VERSION
     out["kind"] = kind
     return out

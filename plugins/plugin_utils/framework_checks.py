@@ -16,7 +16,7 @@ from __future__ import annotations
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import extension_points as extension_points_of
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
-    FRAMEWORK_ORDER, PLACEMENT_EXTENSION_POINTS, in_tree_plugins, interface_name)
+    EXTENSION_POINTS, FRAMEWORK_ORDER, in_tree_plugins, interface_name)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
     fit_args_panic, validate_node_resources_fit_args)
@@ -188,7 +188,7 @@ def _view(framework: _Framework, extension_points: tuple) -> dict:
 
 def _points(extension_points: tuple) -> tuple:
     return tuple((point, interface_name(point)) for point in FRAMEWORK_ORDER
-                 if point not in PLACEMENT_EXTENSION_POINTS or point in extension_points)
+                 if point in EXTENSION_POINTS or point in extension_points)
 
 
 def plugins_view(effective: dict, version: str, registry=None) -> dict:

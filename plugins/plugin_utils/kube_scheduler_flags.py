@@ -56,8 +56,14 @@ _BASE = {
 
 # Flags added by later minors: minor -> flags.
 _ADDED = {
-    31: {"emulated-version": VALUE},  # compatibility versions (ComponentGlobalsRegistry.AddFlags)
+    # compatibility versions (ComponentGlobalsRegistry.AddFlags); SecureServingOptions' --disable-http2-serving
+    # (k8s.io/apiserver v0.31; not in v1.30.14's --help, in v1.34.4's and v1.35.4's).
+    31: {"emulated-version": VALUE, "disable-http2-serving": BOOL},
     32: {"requestheader-uid-headers": VALUE},
+    # component-base compatibility registry (v0.35 registry.go AddFlags; in v1.35.4's --help).
+    35: {"min-compatibility-version": VALUE},
+    # SecureServingOptions (k8s.io/apiserver v0.36 serving.go; in v1.37.2's --help, not in v1.35.4's).
+    36: {"tls-curve-preferences": VALUE},
 }
 
 # Flags kube-scheduler no longer has, with what to use instead (operators still copy them from old guides).

@@ -11,6 +11,7 @@ facts were read upstream (with the source) and which are still inferred.
 
 from __future__ import annotations
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
 
 # The one list of extension points. staging/src/k8s.io/kube-scheduler/config/v1/types.go, struct Plugins: field
@@ -19,20 +20,37 @@ EXTENSION_POINTS = (
     "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
     "reserve", "permit", "preBind", "bind", "postBind",
 )
-# 1.36 adds the workload-aware placement extension points (TopologyAwareWorkloadScheduling, KEP-5732):
-# plugins implement fwk.PlacementGeneratePlugin / fwk.PlacementScorePlugin. Their position in the
-# Plugins struct was not readable in the index; they are listed after postBind.
-PLACEMENT_EXTENSION_POINTS = ("placementGenerate", "placementScore")
-# frameworkImpl.getExtensionPoints walks them in another order (errors name the first one a plugin fails).
+# Extension points later releases add to the Plugins struct (types.go, after multiPoint), by the release that adds
+# them: 1.36 the workload-aware placement points (TopologyAwareWorkloadScheduling, KEP-5732), 1.37
+# podGroupPostFilter (PostFilter for a PodGroup that cannot be scheduled, kube-scheduler@v0.37.2 types.go).
+EXTENSION_POINTS_ADDED = {
+    36: ("placementGenerate", "placementScore"),
+    37: ("podGroupPostFilter",),
+}
+PLACEMENT_EXTENSION_POINTS = EXTENSION_POINTS_ADDED[36]
+# frameworkImpl.getExtensionPoints walks them in another order (errors name the first one a plugin fails); the
+# added points come last, in the order they were added.
 FRAMEWORK_ORDER = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind", "postBind",
-                   "permit", "preEnqueue", "queueSort") + PLACEMENT_EXTENSION_POINTS
+                   "permit", "preEnqueue", "queueSort") + tuple(
+                       point for since in sorted(EXTENSION_POINTS_ADDED) for point in EXTENSION_POINTS_ADDED[since])
+
+
+def _added_points(version):
+    minor = minor_number(version)
+    return tuple(point for since in sorted(EXTENSION_POINTS_ADDED) if since <= minor
+                 for point in EXTENSION_POINTS_ADDED[since])
 
 
 def extension_points(version):
     """The profile ``plugins`` field names of that version in upstream order, multiPoint excluded."""
-    if minor_number(version) >= 36:
-        return EXTENSION_POINTS + PLACEMENT_EXTENSION_POINTS
-    return EXTENSION_POINTS
+    return EXTENSION_POINTS + _added_points(version)
+
+
+def validation_stages(version):
+    """validatePluginConfig's stagesToPluginSet of that version: the 12 points of 1.30, plus podGroupPostFilter
+    from 1.37 (the placement points are not in it)."""
+    return EXTENSION_POINTS + tuple(point for point in _added_points(version)
+                                    if point not in PLACEMENT_EXTENSION_POINTS)
 
 
 def interface_name(point):
@@ -131,6 +149,18 @@ _PLUGIN_CHANGES = {
         # v1.36.3 accepts it in placementScore.enabled.
         "NodeResourcesFit": (_BASE_PLUGINS["NodeResourcesFit"][0] + ("placementScore",), "NodeResourcesFitArgs"),
     },
+    37: {
+        # v1.37.2: node_name.go, node_unschedulable.go and taint_toleration.go implement fwk.PreFilterPlugin;
+        # default_preemption.go and dynamicresources.go implement fwk.PodGroupPostFilterPlugin; registry.go
+        # registers deferredpodscheduling (PreFilter, Filter, Permit; its gate only decides the default plugins).
+        "NodeName": (("preFilter", "filter"), None),
+        "NodeUnschedulable": (("preFilter", "filter"), None),
+        "TaintToleration": (("preFilter", "filter", "preScore", "score"), None),
+        "DefaultPreemption": (("preEnqueue", "postFilter", "podGroupPostFilter"), "DefaultPreemptionArgs"),
+        "DynamicResources": (_BASE_PLUGINS["DynamicResources"][0] + ("score", "podGroupPostFilter"),
+                             "DynamicResourcesArgs"),
+        "DeferredPodScheduling": (("preFilter", "filter", "permit"), None),
+    },
 }
 
 
@@ -158,8 +188,8 @@ def args_kind_plugins(version):
     return dict((kind, name) for name, (_points, kind) in _plugin_table(version).items() if kind)
 
 
-# pkg/scheduler/apis/config/v1/default_plugins.go, getDefaultPlugins() of 1.31-1.33: the multiPoint
-# enabled list with score weights (0 where upstream sets none).
+# pkg/scheduler/apis/config/v1/default_plugins.go, getDefaultPlugins(): the multiPoint enabled list with score
+# weights (0 where upstream sets none), by the release from which it holds.
 _BASE_MULTIPOINT = (
     ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
     ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
@@ -167,23 +197,52 @@ _BASE_MULTIPOINT = (
     ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
 )
+_BASE_MULTIPOINTS = {
+    # 1.30: EBSLimits, GCEPDLimits before and AzureDiskLimits after NodeVolumeLimits.
+    30: _BASE_MULTIPOINT[:9] + (("EBSLimits", 0), ("GCEPDLimits", 0), ("NodeVolumeLimits", 0),
+                                ("AzureDiskLimits", 0)) + _BASE_MULTIPOINT[10:],
+    31: _BASE_MULTIPOINT,
+    # v1.37.2: NodeName before NodeUnschedulable.
+    37: _BASE_MULTIPOINT[:2] + (("NodeName", 0), ("NodeUnschedulable", 0)) + _BASE_MULTIPOINT[4:],
+}
+
+# applyFeatureGates of each release, in its order: (gate, plugin, weight, the plugin it is inserted before, or None
+# to append). A gate that is off (or absent in that release) adds nothing. Holds from its release until the next.
+APPEND = None
+_GATED_DEFAULTS = {
+    30: (("DynamicResourceAllocation", "DynamicResources", 0, "DefaultPreemption"),),
+    35: (("NodeDeclaredFeatures", "NodeDeclaredFeatures", 0, APPEND),
+         ("DynamicResourceAllocation", "DynamicResources", 2, "DefaultPreemption"),
+         ("GangScheduling", "GangScheduling", 0, APPEND)),
+    36: (("NodeDeclaredFeatures", "NodeDeclaredFeatures", 0, APPEND),
+         ("DynamicResourceAllocation", "DynamicResources", 2, "DefaultPreemption"),
+         ("GangScheduling", "GangScheduling", 0, APPEND),
+         ("TopologyAwareWorkloadScheduling", "TopologyPlacementGenerator", 0, APPEND),
+         ("TopologyAwareWorkloadScheduling", "PodGroupPodsCount", 1, APPEND)),
+    37: (("NodeDeclaredFeatures", "NodeDeclaredFeatures", 0, APPEND),
+         ("InPlacePodVerticalScalingSchedulerPreemption", "DeferredPodScheduling", 0, "NodeResourcesFit"),
+         ("DynamicResourceAllocation", "DynamicResources", 2, "DefaultPreemption"),
+         ("GenericWorkload", "GangScheduling", 0, APPEND),
+         ("TopologyAwareWorkloadScheduling", "TopologyPlacementGenerator", 0, APPEND),
+         ("TopologyAwareWorkloadScheduling", "PodGroupPodsCount", 1, APPEND)),
+}
+
+
+def _of_release(table, minor):
+    """The entry of ``table`` (keyed by release) that holds for ``minor``."""
+    return table[max(since for since in table if since <= minor)]
 
 
 def default_multipoint(version):
-    """The default multiPoint enabled list [(name, weight)] of that version, in upstream order."""
+    """The default multiPoint enabled list [(name, weight)] of that version, in upstream order, with the
+    feature gates at that version's defaults."""
     minor = minor_number(version)
-    plugins = list(_BASE_MULTIPOINT)
-    if minor == 30:
-        # 1.30 default_plugins.go: EBSLimits, GCEPDLimits before and AzureDiskLimits after NodeVolumeLimits.
-        at = plugins.index(("NodeVolumeLimits", 0))
-        plugins[at:at + 1] = [("EBSLimits", 0), ("GCEPDLimits", 0), ("NodeVolumeLimits", 0), ("AzureDiskLimits", 0)]
-    if minor >= 36:
-        # NodeDeclaredFeatures gate is beta and on from 1.36 (pkg/features/kube_features.go); applyFeatureGates
-        # adds the plugin. Its position could not be read in the index: appended, like earlier gated plugins.
-        plugins.append(("NodeDeclaredFeatures", 0))
-    if minor >= 34:
-        # DynamicResourceAllocation is GA and on from 1.34; applyFeatureGates inserts DynamicResources
-        # before DefaultPreemption. From 1.35 it is a score plugin with weight 2.
-        at = [name for name, _w in plugins].index("DefaultPreemption")
-        plugins.insert(at, ("DynamicResources", 2 if minor >= 35 else 0))
+    plugins = list(_of_release(_BASE_MULTIPOINTS, minor))
+    for gate, name, weight, before in _of_release(_GATED_DEFAULTS, minor):
+        if not feature_gates.enabled(gate, version):
+            continue
+        names = [plugin for plugin, _weight in plugins]
+        # The plugin an insertion is placed before is in every base list (upstream's fallbacks never apply).
+        at = len(plugins) if before is APPEND else names.index(before)
+        plugins.insert(at, (name, weight))
     return plugins

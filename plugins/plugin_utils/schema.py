@@ -105,6 +105,18 @@ def _args(kind: str, fields: dict) -> Struct:
     return Struct("v1." + kind, merged)
 
 
+# Args kinds (or their new fields) by the release that adds them to types_pluginargs.go / types.go of
+# k8s.io/kube-scheduler config/v1; each entry holds from its release on. DynamicResourcesArgs (filterTimeout)
+# arrived in 1.34, bindingTimeout in 1.35; PlacementBinPackingArgs is in the 1.36 binary recorded so far (OpenShift's
+# fork), not in upstream's v0.36.3 nor v0.37.2 (kube-scheduler v1.37.2 refuses the kind), hence the 37 entry.
+_ARGS_KINDS_ADDED = {
+    34: {"DynamicResourcesArgs": {"filterTimeout": DURATION_POINTER}},
+    35: {"DynamicResourcesArgs": {"filterTimeout": DURATION_POINTER, "bindingTimeout": DURATION_POINTER}},
+    36: {"PlacementBinPackingArgs": {"scoringStrategy": _SCORING_STRATEGY}},
+}
+_ARGS_KINDS_REMOVED = {37: ("PlacementBinPackingArgs",)}
+
+
 @functools.lru_cache(maxsize=None)
 def plugin_args_types(version: str) -> dict:
     """Args kind -> Struct for every args kind the v1 types define in that version."""
@@ -125,14 +137,13 @@ def plugin_args_types(version: str) -> dict:
         "VolumeBindingArgs": _args("VolumeBindingArgs", {"bindTimeoutSeconds": INT64, "shape": _SHAPE}),
         "NodeAffinityArgs": _args("NodeAffinityArgs", {"addedAffinity": _NODE_AFFINITY}),
     }
-    # DynamicResourcesArgs (filterTimeout) arrived in 1.34, bindingTimeout in 1.35.
-    if minor >= 34:
-        fields = {"filterTimeout": DURATION_POINTER}
-        if minor >= 35:
-            fields["bindingTimeout"] = DURATION_POINTER
-        kinds["DynamicResourcesArgs"] = _args("DynamicResourcesArgs", fields)
-    if minor >= 36:
-        kinds["PlacementBinPackingArgs"] = _args("PlacementBinPackingArgs", {"scoringStrategy": _SCORING_STRATEGY})
+    for since in sorted(_ARGS_KINDS_ADDED):
+        if since <= minor:
+            kinds.update((kind, _args(kind, fields)) for kind, fields in _ARGS_KINDS_ADDED[since].items())
+    for since in sorted(_ARGS_KINDS_REMOVED):
+        if since <= minor:
+            for kind in _ARGS_KINDS_REMOVED[since]:
+                kinds.pop(kind, None)
     return kinds
 
 
@@ -140,8 +151,8 @@ def plugin_args_types(version: str) -> dict:
 def configuration_type(_version: str, extension_points: tuple) -> Struct:
     """The KubeSchedulerConfiguration struct of that version (profile ``plugins`` fields from the registry).
 
-    The other fields are the same in 1.30-1.36: PercentageOfPlacementsToScore is not in 1.36 (it came with the
-    topology-aware scheduling beta, kubernetes/kubernetes#139859, opened for 1.37).
+    The other fields are the same in 1.30-1.37: PercentageOfPlacementsToScore is not in 1.36 nor in v1.37.2
+    (kube-scheduler@v0.37.2 config/v1/types.go; kubernetes/kubernetes#139859 was opened for 1.37).
     """
     plugin = Struct("v1.Plugin", {"name": STRING, "weight": INT32})
     plugin_set = Struct("v1.PluginSet", {"enabled": List(plugin), "disabled": List(plugin)})

@@ -97,9 +97,13 @@ def table(report):
     for minor, found in minors:
         findings = [(error.get("field") or "-", error.get("message", "")) for error in found["errors"]]
         for change in ((found.get("changes") or {}).get("plugins") or []):
+            where = "%s.plugins.%s" % (change["profile"], change["extension_point"])
             if change.get("plugin"):
-                findings.append(("%s.plugins.%s" % (change["profile"], change["extension_point"]),
-                                 "default plugin %s %s" % (change["plugin"], change["change"])))
+                findings.append((where, "default plugin %s %s" % (change["plugin"], change["change"])))
+            elif change["change"] == "order":
+                # 1.37 runs NodeName before NodeUnschedulable, for example: the order plugins run in changes.
+                findings.append((where, "plugins run in another order: %s" % ", ".join(
+                    name for name in change["after"] if name in change["before"])))
         for change in ((found.get("changes") or {}).get("defaults") or []):
             findings.append((change["path"], "default %s" % change["change"]))
         if not findings:

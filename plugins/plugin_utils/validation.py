@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation_pluginargs as A
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import EXTENSION_POINTS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import args_kind_plugins, validation_stages
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
@@ -22,16 +22,14 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions impo
 # kube-scheduler v1.31.8 refuses them ("was invalid in version") in enabled lists and pluginConfig, although its
 # registry still has them (a multiPoint entry, which validation does not look at, is accepted).
 _REMOVED_FROM_131 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
-# validatePluginConfig's stagesToPluginSet: the extension points without multiPoint and placement points.
-_STAGES = EXTENSION_POINTS
 
 
 class Features(object):
     """The feature gates validation depends on, as the version's defaults reveal them."""
 
-    def __init__(self, minor: int, capacity_scoring: bool, dra_filter_timeout: bool, dra_binding: bool):
+    def __init__(self, capacity_scoring_gate: str, capacity_scoring: bool, dra_filter_timeout: bool, dra_binding: bool):
         # VolumeCapacityPriority was renamed StorageCapacityScoring in 1.33 (validation_pluginargs.go).
-        self.capacity_scoring_gate = "StorageCapacityScoring" if minor >= 33 else "VolumeCapacityPriority"
+        self.capacity_scoring_gate = capacity_scoring_gate
         self.capacity_scoring = capacity_scoring
         self.dra_filter_timeout = dra_filter_timeout
         self.dra_binding = dra_binding
@@ -125,7 +123,7 @@ def _args_validators(version: str, features: Features) -> dict:
         "VolumeBinding": lambda path, args: A.validate_volume_binding_args(
             path, args, features.capacity_scoring_gate, features.capacity_scoring, minor_number(version)),
     }
-    if minor_number(version) >= 34:
+    if "DynamicResourcesArgs" in args_kind_plugins(version):
         validators["DynamicResources"] = lambda path, args: A.validate_dynamic_resources_args(
             path, args, features.dra_filter_timeout, features.dra_binding)
     return validators
@@ -139,7 +137,7 @@ def _validate_profile(path: str, profile: dict, version: str, validators: dict, 
     removed = removed_plugins(version)
     plugins = profile.get("plugins")
     if plugins is not None:
-        for stage in _STAGES:
+        for stage in validation_stages(version):
             for i, plugin in enumerate((plugins.get(stage) or {}).get("enabled") or []):
                 if plugin.get("name") in removed:
                     errs.append(E.invalid("%s.plugins.%s.enabled[%d]" % (path, stage, i), plugin.get("name"),

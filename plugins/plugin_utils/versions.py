@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 # Minor versions whose kube-scheduler behaviour is modelled, oldest first.
-SUPPORTED_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36")
+SUPPORTED_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
 NEWEST_MINOR = SUPPORTED_MINORS[-1]
 
 _VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<patch>\d+))?$", re.ASCII)

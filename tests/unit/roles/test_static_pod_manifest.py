@@ -14,7 +14,7 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import static_pod_manifest as builder
 
-VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0"]
+VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0", "1.37.2"]
 KUBECONFIG = "/etc/kubernetes/scheduler.conf"
 
 # kube-scheduler.yaml as kubeadm 1.31 writes it (GetStaticPodSpecs + ComponentPod + the scheduler's volumes),
@@ -148,7 +148,7 @@ def test_probes_of_1_32_and_1_33_are_livez_and_readyz_on_the_port_number(version
     assert "ports" not in container
 
 
-@pytest.mark.parametrize("version", ["1.34.2", "1.35.0", "1.36.0"])
+@pytest.mark.parametrize("version", ["1.34.2", "1.35.0", "1.36.0", "1.37.2"])
 def test_probes_from_1_34_name_the_port_the_container_declares(version):
     _text, pod = render(version)
     container = pod["spec"]["containers"][0]

@@ -527,3 +527,62 @@ def test_args_that_are_not_an_object(run, messages, fields):
         'json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string '
         '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }']
     assert fields(result) == ["profiles[0].pluginConfig[0].args"]
+
+
+# -- 1.37: podGroupPostFilter and the 1.37 registry (kube-scheduler v1.37.2, built from upstream Go modules) --------
+
+@pytest.mark.parametrize("point, plugin", [("podGroupPostFilter", "DefaultPreemption"),
+                                           ("podGroupPostFilter", "DynamicResources"),
+                                           ("preFilter", "NodeName"), ("preFilter", "NodeUnschedulable"),
+                                           ("preFilter", "TaintToleration"),
+                                           ("multiPoint", "DeferredPodScheduling"),
+                                           ("multiPoint", "GangScheduling")])
+def test_plugins_accepted_on_1_37(run, point, plugin):
+    assert run(PLACEMENT % (point, plugin), version="1.37").ok
+
+
+@pytest.mark.parametrize("point, plugin, message", [
+    ("podGroupPostFilter", "NodeResourcesFit",
+     'plugin "NodeResourcesFit" does not extend PodGroupPostFilterPlugin plugin'),
+    ("podGroupPostFilter", "NoSuch", 'PodGroupPostFilterPlugin "NoSuch" does not exist'),
+    ("score", "DeferredPodScheduling", 'plugin "DeferredPodScheduling" does not extend ScorePlugin plugin'),
+    ("placementScore", "PlacementBinPacking", 'PlacementScorePlugin "PlacementBinPacking" does not exist'),
+])
+def test_plugins_refused_on_1_37(run, messages, point, plugin, message):
+    assert messages(run(PLACEMENT % (point, plugin), version="1.37")) == [PROFILE_INIT + message]
+
+
+def test_pod_group_post_filter_duplicate_on_1_37(run, messages):
+    text = PLACEMENT % ("podGroupPostFilter", "DefaultPreemption}, {name: DefaultPreemption")
+    assert messages(run(text, version="1.37")) == [
+        PROFILE_INIT + 'plugin "DefaultPreemption" already registered as "PodGroupPostFilterPlugin"']
+
+
+def test_removed_plugin_in_pod_group_post_filter_on_1_37(run, messages):
+    # validatePluginConfig's stagesToPluginSet has podGroupPostFilter from 1.37.
+    assert messages(run(PLACEMENT % ("podGroupPostFilter", "EBSLimits"), version="1.37")) == [
+        'profiles[0].plugins.podGroupPostFilter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "v1" '
+        '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")']
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.35", "1.36"])
+def test_pod_group_post_filter_is_an_unknown_field_before_1_37(run, messages, version):
+    # v1.35.4 (and v1.30.14): strict decoding refuses the field, as every minor before 1.37 has no such field.
+    assert messages(run(PLACEMENT % ("podGroupPostFilter", "DefaultPreemption"), version=version)) == [
+        'strict decoding error: unknown field "profiles[0].plugins.podGroupPostFilter"']
+
+
+def test_placement_bin_packing_args_not_registered_on_1_37(run, messages):
+    text = "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {kind: PlacementBinPackingArgs}\n"
+    assert messages(run(text, version="1.37")) == [
+        'decoding .profiles[0].pluginConfig[0]: decoding args for plugin NodeResourcesFit: no kind '
+        '"PlacementBinPackingArgs" is registered for version "kubescheduler.config.k8s.io/v1" in scheme '
+        '"pkg/runtime/scheme.go:111"']
+
+
+@pytest.mark.parametrize("shape", ["[]", "null"])
+def test_volume_binding_empty_shape_is_defaulted_on_1_37(run, shape):
+    text = "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {shape: %s}\n" % shape
+    result = run(text, version="1.37")
+    args = [c["args"] for c in result.effective["profiles"][0]["pluginConfig"] if c["name"] == "VolumeBinding"][0]
+    assert args["shape"] == [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]

@@ -34,13 +34,13 @@ def test_exactly_one_input(kwargs):
         process(**kwargs)
 
 
-@pytest.mark.parametrize("version", ["1.29", "2.0", "latest", "1.37.0"])
+@pytest.mark.parametrize("version", ["1.29", "2.0", "latest", "1.38.0"])
 def test_bad_version_is_a_usage_error(version):
     with pytest.raises(ValueError):
         process(config={}, kubernetes_version=version)
 
 
-@pytest.mark.parametrize("version, minor", [(None, "1.36"), ("1.30", "1.30"), ("1.34.2", "1.34"), ("v1.35.1", "1.35")])
+@pytest.mark.parametrize("version, minor", [(None, "1.37"), ("1.30", "1.30"), ("1.34.2", "1.34"), ("v1.35.1", "1.35")])
 def test_version_forms(version, minor):
     assert process(config={}, kubernetes_version=version).version == minor
 

@@ -154,7 +154,24 @@ def test_dynamic_resources_plugin_config(version, expected):
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
 def test_placement_extension_points_written_from_1_36(version):
     plugins = set_defaults({}, version)["profiles"][0]["plugins"]
-    assert ("placementGenerate" in plugins and plugins.get("placementScore") == {}) is (version == "1.36")
+    assert ("placementGenerate" in plugins and plugins.get("placementScore") == {}) is (version >= "1.36")
+
+
+@pytest.mark.parametrize("version", SUPPORTED_MINORS)
+def test_pod_group_post_filter_written_from_1_37(version):
+    """kube-scheduler@v0.37.2 types.go adds Plugins.PodGroupPostFilter (mergePlugins merges it like the others)."""
+    plugins = set_defaults({}, version)["profiles"][0]["plugins"]
+    assert (plugins.get("podGroupPostFilter") == {}) is (version >= "1.37")
+
+
+# SetDefaults_VolumeBindingArgs of v1.37.2: StorageCapacityScoring is beta and on, so an empty or missing shape
+# gets the default {0, 10}, {100, 0} (config.MaxCustomPriorityScore is 10).
+@pytest.mark.parametrize("args", [{}, {"shape": []}, {"shape": None}])
+def test_volume_binding_default_shape_from_1_37(args):
+    out = default_plugin_args("VolumeBindingArgs", args, "1.37")
+    assert out["shape"] == [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+    given = [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]
+    assert default_plugin_args("VolumeBindingArgs", {"shape": given}, "1.37")["shape"] == given
 
 
 # TestPluginArgsDefaults (defaults_test.go); apiVersion/kind added as the encoder writes them, and the
@@ -201,6 +218,10 @@ PLUGIN_ARGS = [
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
 @pytest.mark.parametrize("name,kind,args,expected", PLUGIN_ARGS, ids=[case[0] for case in PLUGIN_ARGS])
 def test_plugin_args_defaults(version, name, kind, args, expected):
+    if "StorageCapacityScoring disabled" in name and version >= "1.37":
+        # StorageCapacityScoring is beta and on from 1.37 (kube_features.go): defaults_test.go's
+        # "[StorageCapacityScoring=on]" case, test_volume_binding_default_shape_from_1_37.
+        expected = dict(expected, shape=[{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}])
     assert default_plugin_args(kind, args, version) == _args(kind, **expected)
 
 

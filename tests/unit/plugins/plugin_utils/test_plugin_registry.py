@@ -70,15 +70,17 @@ def test_dynamic_resources_default_from_1_34(version):
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
 def test_alpha_plugins_not_in_default_set(version):
-    """GenericWorkload/GangScheduling and TopologyAwareWorkloadScheduling are alpha (off) through 1.36."""
-    for name in ("GangScheduling", "TopologyPlacementGenerator", "PodGroupPodsCount"):
+    """GenericWorkload/GangScheduling and TopologyAwareWorkloadScheduling are alpha (off) through 1.36; in 1.37
+    GenericWorkload is beta and still off, InPlacePodVerticalScalingSchedulerPreemption (DeferredPodScheduling)
+    alpha and off."""
+    for name in ("GangScheduling", "TopologyPlacementGenerator", "PodGroupPodsCount", "DeferredPodScheduling"):
         assert name not in _names(version)
 
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
 def test_node_declared_features_default_only_from_1_36(version):
-    """NodeDeclaredFeatures: alpha off in 1.35, beta on in 1.36 (kube_features.go)."""
-    assert ("NodeDeclaredFeatures" in _names(version)) is (version == "1.36")
+    """NodeDeclaredFeatures: alpha off in 1.35, beta on in 1.36, GA and locked on in 1.37 (kube_features.go)."""
+    assert ("NodeDeclaredFeatures" in _names(version)) is (version >= "1.36")
     assert ("NodeDeclaredFeatures" in in_tree_plugins(version)) is (version >= "1.35")
 
 
@@ -97,7 +99,8 @@ def test_extension_points(version):
     points = extension_points(version)
     assert points[:12] == base
     assert "multiPoint" not in points
-    assert points[12:] == (("placementGenerate", "placementScore") if version == "1.36" else ())
+    assert points[12:] == {"1.36": ("placementGenerate", "placementScore"),
+                           "1.37": ("placementGenerate", "placementScore", "podGroupPostFilter")}.get(version, ())
 
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)

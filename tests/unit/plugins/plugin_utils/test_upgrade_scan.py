@@ -56,3 +56,31 @@ def test_a_static_pods_config_file_is_checked_with_its_flags():
 def test_flag_names_are_the_long_flags_only():
     assert flag_names(["--v=2", "-v", "2", "--leader-elect", "true", "--", "--config=/x"]) == [
         "v", "leader-elect", "config"]
+
+
+def test_kubeadms_manifest_from_1_36_to_1_37():
+    """What kube-scheduler 1.37 runs on without --config, against 1.36 (the library's effective configs, which agree
+    with what v1.37.2 writes and with the recorded v1.36.3 answers):
+    podGroupPostFilter gets DynamicResources and DefaultPreemption (testing/defaults of v1.37.2), NodeName,
+    NodeUnschedulable and TaintToleration gain PreFilter, NodeName runs before NodeUnschedulable, and
+    VolumeBindingArgs get the default shape (StorageCapacityScoring beta and on)."""
+    report, = scan([{"where": WHERE, "flags": KUBEADM_FLAGS}], "1.36.3", ["1.37.2"])
+    assert report["ok"]
+    changes = report["targets"]["1.37"]["changes"]
+    appear = sorted((c["extension_point"], c["plugin"]) for c in changes["plugins"] if c["change"] == "appears")
+    assert appear == [("podGroupPostFilter", "DefaultPreemption"), ("podGroupPostFilter", "DynamicResources"),
+                      ("preFilter", "NodeName"), ("preFilter", "NodeUnschedulable"), ("preFilter", "TaintToleration")]
+    assert not [c for c in changes["plugins"] if c["change"] == "disappears"]
+    order = [c for c in changes["plugins"] if c["change"] == "order" and c["extension_point"] == "filter"]
+    assert [c["after"][:2] for c in order] == [["NodeName", "NodeUnschedulable"]]
+    assert [(c["path"], c["change"], c["after"]) for c in changes["defaults"]] == [
+        ("profiles[schedulerName=default-scheduler].pluginConfig[name=VolumeBinding].args.shape", "added",
+         [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}])]
+    assert "  ".join(table(report)).count("plugins run in another order: NodeName, NodeUnschedulable") >= 1
+
+
+def test_a_flag_new_in_1_36_fails_1_35():
+    # --tls-curve-preferences: in v1.37.2's --help, not in v1.35.4's.
+    report, = scan([{"where": WHERE, "flags": KUBEADM_FLAGS + ["--tls-curve-preferences=29"]}], "1.35", ["1.37"])
+    assert report["targets"]["1.37"]["starts"]
+    assert [e["field"] for e in report["current"]["errors"]] == ["--tls-curve-preferences"]

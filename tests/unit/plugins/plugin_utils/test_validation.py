@@ -246,7 +246,7 @@ def test_args_of_a_plugin_that_is_not_enabled_are_validated(run, fields):
     assert fields(result) == ["profiles[0].pluginConfig[0].args.minCandidateNodesAbsolute"]
 
 
-@pytest.mark.parametrize("version", SUPPORTED_MINORS)
+@pytest.mark.parametrize("version", [v for v in SUPPORTED_MINORS if v < "1.37"])
 def test_volume_binding_shape_needs_the_capacity_scoring_gate(run, messages, version):
     # VolumeCapacityPriority (renamed StorageCapacityScoring in 1.33) is off by default in these versions.
     result = run("""
@@ -263,6 +263,27 @@ def test_volume_binding_shape_needs_the_capacity_scoring_gate(run, messages, ver
     assert messages(result) == [
         "profiles[0].pluginConfig[0].args.shape: Invalid value: %s: unexpected field `shape`, remove it or turn on "
         "the feature gate %s" % (value, gate)]
+
+
+@pytest.mark.parametrize("shape, problem", [
+    ("[{utilization: 0, score: 10}]", None),
+    ("[]", None),  # len(shape) == 0: defaulted before validation
+    ("[{utilization: 50, score: 1}, {utilization: 10, score: 2}]",
+     "profiles[0].pluginConfig[0].args.shape[1].utilization: Invalid value: 10: values must be sorted in increasing "
+     "order"),
+    ("[{utilization: 0, score: 11}]",
+     "profiles[0].pluginConfig[0].args.shape[0].score: Invalid value: 11: not in valid range [0, 10]"),
+])
+def test_volume_binding_shape_from_1_37(run, messages, shape, problem):
+    """StorageCapacityScoring is beta and on in 1.37: a shape is allowed and validated by validateFunctionShape."""
+    result = run("""
+        profiles:
+        - pluginConfig:
+          - name: VolumeBinding
+            args:
+              shape: %s
+        """ % shape, version="1.37")
+    assert messages(result) == ([problem] if problem else [])
 
 
 @pytest.mark.parametrize("version", [v for v in SUPPORTED_MINORS if v >= "1.34"])

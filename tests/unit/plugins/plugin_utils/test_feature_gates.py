@@ -1,0 +1,87 @@
+"""feature_gates against upstream's own gate tables: pkg/features of every supported release in the Go module
+cache (k8s.io/kubernetes@v1.NN.P, fetched by tests/binaries when the binaries are built; the test is skipped for a
+release that is not there). Each gate's default, stage and lock at that release must be what the release's file
+says, and a gate the file does not list must not exist in that minor."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+
+import pytest
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
+
+
+def _module_cache():
+    if os.environ.get("GOMODCACHE"):
+        return os.environ["GOMODCACHE"]
+    try:
+        out = subprocess.run(["go", "env", "GOMODCACHE"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             timeout=30, check=False).stdout.decode().strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return out or os.path.join(os.path.expanduser("~"), "go", "pkg", "mod")
+
+
+def _release_dir(minor):
+    """The newest k8s.io/kubernetes@v<minor>.P in the module cache, or None."""
+    found = glob.glob(os.path.join(_module_cache(), "k8s.io", "kubernetes@v%s.*" % minor))
+    found = [path for path in found if re.search(r"@v\d+\.\d+\.\d+$", path)]
+    return max(found, key=lambda path: int(path.rsplit(".", 1)[1])) if found else None
+
+
+_VERSIONED = re.compile(r'Version: version\.MustParse\("1\.(\d+)"\), Default: (true|false),'
+                        r'(?: LockToDefault: (true|false),)? PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?')
+_PLAIN = re.compile(r'\{Default: (true|false), PreRelease: featuregate\.(\w+)(?:, LockToDefault: (true|false))?\}')
+
+
+def upstream_spec(release_dir, gate, minor):
+    """(default, stage, locked) of ``gate`` as that release's pkg/features/*.go give it, or None if not listed."""
+    for path in sorted(glob.glob(os.path.join(release_dir, "pkg", "features", "*.go"))):
+        if path.endswith("_test.go"):
+            continue
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        versioned = re.search(r"^\t%s: \{\n((?:\t\t.*\n)+?)\t\}," % gate, text, re.M)
+        if versioned:
+            current = None
+            for since, default, lock1, stage, lock2 in _VERSIONED.findall(versioned.group(1)):
+                if int(since) <= minor:
+                    current = (default == "true", stage, "true" in (lock1, lock2))
+            if current:
+                return current
+        plain = re.search(r"^\t%s: \s*%s" % (gate, _PLAIN.pattern), text, re.M)
+        if plain:
+            return (plain.group(1) == "true", plain.group(2), plain.group(3) == "true")
+    return None
+
+
+@pytest.mark.parametrize("version", SUPPORTED_MINORS)
+@pytest.mark.parametrize("gate", sorted(feature_gates.GATES))
+def test_gate_as_upstream_release_defines_it(version, gate):
+    release_dir = _release_dir(version)
+    if release_dir is None:
+        pytest.skip("k8s.io/kubernetes@v%s.* is not in the Go module cache" % version)
+    minor = int(version.split(".")[1])
+    assert feature_gates.spec(gate, version) == upstream_spec(release_dir, gate, minor)
+
+
+@pytest.mark.parametrize("gate, version, on", [
+    # The facts issue 32 names, as kube_features.go of v1.37.2 defines them.
+    ("StorageCapacityScoring", "1.36", False), ("StorageCapacityScoring", "1.37", True),
+    ("GenericWorkload", "1.37", False), ("GangScheduling", "1.37", False),
+    ("NodeDeclaredFeatures", "1.37", True), ("DynamicResourceAllocation", "1.37", True),
+])
+def test_enabled(gate, version, on):
+    assert feature_gates.enabled(gate, version) is on
+
+
+def test_removed_gates_do_not_exist():
+    assert feature_gates.spec("GangScheduling", "1.36") == (False, "Alpha", False)
+    assert feature_gates.spec("GangScheduling", "1.37") is None
+    assert feature_gates.spec("VolumeCapacityPriority", "1.33") is None
+    assert feature_gates.spec("NodeDeclaredFeatures", "1.37") == (True, "GA", True)
