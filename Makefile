@@ -121,8 +121,8 @@ demo-clean:
 # scheduler's minor or one newer) once per scheduler minor in E2E_MINORS; every minor runs even when one fails, one
 # without its binaries is skipped, loudly. `make test` runs the newest (TEST_E2E_MINORS) within its time budget.
 # E2E_TESTS narrows what pytest runs (default: all of tests/e2e): make e2e E2E_MINORS=1.35 E2E_TESTS=tests/e2e/test_cluster_view.py
-E2E_MINORS ?= 1.30 1.35
-TEST_E2E_MINORS ?= 1.35
+E2E_MINORS ?= 1.36 1.37
+TEST_E2E_MINORS ?= 1.37
 e2e: deps binaries
 	$(WITH_K8S) tests/support/run-e2e.sh $(E2E_MINORS)
 

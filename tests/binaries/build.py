@@ -14,7 +14,6 @@ import argparse
 import fcntl
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,8 +103,8 @@ def go_build(project: str, version: str, components: list[str], module: str, dir
                 built = os.path.join(out, "v3")  # the etcd server module's main package is its root, named v3
             os.chmod(built, 0o755)
             os.replace(built, target(directory, component, version))
-    print("build: %s v%s: %s built in %.0f s into %s" % (project, version, " ".join(components),
-                                                           time.monotonic() - started, directory),
+    seconds = time.monotonic() - started
+    print("build: %s v%s: %s built in %.0f s into %s" % (project, version, " ".join(components), seconds, directory),
           file=sys.stderr, flush=True)
 
 

@@ -74,7 +74,6 @@ def binary_go(path: str):
     return match.group(1) if match else None
 
 
-
 def file_sha256(path: str) -> str:
     stat = os.stat(path)
     key = (path, stat.st_size, stat.st_mtime)

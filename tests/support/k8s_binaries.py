@@ -21,7 +21,7 @@ component saying where each minor came from and what is missing, and the builds'
 an error here: each test that needs one skips with a line naming its variable, and ``make test`` ends with what ran
 on real parts. Etcd is Debian's (``apt-get install etcd-server``): ``ETCD_BIN``.
 
-Unsuffixed variables: ``KUBE_SCHEDULER_BIN`` is the 1.35 scheduler when there is one (what the demo and the
+Unsuffixed variables: ``KUBE_SCHEDULER_BIN`` is the 1.37 scheduler when there is one (what the demo and the
 benchmarks run), every other ``KUBE_*_BIN`` the newest minor found.
 """
 from __future__ import annotations
@@ -45,31 +45,37 @@ import releases  # noqa: E402  pylint: disable=wrong-import-position
 # component -> pinned versions (one per minor): what `make test` and `make demo` run, what a download fetches and
 # what a build builds (each one pinned in tests/binaries/modules). The scheduler of every other pinned minor is
 # built by --all (make differential): make test compares the library with their recorded answers.
+# 1.37 is the newest minor: the e2e, the demo, the real-node scenario's control plane and kubelets; 1.36 the
+# scheduler of the skew pair an operator runs mid-upgrade (a 1.36 scheduler on a 1.37 control plane: both Molecule
+# scenarios); 1.35 the unit tests' scheduler and local API server; 1.30 the oldest recording re-checked.
 WANTED = {
-    "kube-scheduler": ("1.30.14", "1.34.4", "1.35.4"),
-    "kube-apiserver": ("1.35.4",),
-    "kube-controller-manager": ("1.35.4",),
-    "kubelet": ("1.35.4",),
-    "kube-proxy": ("1.35.4",),
+    "kube-scheduler": ("1.30.14", "1.35.4", "1.36.3", "1.37.2"),
+    "kube-apiserver": ("1.35.4", "1.37.2"),
+    "kube-controller-manager": ("1.37.2",),
+    "kubelet": ("1.37.2",),
+    "kube-proxy": ("1.37.2",),
 }
 
 
 # What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
-DEMO = {"kube-scheduler": ("1.35.4",), "kube-apiserver": ("1.35.4",)}
+DEMO = {"kube-scheduler": ("1.37.2",), "kube-apiserver": ("1.37.2",)}
+
+
+PREFERRED_MINOR = {"kube-scheduler": "37"}
+RELEASE_URL = "https://dl.k8s.io/release/v{version}/bin/linux/{arch}/{component}"
+DOWNLOAD_TIMEOUT = float(os.environ.get("KUBE_DOWNLOAD_TIMEOUT", "5"))
+NAME_RE = re.compile(r"^(?P<component>[a-z-]+)-v1\.(?P<minor>\d+)\.(?P<patch>\d+)$")
 
 
 def wanted(purpose: str) -> dict[str, tuple[str, ...]]:
     """What PURPOSE needs: demo, test (WANTED) or all (WANTED and the kube-scheduler of every pinned Kubernetes
-    release, the newest patch pinned of each minor)."""
+    release, the newest patch pinned of each minor; no pre-release)."""
     if purpose != "all":
         return {"demo": DEMO, "test": WANTED}[purpose]
-    by_minor = {version.split(".")[1]: version for version in releases.pinned().get("kubernetes", [])}
+    by_minor = {version.split(".")[1]: version for version in releases.pinned().get("kubernetes", [])
+                if "-" not in version}  # a pre-release is measured by make new-minor, not tested
     schedulers = set(WANTED["kube-scheduler"]) | set(by_minor.values())
     return dict(WANTED, **{"kube-scheduler": tuple(sorted(schedulers, key=releases.version_key))})
-PREFERRED_MINOR = {"kube-scheduler": "35"}
-RELEASE_URL = "https://dl.k8s.io/release/v{version}/bin/linux/{arch}/{component}"
-DOWNLOAD_TIMEOUT = float(os.environ.get("KUBE_DOWNLOAD_TIMEOUT", "5"))
-NAME_RE = re.compile(r"^(?P<component>[a-z-]+)-v1\.(?P<minor>\d+)\.(?P<patch>\d+)$")
 
 
 def variable(component: str) -> str:
@@ -77,9 +83,7 @@ def variable(component: str) -> str:
     return component.upper().replace("-", "_") + "_BIN"
 
 
-def binaries_dir() -> str:
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.environ.get("KUBE_BINARIES_DIR") or os.path.join(cache, "kube-binaries")
+binaries_dir = build.binaries_dir
 
 
 def version_of(path: str) -> str | None:
@@ -239,11 +243,11 @@ def resolve(downloads: Downloads, builds: Builds, purpose: str = "test") -> tupl
         report.append("binaries: official downloads not used (%s)" % downloads.unreachable)
     report += ["binaries: build failed: %s" % failure for failure in builds.failed]
     if any("MISSING" in line for line in report):
+        no_go = "" if builds.go else ("no `go` (1.21 or newer: it fetches each release's Go toolchain) on the PATH to "
+                                      "build them from Go modules; ")
         report.append("binaries: tests that need a missing binary are skipped; %sput binaries named like "
                       "kube-scheduler-v1.35.4 in %s or set KUBE_<COMPONENT>_BIN_1_<minor> (README.md: Real Kubernetes "
-                      "binaries for the tests)" % ("" if builds.go else "no `go` (1.21 or newer: it fetches each "
-                                                   "release's Go toolchain) on the PATH to build them from Go modules; ",
-                                                   directory))
+                      "binaries for the tests)" % (no_go, directory))
     return exports, report
 
 

@@ -23,8 +23,8 @@ import releases  # noqa: E402  pylint: disable=wrong-import-position
 
 PINNED = releases.pinned()
 MODULES = [(project, version) for project, versions in PINNED.items() for version in versions]
-needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="no `go` on the PATH: the pinned modules are not "
-                                                                "checked (make binaries cannot build either)")
+NO_GO = "no `go` on the PATH: the pinned modules are not checked (make binaries cannot build either)"
+needs_go = pytest.mark.skipif(shutil.which("go") is None, reason=NO_GO)
 
 
 @pytest.mark.parametrize("purpose", ["test", "demo", "all"])
