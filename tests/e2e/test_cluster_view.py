@@ -6,9 +6,10 @@ upgrade breaks, by namespace/name, with the field kube-scheduler names, and the 
 host/path. The preflight (the plan of playbooks/static_pod.yml) must refuse an instance whose lease kubeadm's identity
 system:kube-scheduler may not use, with the RBAC to add, before anything on a master changes. The bootstrap
 ClusterRole system:kube-scheduler grants get/update on the lease named kube-scheduler only (and create on any); the
-test control plane (OpenShift's Kubernetes) also lets it get/update every lease in kube-system through its bootstrap
-Role system::leader-locking-kube-scheduler, and realcluster.py grants no extra lease (molecule_extra_leases): so the
-gap is a lease in a namespace of the scheduler's own, as a third-party scheduler keeps it.
+test control plane is upstream's (OpenShift's would also let it get/update every lease in kube-system through its
+bootstrap Role system::leader-locking-kube-scheduler), and realcluster.py grants no extra lease
+(molecule_extra_leases): the gap tested is a lease in a namespace of the scheduler's own, as a third-party scheduler
+keeps it.
 """
 from __future__ import annotations
 
