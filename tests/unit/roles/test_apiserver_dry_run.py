@@ -601,8 +601,9 @@ def test_the_readmes_rbac_example_grants_exactly_the_lease_its_instance_needs(ap
     from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
     user = "system:kube-scheduler"
     # Some distributions' bootstrap Role system::leader-locking-kube-scheduler (OpenShift's) also lets
-    # system:kube-scheduler get and update every lease in kube-system; upstream's (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go), which kubeadm
-    # clusters run, covers only the ConfigMap kube-scheduler. The Role is set to upstream's rules first.
+    # system:kube-scheduler get and update every lease in kube-system; upstream's
+    # (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go), which kubeadm clusters and this test's
+    # API server run, covers only the ConfigMap kube-scheduler. The Role is set to upstream's rules first.
     client.RbacAuthorizationV1Api(api.client).patch_namespaced_role(
         "system::leader-locking-kube-scheduler", "kube-system", {"rules": [
             {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["watch"]},
