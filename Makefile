@@ -22,9 +22,12 @@ export PY_COLORS := 0
 export NO_COLOR := 1
 
 # Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
-# it finds (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
-# downloads where reachable) in $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
+# the tests need (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
+# downloads where reachable, then a build from the upstream Go modules pinned in tests/binaries/modules where `go` is
+# on the PATH) in $(K8S_ENV); `$(WITH_K8S) command` runs a command with them. Variables already set win.
+# BINARIES_FOR: what to find or build: test (make test's), demo (make demo's), all (also every pinned kube-scheduler).
 # A suite whose binaries are missing is skipped, loudly (tests/support/suite.sh), and `make test` ends with the count.
+BINARIES_FOR ?= test
 K8S_ENV := $(BUILD)/k8s.env
 WITH_K8S := set -a && . $(K8S_ENV) && set +a &&
 export SUITE_RESULTS := $(BUILD)/results
@@ -59,7 +62,12 @@ host-deps:
 # A private temp file per run, renamed into place: safe to run twice at once. Prints where each binary came from.
 binaries: host-deps
 	mkdir -p $(BUILD)
-	$(PYTHON) tests/support/k8s_binaries.py > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
+	$(PYTHON) tests/support/k8s_binaries.py --for $(BINARIES_FOR) > $(K8S_ENV).$$$$ && mv -f $(K8S_ENV).$$$$ $(K8S_ENV)
+
+## binaries-all: every pinned release's kube-scheduler too (1.30 to the newest), as make differential needs
+.PHONY: binaries-all
+binaries-all:
+	$(MAKE) --no-print-directory binaries BINARIES_FOR=all
 
 image: host-deps
 	tests/hosts/build-image.sh
@@ -102,6 +110,7 @@ molecule: deps image binaries
 drills: deps image binaries
 	$(WITH_K8S) MOLECULE_DRILLS=1 tests/support/run-molecule.sh $(SCENARIO)
 
+demo: BINARIES_FOR := demo
 demo: deps image binaries
 	$(WITH_K8S) tests/demo/run.sh
 
@@ -112,8 +121,8 @@ demo-clean:
 # scheduler's minor or one newer) once per scheduler minor in E2E_MINORS; every minor runs even when one fails, one
 # without its binaries is skipped, loudly. `make test` runs the newest (TEST_E2E_MINORS) within its time budget.
 # E2E_TESTS narrows what pytest runs (default: all of tests/e2e): make e2e E2E_MINORS=1.35 E2E_TESTS=tests/e2e/test_cluster_view.py
-E2E_MINORS ?= 1.30 1.35
-TEST_E2E_MINORS ?= 1.35
+E2E_MINORS ?= 1.36 1.37
+TEST_E2E_MINORS ?= 1.37
 e2e: deps binaries
 	$(WITH_K8S) tests/support/run-e2e.sh $(E2E_MINORS)
 
@@ -149,9 +158,18 @@ bench-hostile: deps
 # are missing) and counts the changed answers: review them with `git diff tests/differential/recorded`.
 # DIFF_MINORS="1.30 1.35" limits the minors.
 .PHONY: differential
+differential: BINARIES_FOR := all
 differential: deps binaries
 	$(WITH_K8S) rc=0; $(BIN)/python tests/differential/run.py || rc=$$?; \
 	git --no-pager diff --stat -- tests/differential/recorded; exit $$rc
+
+## new-minor: VERSION=1.38.0-rc.0: pin that release (a pre-release where the Go module proxy serves one), build its
+## kube-scheduler, run the differential corpus through it and the library, list every disagreement for review and
+## record its answers (tests/differential/new_minor.py; the list also in .build/new-minor-VERSION.txt)
+.PHONY: new-minor
+new-minor: deps
+	@[ -n "$(VERSION)" ] || { echo "usage: make new-minor VERSION=1.38.0-rc.0" >&2; exit 2; }
+	$(BIN)/python tests/differential/new_minor.py $(VERSION)
 
 # The docs site: antsibull-docs lints the collection's docs (plugins, roles' argument specs, docs/docsite) and writes
 # the RST pages, sphinx builds them into $(DOCS)/html (config in docs/site). Any lint error or warning fails it.

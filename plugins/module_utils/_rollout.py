@@ -167,18 +167,43 @@ def spec_problems(params):
     for index, directory in enumerate(params.get("directories") or []):
         check("directories[%d]" % index, directory.get("path"), directory.get("mode"), directory.get("owner"),
               directory.get("group"), False)
-    seen = {}
+    seen = {}  # path -> (where, instance, spec) of its first present writer
     for index, instance in enumerate(params.get("instances") or []):
+        present = instance.get("state", "present") == "present"
         for number, spec in enumerate(instance.get("files") or []):
             where = "instances[%d].files[%d]" % (index, number)
             # An absent instance's files are only removed: their path is all that counts.
-            check(where, spec.get("path"), spec.get("mode"), spec.get("owner"), spec.get("group"),
-                  instance.get("state", "present") == "present")
-            if spec.get("path") in seen:
-                problems.append("%s.path %s: also %s; one file can have one content"
-                                % (where, spec["path"], seen[spec["path"]]))
-            seen.setdefault(spec.get("path"), where)
+            check(where, spec.get("path"), spec.get("mode"), spec.get("owner"), spec.get("group"), present)
+            if not present:
+                continue
+            first = seen.setdefault(spec.get("path"), (where, instance.get("name"), spec))
+            if first[2] is spec:
+                continue
+            # A file two instances share (a kubeconfig given to both) is written once: it must be the same file.
+            differs = [key for key in _SHARED_KEYS if spec.get(key) != first[2].get(key)]
+            if first[1] == instance.get("name") or differs:
+                problems.append("%s.path %s (instance %s): also %s (instance %s)%s; one file can have one content: "
+                                "give both instances the same one, or each its own path"
+                                % (where, spec["path"], instance.get("name"), first[0], first[1],
+                                   " with another %s" % ", ".join(differs) if differs else ""))
     return problems
+
+
+# What a file shared by instances must agree on.
+_SHARED_KEYS = ("content", "owner", "group", "mode")
+
+
+def file_owners(instances):
+    """Which instance writes, or removes, each file: the first present instance that lists it, else (no present
+    instance uses it) the first absent one. A file instances share is written once, and removed only with the last
+    instance that uses it."""
+    owners = {}
+    for state in ("present", "absent"):
+        for instance in instances:
+            if instance.get("state", "present") == state:
+                for spec in instance.get("files") or []:
+                    owners.setdefault(spec["path"], instance["name"])
+    return owners
 
 
 def _owner_problems(specs):
@@ -284,10 +309,13 @@ class Engine(object):
                 diff.append({"before_header": link["path"], "after_header": link["path"],
                              "before": ("-> %s\n" % current) if current else ("(regular file)\n" if os.path.lexists(link["path"]) else ""),
                              "after": "-> %s\n" % link["src"]})
+        owners = file_owners(p["instances"])
         for instance in p["instances"]:
             entry = {"action": NONE, "files": []}
             if instance["state"] == "absent":
-                entry["files"] = [f["path"] for f in instance["files"] if os.path.lexists(f["path"])]
+                # Not a file another instance still uses, nor one another absent instance removes.
+                entry["files"] = [f["path"] for f in instance["files"]
+                                  if owners[f["path"]] == instance["name"] and os.path.lexists(f["path"])]
                 if entry["files"]:
                     entry["action"] = REMOVE
                     diff.extend({"before_header": path, "after_header": "%s (absent)" % path, "before": "(present)\n", "after": ""}
@@ -297,8 +325,10 @@ class Engine(object):
                 for spec in instance["files"]:
                     change = file_changes(spec)
                     if change:
+                        # Every instance that uses a changed file restarts on it; its diff is shown once.
                         changes[spec["path"]] = change
-                        diff.append(file_diff(spec))
+                        if owners[spec["path"]] == instance["name"]:
+                            diff.append(file_diff(spec))
                 entry["files"] = sorted(changes)
                 existed = any(os.path.lexists(spec["path"]) for spec in instance["files"])
                 if "content" in changes.values():
@@ -466,12 +496,14 @@ class Engine(object):
                     continue
                 pid_before = self.waiter.listener(instance["port"])
                 if not held.holds(instance["name"]):
+                    # A shared file another instance of this call has written is in that instance's backup (as it
+                    # was before); a copy here would be of the new text.
                     backup = Backup(p["state_dir"], instance["name"])
-                    backup.save([spec["path"] for spec in instance["files"]])
+                    backup.save([spec["path"] for spec in instance["files"] if spec["path"] not in written])
                     held.add(instance, backup, pid_before)
                 restarting.append((instance, pid_before))
                 for spec in instance["files"]:
-                    if spec["path"] in plan["instances"][instance["name"]]["files"]:
+                    if spec["path"] in plan["instances"][instance["name"]]["files"] and spec["path"] not in written:
                         write_atomically(spec, held.made)
                         written.append(spec["path"])
             if written:
@@ -653,9 +685,12 @@ class Engine(object):
                 continue
 
             def remove_files(instance=instance):
+                # Only the files the plan gives this instance: not one another instance still uses.
+                mine = plan["instances"][instance["name"]]["files"]
                 for spec in reversed(instance["files"]):
-                    remove_path(spec["path"])
-                    removed.append(spec["path"])
+                    if spec["path"] in mine:
+                        remove_path(spec["path"])
+                        removed.append(spec["path"])
                 Backup(p["state_dir"], instance["name"]).clear()
                 # An unproven earlier change that made this instance: removing it is the restore of that part.
                 self.held.touched = [entry for entry in self.held.touched if entry[0]["name"] != instance["name"]]

@@ -185,36 +185,94 @@ class StaticPodStrategy(object):
                 refused = _offline(self._run, workspace, workspace.path, [spec["binary"]], spec["flags"])
                 return Verdict("%s by %s (host binary)" % ("accepted" if refused is None else "refused", spec["binary"]),
                                refused)
-            problem = self._image_problem(spec["image"])
+            runtime = self.runtime()
+            if runtime.problem:
+                return Verdict("not run", problem=runtime.problem)
+            problem = self._image_problem(runtime, spec["image"])
             if problem:
                 return Verdict("not run", problem=problem)
-            head = ["ctr", "--namespace", "k8s.io", "run", "--rm",
-                    "--mount", "type=bind,src=%s,dst=%s,options=rbind:rw" % (workspace.path, PREFLIGHT_DIR)]
-            for mount in spec.get("mounts") or []:
+            head = runtime.run_head(workspace.path, [
                 # A hostPath that does not exist yet (the config or kubeconfig this change writes) is not mounted:
                 # the run reads the new config from its own directory, and a file the config names must exist.
-                if os.path.exists(mount["host"]):
-                    head += ["--mount", "type=bind,src=%s,dst=%s,options=rbind:ro" % (mount["host"], mount["container"])]
-            head += [spec["image"], "kubesched-preflight-%s-%d" % (instance["name"], os.getpid()), spec["command"]]
+                mount for mount in spec.get("mounts") or [] if os.path.exists(mount["host"])],
+                spec["image"], "kubesched-preflight-%s-%d" % (instance["name"], os.getpid()), spec["command"])
             refused = _offline(self._run, workspace, PREFLIGHT_DIR, head, spec["flags"])
         verb = "accepted" if refused is None else "refused"
-        return Verdict("%s by %s in image %s" % (verb, spec["command"], spec["image"]), refused)
+        return Verdict("%s by %s in image %s (through %s)" % (verb, spec["command"], spec["image"], runtime.tool),
+                       refused)
 
-    def _image_problem(self, image):
-        """The image must be on the node (the kubelet pulls IfNotPresent; crictl pulls it as the kubelet would)."""
-        if not self._which("ctr"):
-            return ("this node has no ctr (containerd's client) to run the image's kube-scheduler; set %s to a host "
-                    "binary of the same build" % HOST_BINARY_VARIABLE)
-        rc, out, _err = self._run(["ctr", "--namespace", "k8s.io", "images", "list", "--quiet"])
-        if rc == 0 and image in out.splitlines():
+    def runtime(self):
+        """How this node runs the image's binary (PreflightRuntime): containerd's ctr where containerd answers,
+        else podman (CRI-O keeps its images in containers/storage, which podman reads), else a problem that says
+        which tool is missing and the variable for a host binary."""
+        ctr_problem = None
+        if self._which("ctr"):
+            rc, out, err = self._run(CTR + ["images", "list", "--quiet"])
+            if rc == 0:
+                return PreflightRuntime("ctr", images=out.splitlines())
+            ctr_problem = "ctr is installed but containerd does not answer it (%s)" % ((err or out).strip() or "rc %s" % rc)
+        if self._which("podman"):
+            return PreflightRuntime("podman")
+        found = ("%s, and there is no podman" % ctr_problem if ctr_problem else
+                 "this node has neither ctr (containerd's client) nor podman (which reads CRI-O's image store)")
+        return PreflightRuntime(None, problem=(
+            "%s to run the image's kube-scheduler for the preflight: on a containerd node install ctr (containerd's "
+            "package has it), on a CRI-O node install podman; or set %s to a kube-scheduler on the master of the "
+            "image's build" % (found, HOST_BINARY_VARIABLE)))
+
+    def _image_problem(self, runtime, image):
+        """The image must be on the node (the kubelet pulls IfNotPresent): crictl pulls it as the kubelet would,
+        into the runtime's store; without crictl, podman pulls into the store it shares with CRI-O."""
+        if runtime.has(image, self._run):
             return None
         if self._which("crictl"):
             rc, out, err = self._run(["crictl", "pull", image])
             if rc == 0:
                 return None
             return "image %s is not on this node and crictl could not pull it: %s" % (image, (err or out).strip())
-        return ("image %s is not on this node (and there is no crictl to pull it); pull it first or set %s"
-                % (image, HOST_BINARY_VARIABLE))
+        if runtime.tool == "podman":
+            rc, out, err = self._run(["podman", "pull", "--quiet", image])
+            if rc == 0:
+                return None
+            return "image %s is not on this node and podman could not pull it: %s" % (image, (err or out).strip())
+        return ("image %s is not on this node (and there is no crictl to pull it); pull it first (crictl pull or "
+                "ctr --namespace k8s.io images pull) or set %s" % (image, HOST_BINARY_VARIABLE))
+
+
+# containerd's client on the kubelet's namespace (where the CRI plugin keeps the images the kubelet pulled).
+CTR = ["ctr", "--namespace", "k8s.io"]
+
+
+class PreflightRuntime(object):
+    """The tool that runs the image's kube-scheduler once, offline, with the manifest's hostPaths read-only:
+    ``ctr`` (containerd) or ``podman`` (CRI-O's store); ``problem`` when neither can."""
+
+    def __init__(self, tool, images=None, problem=None):
+        self.tool = tool
+        self.images = images
+        self.problem = problem
+
+    def has(self, image, run):
+        if self.tool == "ctr":
+            return image in self.images
+        return run(["podman", "image", "exists", image])[0] == 0
+
+    def run_head(self, workspace, mounts, image, name, command):
+        """The argv up to the flags: ``command`` of ``image`` (as the manifest's command replaces the image's
+        entrypoint), the workspace read-write at PREFLIGHT_DIR, ``mounts`` ({host, container}) read-only, no
+        network but loopback (ctr's default; the flags name an unreachable API server anyway)."""
+        if self.tool == "ctr":
+            head = CTR + ["run", "--rm", "--mount", "type=bind,src=%s,dst=%s,options=rbind:rw" % (workspace, PREFLIGHT_DIR)]
+            for mount in mounts:
+                head += ["--mount", "type=bind,src=%s,dst=%s,options=rbind:ro" % (mount["host"], mount["container"])]
+            return head + [image, name, command]
+        # SELinux (CRI-O's usual hosts) would deny the container the host's files; relabelling them (:Z) would
+        # change the labels of the kubelet's own files, so the label separation is off for this one run instead.
+        head = ["podman", "run", "--rm", "--pull=never", "--network=none", "--security-opt", "label=disable",
+                "--name", name, "--mount", "type=bind,src=%s,dst=%s" % (workspace, PREFLIGHT_DIR)]
+        for mount in mounts:
+            head += ["--mount", "type=bind,src=%s,dst=%s,ro=true" % (mount["host"], mount["container"])]
+        return head + ["--entrypoint", command, image]
 
 
 def strategy_for(kind, run):

@@ -59,14 +59,14 @@ kubelet_config:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import (
     DEFAULT_CONFIG, ENV_FILES, KubeletError, find_static_pod_dir)
 
 
 def main():
-    module = AnsibleModule(
+    module = CollectionModule(
+        'kubesched.schedulers.kubelet_static_pod_path',
         argument_spec=dict(
             default_config=dict(type="path", default=DEFAULT_CONFIG),
             env_files=dict(type="list", elements="path", default=list(ENV_FILES)),

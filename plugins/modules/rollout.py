@@ -130,8 +130,9 @@ options:
           - What the master's own kube-scheduler is run with, offline, when the plan would start this instance's
             process. Without it no offline run is made.
           - "systemd: O(binary.path), the binary the unit will run. Static pods: O(instances[].preflight.binary) when
-            given, else O(instances[].preflight.command) inside O(instances[].preflight.image) through containerd
-            (C(ctr -n k8s.io run --rm)) with O(instances[].preflight.mounts) read-only."
+            given, else O(instances[].preflight.command) inside O(instances[].preflight.image) with
+            O(instances[].preflight.mounts) read-only, through containerd (C(ctr -n k8s.io run --rm)) where it answers,
+            else podman (C(podman run --rm), CRI-O's image store); with neither the plan fails naming the missing tool."
         type: dict
         suboptions:
           config:
@@ -168,7 +169,12 @@ options:
               host: {description: The path on the master., type: path, required: true}
               container: {description: Where the container sees it., type: path, required: true}
       files:
-        description: In write order (the unit or manifest last); for absent instances only C(path) counts.
+        description:
+          - In write order (the unit or manifest last); for absent instances only C(path) counts.
+          - Instances may list one path (a kubeconfig they share) with the same content, owner, group and mode. It is
+            written once and every instance that lists it restarts when it changes; differing specs are refused. An
+            absent instance does not remove a file a present instance lists, and of several absent ones only the
+            first removes it.
         type: list
         elements: dict
         default: []
@@ -305,8 +311,7 @@ rolled_back:
   type: bool
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
@@ -363,8 +368,8 @@ class Waiter(object):
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
+    module = CollectionModule('kubesched.schedulers.rollout', argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
+                              required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
     params = module.params
     for instance in params["instances"]:
         for spec in instance["files"]:

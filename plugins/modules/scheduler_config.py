@@ -408,9 +408,9 @@ msg:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils._args import (
     SCHEDULER_CONFIG_HOST_SPEC, SCHEDULER_CONFIG_SPEC)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
@@ -420,9 +420,10 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets impo
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(SCHEDULER_CONFIG_SPEC, **SCHEDULER_CONFIG_HOST_SPEC),
-                           mutually_exclusive=[('content', 'config')], add_file_common_args=True,
-                           supports_check_mode=True)
+    module = CollectionModule('kubesched.schedulers.scheduler_config',
+                              argument_spec=dict(SCHEDULER_CONFIG_SPEC, **SCHEDULER_CONFIG_HOST_SPEC),
+                              mutually_exclusive=[('content', 'config')], add_file_common_args=True,
+                              supports_check_mode=True)
     params = module.params
     dest, rendered, keys = params['dest'], params['content'], params['secret_keys']
     if rendered is None or not dest:

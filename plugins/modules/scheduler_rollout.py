@@ -33,7 +33,8 @@ description:
     config and flags of every instance that would start a process (C(--write-config-to) with C(--secure-port 0), an
     unreachable C(--master) and an offline kubeconfig in place of the instance's, so no API server is contacted) -
     the binary the unit will run (systemd; once it is installed), or the kube-scheduler inside the image the
-    manifest names, through containerd with the manifest's hostPaths read-only (static pods; or O(preflight_binary)).
+    manifest names, through containerd's ctr or (CRI-O) podman with the manifest's hostPaths read-only (static pods; or
+    O(preflight_binary)).
     A refusal fails the task for that master with kube-scheduler's own words
     (C(<instance> would be refused by the master's kube-scheduler: unrecognized feature gate: ...)), in check mode
     too; nothing is written and nothing restarts."
@@ -109,7 +110,9 @@ options:
   preflight_binary:
     description:
       - Static pods - a kube-scheduler on the master of the same build as the image, run for the offline check instead
-        of the image's own binary. Empty runs the image's binary through containerd (C(ctr -n k8s.io run --rm)).
+        of the image's own binary. Empty runs the image's binary through containerd (C(ctr -n k8s.io run --rm)) where
+        it answers, else through podman (C(podman run --rm), which reads CRI-O's image store); with neither the plan
+        fails naming the missing tool and this option.
     type: path
     default: ""
   preflight:

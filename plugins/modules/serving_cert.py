@@ -103,8 +103,7 @@ certificate:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import account_problem
 from ansible_collections.kubesched.schedulers.plugins.module_utils._serving_cert import (
     CaMaterial, CertError, Issuer, describe, issue, normalised_sans, why_reissue)
@@ -126,7 +125,8 @@ def _ids(module):
 
 
 def main():
-    module = AnsibleModule(
+    module = CollectionModule(
+        'kubesched.schedulers.serving_cert',
         argument_spec=dict(
             cert_path=dict(type="path", required=True),
             key_path=dict(type="path", required=True, no_log=False),

@@ -73,13 +73,13 @@ last_error:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils._health import listener_pid, wait_for_new_healthy
 
 
 def main():
-    module = AnsibleModule(
+    module = CollectionModule(
+        'kubesched.schedulers.static_pod_health',
         argument_spec=dict(
             port=dict(type="int", required=True),
             url=dict(type="str"),

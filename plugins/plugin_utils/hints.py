@@ -10,9 +10,9 @@ without a known fix gets no hint. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
-import difflib
 import re
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_names import suggestion
@@ -109,13 +109,12 @@ def _unknown_field(field, message, version):
     parent = _schema_at(tokens[:-1], version) if tokens and tokens[-1] == name else _schema_at(tokens, version)
     if not isinstance(parent, Struct):
         return None
-    matches = difflib.get_close_matches(name, sorted(parent.fields), n=1, cutoff=0.6)
-    if not matches:
-        lowered = dict((known.lower(), known) for known in parent.fields)
-        matches = [lowered[name.lower()]] if name.lower() in lowered else []
-    if not matches:
+    match = closest(name, parent.fields, cutoff=0.6)
+    if match is None:
+        match = dict((known.lower(), known) for known in parent.fields).get(name.lower())
+    if match is None:
         return "known fields here: %s" % ", ".join(sorted(parent.fields))
-    return "did you mean %s? (field names are case-sensitive)" % matches[0]
+    return "did you mean %s? (field names are case-sensitive)" % match
 
 
 def _type_mismatch(field, message, value, version):

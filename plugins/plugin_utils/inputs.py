@@ -13,7 +13,6 @@ fields. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
@@ -458,17 +457,6 @@ def flag_argument(flag, name):
 
 
 # --- names and collisions --------------------------------------------------------------------------------------
-
-def closest(name, known, cutoff=0.8):
-    """The known name closest to ``name`` (a typo), or None."""
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
-    return matches[0] if matches else None
-
-
-def did_you_mean(name, known, cutoff=0.8):
-    match = closest(name, known, cutoff)
-    return " (did you mean %s?)" % match if match else ""
-
 
 def edit_distance(left, right, limit):
     """Levenshtein distance, or limit + 1 as soon as it must exceed ``limit``."""

@@ -418,7 +418,9 @@ def _check_together(instances, var):
             first = kubeconfigs.setdefault(instance["kubeconfig"], (instance["name"], instance["kubeconfig_content"]))
             if first[1] != instance["kubeconfig_content"]:
                 errors.append("%s.kubeconfig_content: instance %s writes another kubeconfig to %s than instance %s "
-                              "(the last would silently win): give the same content, or a path of its own"
+                              "(the last would silently win): one path holds one content. Give kubeconfig_content "
+                              "once (one variable that both instances use: the file is written once and stays while "
+                              "either uses it), or give each content a kubeconfig path of its own"
                               % (path, instance["name"], instance["kubeconfig"], first[0]))
         errors.extend(_claim(seen["port"], instance["secure_port"], instance["name"], path + ".secure_port",
                              "port"))

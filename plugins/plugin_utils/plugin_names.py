@@ -12,8 +12,7 @@ kube-scheduler's tolerance. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
-import difflib
-
+from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 
 # In-tree plugins that were removed, with the plugin that does their work now.
@@ -31,11 +30,10 @@ def suggestion(name, known):
     if name in REMOVED_PLUGINS:
         since, instead = REMOVED_PLUGINS[name]
         return " (removed in Kubernetes %s: use %s)" % (since, instead)
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
-    if not matches:
-        lowered = dict((k.lower(), k) for k in known)
-        matches = [lowered[name.lower()]] if isinstance(name, str) and name.lower() in lowered else []
-    return " (did you mean %s?)" % matches[0] if matches else ""
+    match = closest(name, known, cutoff=0.75)
+    if match is None and isinstance(name, str):
+        match = dict((k.lower(), k) for k in known).get(name.lower())
+    return " (did you mean %s?)" % match if match else ""
 
 
 def unknown_plugins(user_profiles, registry, version):

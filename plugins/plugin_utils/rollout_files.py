@@ -35,6 +35,14 @@ def _file(path, content, owner="root", group="root", mode="0600", secret=False):
     return {"path": path, "content": content, "owner": owner, "group": group, "mode": mode, "secret": secret}
 
 
+def _removes_kubeconfig(instance, instances):
+    """Whether an absent instance's kubeconfig goes with it: only one the role wrote (kubeconfig_content) and no
+    instance that stays uses (a kubeconfig given to several instances is removed with the last of them; one the
+    role did not write, such as kubeadm's scheduler.conf, always stays)."""
+    return instance["kubeconfig_content_given"] and not any(
+        other["state"] == "present" and other["kubeconfig"] == instance["kubeconfig"] for other in instances)
+
+
 def _gate(instance):
     return {"port": instance["secure_port"], "health_url": instance["health_url"]}
 
@@ -80,7 +88,7 @@ def systemd_host(instances, settings):
         if instance["state"] == "absent":
             # Removed in reverse order: what runs goes first, the certificate it served with last.
             entry["files"] = [{"path": path} for path in instance["serving_cert_files"]] + [{"path": instance["config_path"]}]
-            if instance["kubeconfig_content_given"]:
+            if _removes_kubeconfig(instance, instances):
                 entry["files"].append({"path": instance["kubeconfig"]})
             entry["files"].append({"path": unit_path})
             entries.append(entry)
@@ -157,10 +165,11 @@ def static_pod_host(instances, settings, read):
                     instance["name"]))
         entry = {"name": instance["name"], "state": instance["state"]}
         if instance["state"] == "absent":
-            # A kubeconfig may be shared (kubeadm's scheduler.conf), so it stays.
             # Removed in reverse order: the manifest first (the kubelet stops the pod), its certificate last.
-            entry["files"] = [{"path": path} for path in instance["serving_cert_files"]] + [
-                {"path": instance["config_path"]}, {"path": where["adopted"]}, {"path": where["manifest"]}]
+            entry["files"] = [{"path": path} for path in instance["serving_cert_files"]] + [{"path": instance["config_path"]}]
+            if _removes_kubeconfig(instance, instances):
+                entry["files"].append({"path": instance["kubeconfig"]})
+            entry["files"] += [{"path": where["adopted"]}, {"path": where["manifest"]}]
             entry["port"] = instance["secure_port"]  # the engine waits until the kubelet has stopped the pod
             entries.append(entry)
             continue

@@ -21,6 +21,17 @@ class UnsupportedVersion(ValueError):
     """Raised for a version string that is malformed or outside SUPPORTED_MINORS."""
 
 
+def _outside(minor: str) -> str:
+    """Why a minor outside SUPPORTED_MINORS is refused, and what to do: a newer one is not measured yet (each minor is
+    measured on its own kube-scheduler before the collection accepts it), an older one is no longer validated."""
+    number = tuple(int(part) for part in minor.split("."))
+    if number > tuple(int(part) for part in NEWEST_MINOR.split(".")):
+        return ("%s is newer than %s, the newest minor this collection knows: use a kubesched.schedulers release that "
+                "supports %s (a config validated as %s may still fail on %s, whose kube-scheduler has other defaults, "
+                "plugins and feature gates)" % (minor, NEWEST_MINOR, minor, NEWEST_MINOR, minor))
+    return "%s is older than %s, the oldest minor this collection validates" % (minor, SUPPORTED_MINORS[0])
+
+
 def _written(number) -> str:
     """What the user most likely typed for a number YAML read as a float: 1.3 was 1.30 (minors have two digits)."""
     text = repr(number)
@@ -48,8 +59,8 @@ def normalise(value, variable="kubernetes_version", full=False) -> str:
         raise UnsupportedVersion("%s: Invalid value: %r: not a version like 1.35, 1.35.4 or v1.35.4" % (variable, value))
     minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
     if minor not in SUPPORTED_MINORS:
-        raise UnsupportedVersion("%s: Unsupported value: %r: supported minor versions are %s"
-                                 % (variable, value, ", ".join(SUPPORTED_MINORS)))
+        raise UnsupportedVersion("%s: Unsupported value: %r: %s; supported minor versions are %s"
+                                 % (variable, value, _outside(minor), ", ".join(SUPPORTED_MINORS)))
     if match.group("patch") is None:
         if full:
             raise UnsupportedVersion(
@@ -70,8 +81,8 @@ def minor_of(version: str | None) -> str:
     minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
     if minor not in SUPPORTED_MINORS:
         raise UnsupportedVersion(
-            "kubernetes_version %s is not supported; supported minor versions are %s"
-            % (version, ", ".join(SUPPORTED_MINORS)))
+            "kubernetes_version %s is not supported: %s; supported minor versions are %s"
+            % (version, _outside(minor), ", ".join(SUPPORTED_MINORS)))
     return minor
 
 

@@ -14,7 +14,6 @@ import argparse
 import fcntl
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,7 +91,9 @@ def go_build(project: str, version: str, components: list[str], module: str, dir
     with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as out:
         command = ["go", "build", "-trimpath", "-tags", releases.PROJECTS[project]["tags"],
                    "-ldflags", ldflags(project, version, env), "-o", out + "/"]
-        answer = subprocess.run(command + [packages[c] for c in components], cwd=module, env=env, check=False)
+        # stdout too goes to stderr: k8s_binaries.py's stdout is the export lines.
+        answer = subprocess.run(command + [packages[c] for c in components], cwd=module, env=env, check=False,
+                                stdout=sys.stderr)
         if answer.returncode:
             raise SystemExit("build: go build of %s v%s failed (exit %d): %s"
                              % (project, version, answer.returncode, " ".join(command)))
@@ -102,8 +103,8 @@ def go_build(project: str, version: str, components: list[str], module: str, dir
                 built = os.path.join(out, "v3")  # the etcd server module's main package is its root, named v3
             os.chmod(built, 0o755)
             os.replace(built, target(directory, component, version))
-    print("build: %s v%s: %s built in %.0f s into %s" % (project, version, " ".join(components),
-                                                           time.monotonic() - started, directory),
+    seconds = time.monotonic() - started
+    print("build: %s v%s: %s built in %.0f s into %s" % (project, version, " ".join(components), seconds, directory),
           file=sys.stderr, flush=True)
 
 

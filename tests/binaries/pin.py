@@ -83,8 +83,8 @@ def main() -> int:
     if answer.returncode:
         shutil.rmtree(directory)
         sys.exit("go list of %s in %s failed (nothing pinned):\n%s" % (" ".join(components), directory, answer.stderr))
-    print("pinned %s %s (%s) in %s: %d packages" % (args.project, args.version, " ".join(components), directory,
-                                                   len(answer.stdout.split())))
+    count = len(answer.stdout.split())
+    print("pinned %s %s (%s) in %s: %d packages" % (args.project, args.version, " ".join(components), directory, count))
     return 0
 
 

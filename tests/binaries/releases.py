@@ -63,7 +63,7 @@ def pinned() -> dict[str, list[str]]:
 
 def version_key(version: str) -> tuple:
     """'1.38.0-rc.0' sorts before '1.38.0'."""
-    core, _, pre = version.partition("-")
+    core, pre = (version.split("-", 1) + [""])[:2]
     return tuple(int(part) for part in core.split(".")) + ((0, pre) if pre else (1, ""),)
 
 

@@ -61,8 +61,11 @@ class LocalApiServer:
                              "--initial-advertise-peer-urls=http://127.0.0.1:%d" % peer_port,
                              "--initial-cluster=dry-run=http://127.0.0.1:%d" % peer_port,
                              "--unsafe-no-fsync"])
+        # Advertised on loopback, the `kubernetes` Service's endpoints would be this machine's 127.0.0.1 to every
+        # client: no endpoint reconciler (kube-apiserver v1.37.2 exits on a loopback address with one, "cannot use
+        # public IP 127.0.0.1 with endpoint reconciler"; v1.35.4 took it).
         self._start("kube-apiserver", apiserver_argv(os.environ[APISERVER_VARIABLE], certs, serving, etcd_url,
-                                                     api_port, pki))
+                                                     api_port, pki) + ["--endpoint-reconciler-type=none"])
         self.url = "https://127.0.0.1:%d" % api_port
         self.kubeconfig.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config", "current-context": "admin",

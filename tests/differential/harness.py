@@ -64,6 +64,16 @@ def binary_path(minor: str):
 _SHA_CACHE = {}
 
 
+def binary_go(path: str):
+    """The Go toolchain that built a binary ('go1.25.9', from its build info), or None when `go` cannot tell."""
+    try:
+        answer = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=False)
+    except OSError:
+        return None
+    match = re.search(r": (go\S+)$", answer.stdout.strip())
+    return match.group(1) if match else None
+
+
 def file_sha256(path: str) -> str:
     stat = os.stat(path)
     key = (path, stat.st_size, stat.st_mtime)

@@ -172,10 +172,11 @@ def effective_id(effective) -> str:
 # Files.
 
 def binary_info(minor: str) -> dict:
-    """The binary an answer comes from: file name, its --version line and sha256."""
+    """The binary an answer comes from: file name, its --version line, sha256 and the Go that built it (its error
+    texts carry that Go's words: encoding/json's, strconv's)."""
     binary = harness.binary_path(minor)
     return {"minor": minor, "binary": os.path.basename(binary), "version": harness.binary_version(binary),
-            "sha256": harness.file_sha256(binary),
+            "sha256": harness.file_sha256(binary), "go": harness.binary_go(binary),
             "command": "kube-scheduler --config CFG --write-config-to OUT --secure-port 0 --master https://127.0.0.1:1"}
 
 
@@ -221,7 +222,8 @@ class Recording:
         self.answers = answers
 
     def describe(self) -> str:
-        return "%s (%s, sha256 %s)" % (self.info["binary"], self.info["version"], self.info["sha256"][:16])
+        return "%s (%s, sha256 %s, %s)" % (self.info["binary"], self.info["version"], self.info["sha256"][:16],
+                                           self.info.get("go") or "Go version not recorded")
 
 
 def load(minor: str):

@@ -8,9 +8,12 @@
   binary itself (verdict, field named, effective config as data, plugins view). A corpus case the recording does
   not hold (new, or changed since: the key has the sha256 of its text) fails: it has to be recorded. A minor with
   no recording is compared with its binary when there is one, and skipped naming its variable when not.
-- The binaries of DIFF_MINORS (default "1.30 1.35") that are present against the recording: a binary that answers
-  differently from what was recorded (a new patch release, a changed corpus) fails until the recording is redone
-  and its diff reviewed, so a stale recording cannot hide.
+- The binaries of DIFF_MINORS (default "1.30 1.37", the oldest and the newest) that are present against the recording: the very binary the
+  recording was made from (same sha256; the project's builds from tests/binaries are reproducible) that answers
+  differently from what was recorded (a changed corpus, a stale recording) fails until the recording is redone and
+  its diff reviewed, so a stale recording cannot hide. Another build of the release (an official download, one
+  built by hand or with another Go: its error texts carry that Go's words) that answers differently is skipped,
+  saying how it differs and how to build the recorded one.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import harness  # noqa: E402  pylint: disable=wrong-import-position
 import recording  # noqa: E402  pylint: disable=wrong-import-position
 import run as runner  # noqa: E402  pylint: disable=wrong-import-position
 
-DIFF_MINORS = os.environ.get("DIFF_MINORS", "1.30 1.35").split()
+DIFF_MINORS = os.environ.get("DIFF_MINORS", "1.30 1.37").split()
 RERECORD = "re-record with make differential and review the diff"
 
 harness.load_k8s_env()
@@ -109,6 +112,15 @@ def test_the_binary_answers_as_recorded(minor):
         if live != recorded.answers[key]:
             changed.append("%s %r: %s" % (key[0], key[1], recording.answer_difference(recorded.answers[key], live)))
     info = recording.binary_info(minor)
+    if changed and info["sha256"] != recorded.info["sha256"]:
+        # Another build than the recording's (an official download, a hand-built binary, another Go): its error
+        # texts carry its own Go's words, so its differences are not the release's. The recording stays the
+        # reference; the library is compared with it either way (test_library_agrees_with_the_binary).
+        pytest.skip("kube-scheduler %s at %s is another build (sha256 %s, %s) than the recording's %s: %d of %d answers "
+                    "differ, first: %s. Not compared: build the pinned release (make binaries builds it from "
+                    "tests/binaries/modules) or, to make this build the reference, %s"
+                    % (minor, harness.binary_path(minor), info["sha256"][:16], info["go"], recorded.describe(),
+                       len(changed), len(cases), changed[0], RERECORD))
     assert not changed, "kube-scheduler %s (%s, sha256 %s) answers %d of %d configs differently from the recording " \
         "of %s: %s\n%s" % (minor, info["version"], info["sha256"][:16], len(changed), len(cases), recorded.describe(),
                            RERECORD, "\n".join(changed[:30]))

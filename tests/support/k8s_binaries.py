@@ -1,6 +1,9 @@
-"""Find the real Kubernetes binaries the tests need, as a real project gets them, and name them for every test target.
+"""Find, or build, the real Kubernetes binaries the tests need, as a real project gets them, and name them for every
+test target.
 
-For each component and minor the tests use (``WANTED``), the first of these wins:
+For each component and minor the tests use (``WANTED``; ``--for demo``: what ``make demo`` runs; ``--for all``: also
+the kube-scheduler of every release pinned in tests/binaries/modules),
+the first of these wins:
 
 1. a ``KUBE_*_BIN_1_<minor>`` variable already set (``KUBE_SCHEDULER_BIN_1_35=/path``), or the unsuffixed one
    (``KUBE_SCHEDULER_BIN``) for the minor its ``--version`` says;
@@ -8,18 +11,22 @@ For each component and minor the tests use (``WANTED``), the first of these wins
    ``COMPONENT-vMAJOR.MINOR.PATCH`` (``kube-scheduler-v1.35.4``), the newest patch of the minor;
 3. the official Kubernetes release download of the pinned version (``dl.k8s.io``), checked against its published
    sha256 and kept in the binaries directory. Where that site cannot be reached (these CI machines) the first
-   attempt fails within seconds and no other is made.
+   attempt fails within seconds and no other is made (``KUBE_DOWNLOAD=0`` skips it);
+4. where ``go`` is on the PATH: built from the upstream Go modules of that exact release, pinned in
+   ``tests/binaries/modules/kubernetes-v<version>`` (go.mod + go.sum, the release's own Go toolchain), into the
+   binaries directory: ``tests/binaries/build.py``, one ``go build`` per release for all its missing components.
 
 Prints ``export`` lines on stdout (the Makefile writes them to ``.build/k8s.env``) and, on stderr, one line per
-component saying where each minor came from and what is missing. A missing binary is not an error here: each test
-that needs one skips with a line naming its variable, and ``make test`` ends with what ran on real parts.
-Etcd is Debian's (``apt-get install etcd-server``): ``ETCD_BIN``.
+component saying where each minor came from and what is missing, and the builds' progress. A missing binary is not
+an error here: each test that needs one skips with a line naming its variable, and ``make test`` ends with what ran
+on real parts. Etcd is Debian's (``apt-get install etcd-server``): ``ETCD_BIN``.
 
-Unsuffixed variables: ``KUBE_SCHEDULER_BIN`` is the 1.35 scheduler when there is one (what the demo and the
+Unsuffixed variables: ``KUBE_SCHEDULER_BIN`` is the 1.37 scheduler when there is one (what the demo and the
 benchmarks run), every other ``KUBE_*_BIN`` the newest minor found.
 """
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import platform
@@ -31,18 +38,44 @@ import sys
 import tempfile
 import urllib.request
 
-# component -> pinned versions (one per minor): what CI runs and what a download fetches.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "binaries"))
+import build  # noqa: E402  pylint: disable=wrong-import-position
+import releases  # noqa: E402  pylint: disable=wrong-import-position
+
+# component -> pinned versions (one per minor): what `make test` and `make demo` run, what a download fetches and
+# what a build builds (each one pinned in tests/binaries/modules). The scheduler of every other pinned minor is
+# built by --all (make differential): make test compares the library with their recorded answers.
+# 1.37 is the newest minor: the e2e, the demo, the real-node scenario's control plane and kubelets; 1.36 the
+# scheduler of the skew pair an operator runs mid-upgrade (a 1.36 scheduler on a 1.37 control plane: both Molecule
+# scenarios); 1.35 the unit tests' scheduler and local API server; 1.30 the oldest recording re-checked.
 WANTED = {
-    "kube-scheduler": ("1.30.12", "1.31.8", "1.32.5", "1.33.3", "1.34.7", "1.35.4", "1.36.3"),
-    "kube-apiserver": ("1.31.14", "1.35.6"),
-    "kube-controller-manager": ("1.31.14", "1.35.6"),
-    "kubelet": ("1.31.14", "1.35.6"),
-    "kube-proxy": ("1.35.6",),
+    "kube-scheduler": ("1.30.14", "1.35.4", "1.36.3", "1.37.2"),
+    "kube-apiserver": ("1.35.4", "1.37.2"),
+    "kube-controller-manager": ("1.37.2",),
+    "kubelet": ("1.37.2",),
+    "kube-proxy": ("1.37.2",),
 }
-PREFERRED_MINOR = {"kube-scheduler": "35"}
+
+
+# What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
+DEMO = {"kube-scheduler": ("1.37.2",), "kube-apiserver": ("1.37.2",)}
+
+
+PREFERRED_MINOR = {"kube-scheduler": "37"}
 RELEASE_URL = "https://dl.k8s.io/release/v{version}/bin/linux/{arch}/{component}"
 DOWNLOAD_TIMEOUT = float(os.environ.get("KUBE_DOWNLOAD_TIMEOUT", "5"))
 NAME_RE = re.compile(r"^(?P<component>[a-z-]+)-v1\.(?P<minor>\d+)\.(?P<patch>\d+)$")
+
+
+def wanted(purpose: str) -> dict[str, tuple[str, ...]]:
+    """What PURPOSE needs: demo, test (WANTED) or all (WANTED and the kube-scheduler of every pinned Kubernetes
+    release, the newest patch pinned of each minor; no pre-release)."""
+    if purpose != "all":
+        return {"demo": DEMO, "test": WANTED}[purpose]
+    by_minor = {version.split(".")[1]: version for version in releases.pinned().get("kubernetes", [])
+                if "-" not in version}  # a pre-release is measured by make new-minor, not tested
+    schedulers = set(WANTED["kube-scheduler"]) | set(by_minor.values())
+    return dict(WANTED, **{"kube-scheduler": tuple(sorted(schedulers, key=releases.version_key))})
 
 
 def variable(component: str) -> str:
@@ -50,9 +83,7 @@ def variable(component: str) -> str:
     return component.upper().replace("-", "_") + "_BIN"
 
 
-def binaries_dir() -> str:
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.environ.get("KUBE_BINARIES_DIR") or os.path.join(cache, "kube-binaries")
+binaries_dir = build.binaries_dir
 
 
 def version_of(path: str) -> str | None:
@@ -133,14 +164,45 @@ class Downloads:
         return path
 
 
-def resolve(downloads: Downloads) -> tuple[list[str], list[str]]:
+class Builds:
+    """Builds from the pinned upstream Go modules (tests/binaries), where `go` is on the PATH: each release's
+    missing components in one `go build` (build.py; a lock per release, so two runs never build one binary)."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.go = shutil.which("go")
+        self.pinned = releases.pinned().get("kubernetes", [])
+        self.failed: list[str] = []
+
+    def build(self, wanted_missing: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+        """(component, version) -> path for what it built of WANTED_MISSING (version -> components)."""
+        built = {}
+        if not self.go:
+            return built
+        for version, components in sorted(wanted_missing.items(), key=lambda item: releases.version_key(item[0])):
+            if version not in self.pinned:
+                self.failed.append("%s %s: not pinned (tests/binaries/pin.py kubernetes %s)"
+                                   % (" ".join(components), version, version))
+                continue
+            try:
+                paths = build.build("kubernetes", version, components, self.directory)
+            except SystemExit as error:  # build.py says what failed; the tests that need it skip, loudly
+                self.failed.append(str(error))
+                continue
+            built.update({(component, version): path for component, path in zip(components, paths)})
+        return built
+
+
+def resolve(downloads: Downloads, builds: Builds, purpose: str = "test") -> tuple[list[str], list[str]]:
     """The export lines and the report lines."""
     exports, report = [], []
     directory = binaries_dir()
-    for component, versions in WANTED.items():
+    pins = wanted(purpose)
+    found_by_component = {}
+    to_build: dict[str, list[str]] = {}
+    for component, versions in pins.items():
         found = from_directory(directory, component)
         found.update(from_environment(component))
-        missing = []
         for version in versions:
             minor = version.split(".")[1]
             if minor in found:
@@ -148,6 +210,19 @@ def resolve(downloads: Downloads) -> tuple[list[str], list[str]]:
             path = downloads.fetch(component, version)
             if path:
                 found[minor] = (path, "downloaded")
+            else:
+                to_build.setdefault(version, []).append(component)
+        found_by_component[component] = found
+    built = builds.build(to_build)
+    for component, versions in pins.items():
+        found = found_by_component[component]
+        missing = []
+        for version in versions:
+            minor = version.split(".")[1]
+            if minor in found:
+                continue
+            if (component, version) in built:
+                found[minor] = (built[component, version], "built from Go modules")
             else:
                 missing.append("1." + minor)
         name = variable(component)
@@ -166,15 +241,21 @@ def resolve(downloads: Downloads) -> tuple[list[str], list[str]]:
     report.append("binaries: %-24s %s" % ("etcd", etcd or "none; MISSING (apt-get install etcd-server)"))
     if downloads.unreachable:
         report.append("binaries: official downloads not used (%s)" % downloads.unreachable)
+    report += ["binaries: build failed: %s" % failure for failure in builds.failed]
     if any("MISSING" in line for line in report):
-        report.append("binaries: tests that need a missing binary are skipped; put binaries named like "
-                      "kube-scheduler-v1.35.4 in %s or set KUBE_<COMPONENT>_BIN_1_<minor> (README.md: Real Kubernetes binaries for the tests)"
-                      % directory)
+        no_go = "" if builds.go else ("no `go` (1.21 or newer: it fetches each release's Go toolchain) on the PATH to "
+                                      "build them from Go modules; ")
+        report.append("binaries: tests that need a missing binary are skipped; %sput binaries named like "
+                      "kube-scheduler-v1.35.4 in %s or set KUBE_<COMPONENT>_BIN_1_<minor> (README.md: Real Kubernetes "
+                      "binaries for the tests)" % (no_go, directory))
     return exports, report
 
 
 def main() -> int:
-    exports, report = resolve(Downloads(binaries_dir()))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--for", dest="purpose", choices=("demo", "test", "all"), default="test",
+                        help="the binaries make demo needs, make test's (default), or also every pinned kube-scheduler")
+    exports, report = resolve(Downloads(binaries_dir()), Builds(binaries_dir()), parser.parse_args().purpose)
     print("\n".join(exports))
     print("\n".join(report), file=sys.stderr)
     return 0

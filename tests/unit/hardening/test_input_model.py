@@ -113,8 +113,22 @@ def test_two_instances_writing_different_kubeconfigs_to_one_path_are_refused():
         {"name": "gpu", "secure_port": 10260, "config": lease, "kubeconfig": "/etc/kubernetes/shared.conf",
          "kubeconfig_content": "a: 2"}])
     assert errors == ["kube_scheduler_instances[1].kubeconfig_content: instance gpu writes another kubeconfig to "
-                      "/etc/kubernetes/shared.conf than instance kube-scheduler (the last would silently win): give "
-                      "the same content, or a path of its own"]
+                      "/etc/kubernetes/shared.conf than instance kube-scheduler (the last would silently win): one "
+                      "path holds one content. Give kubeconfig_content once (one variable that both instances use: "
+                      "the file is written once and stays while either uses it), or give each content a kubeconfig "
+                      "path of its own"]
+
+
+def test_two_instances_with_one_kubeconfig_content_for_one_path_are_accepted():
+    lease = {"leaderElection": {"leaderElect": True, "resourceName": "gpu", "resourceNamespace": "kube-system"},
+             "profiles": [{"schedulerName": "gpu"}]}
+    instances, errors, _warnings = resolved([
+        {"name": "kube-scheduler", "default_scheduler": True, "kubeconfig": "/etc/kubernetes/shared.conf",
+         "kubeconfig_content": "a: 1"},
+        {"name": "gpu", "secure_port": 10260, "config": lease, "kubeconfig": "/etc/kubernetes/shared.conf",
+         "kubeconfig_content": "a: 1"}])
+    assert errors == []
+    assert [instance["kubeconfig"] for instance in instances] == ["/etc/kubernetes/shared.conf"] * 2
 
 
 def test_a_host_path_with_dot_dot_is_refused_before_the_api_server_sees_it():

@@ -118,7 +118,8 @@ def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, j
                                                    ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
     results = json_task_results(proc)
     assert results["unsupported_option"]["msg"].startswith(
-        "Unsupported parameters for (kubesched.schedulers.scheduler_instances) module: peer_var.")
+        "Unsupported parameters for (kubesched.schedulers.scheduler_instances) module: peer_var (did you mean "
+        "peers_var?).")
     assert "ansible_collections" not in results["unsupported_option"]["msg"]
     assert results["float_version"]["msg"].startswith("kubernetes_version: YAML read 1.30 as the number 1.3")
     assert results["survey_boolean"]["msg"].splitlines() == [

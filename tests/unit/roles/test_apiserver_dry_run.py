@@ -600,10 +600,10 @@ def test_the_readmes_rbac_example_grants_exactly_the_lease_its_instance_needs(ap
     and RoleBinding are applied; then it can, and still no other lease."""
     from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
     user = "system:kube-scheduler"
-    # The test API server is OpenShift's Kubernetes (openshift/microshift's deps), whose bootstrap Role
-    # system::leader-locking-kube-scheduler also lets system:kube-scheduler get and update every lease in
-    # kube-system; upstream's (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go), which kubeadm
-    # clusters run, covers only the ConfigMap kube-scheduler. The Role is set to upstream's rules first.
+    # Some distributions' bootstrap Role system::leader-locking-kube-scheduler (OpenShift's) also lets
+    # system:kube-scheduler get and update every lease in kube-system; upstream's
+    # (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go), which kubeadm clusters and this test's
+    # API server run, covers only the ConfigMap kube-scheduler. The Role is set to upstream's rules first.
     client.RbacAuthorizationV1Api(api.client).patch_namespaced_role(
         "system::leader-locking-kube-scheduler", "kube-system", {"rules": [
             {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["watch"]},

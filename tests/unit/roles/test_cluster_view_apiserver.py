@@ -71,10 +71,11 @@ def can(api, user, verb, lease, namespace="kube-system"):
 def api(tmp_path_factory):
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     with LocalApiServer(tmp_path_factory.mktemp("apiserver")) as server:
-        # The test API server is OpenShift's Kubernetes, whose bootstrap Role system::leader-locking-kube-scheduler
-        # lets system:kube-scheduler get and update every lease in kube-system; upstream's, which kubeadm clusters
-        # run, covers only the ConfigMap kube-scheduler (test_apiserver_dry_run.py does the same). The API server
-        # creates its bootstrap Roles after it answers: on a busy machine the patch came first and found none.
+        # Some distributions' bootstrap Role system::leader-locking-kube-scheduler (OpenShift's) lets
+        # system:kube-scheduler get and update every lease in kube-system; upstream's, which kubeadm clusters and
+        # this test's API server run, covers only the ConfigMap kube-scheduler: the Role is set to it either way
+        # (test_apiserver_dry_run.py does the same). The API server creates its bootstrap Roles after it answers:
+        # on a busy machine the patch came first and found none.
         rbac = client.RbacAuthorizationV1Api(server.client)
         wait_for("the bootstrap Role system::leader-locking-kube-scheduler", lambda: rbac.read_namespaced_role(
             "system::leader-locking-kube-scheduler", "kube-system"), timeout=60)

@@ -67,10 +67,11 @@ def test_an_owner_missing_on_the_host_refuses_the_call_before_the_first_write(tm
     assert tree(tmp_path) == before
 
 
-def test_one_path_twice_is_refused():
-    p = params("/r", [instance("/r", "one", 10259), instance("/r", "two", 10260)])
+def test_one_path_twice_with_two_contents_is_refused():
+    p = params("/r", [instance("/r", "one", 10259), instance("/r", "two", 10260, config="a: 2\n")])
     p["instances"][1]["files"][0]["path"] = "/r/etc/one.yaml"
-    assert [problem for problem in spec_problems(p) if "also instances[0].files[0]" in problem]
+    assert [problem for problem in spec_problems(p)
+            if "(instance two): also instances[0].files[0] (instance one) with another content" in problem]
 
 
 def test_a_failed_gate_puts_back_the_directory_mode_and_removes_the_directories_it_made(tmp_path):

@@ -9,6 +9,7 @@ a bad change rendered by the controller exactly as the static_pod and systemd ro
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -131,6 +132,86 @@ def test_static_pods_without_containerd_say_which_variable_helps():
     verdict = strategy.preflight({"name": "one", "preflight": {"config": "", "flags": [], "command": "kube-scheduler",
                                                                "image": "x", "mounts": []}}, {})
     assert verdict.refused is None and "kube_scheduler_static_pod_preflight_binary" in verdict.problem
+
+
+# --- issue 35: the preflight on any CRI runtime ---------------------------------------------------------------------
+
+IMAGE = "registry.k8s.io/kube-scheduler:v1.35.4"
+
+
+def preflight_on(tools, answers, tmp_path):
+    """The static-pod preflight of one instance on a node with ``tools`` on its PATH; returns (verdict, calls)."""
+    run, calls = recording_run(answers)
+    strategy = StaticPodStrategy(run, which=lambda name: "/usr/bin/" + name if name in tools else None)
+    present = tmp_path / "scheduler.conf"
+    present.write_text("kubeconfig")
+    spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
+            "flags": ["--config=/etc/k/one.yaml", "--secure-port=10259"], "image": IMAGE,
+            "mounts": [{"host": str(present), "container": "/etc/kubernetes/scheduler.conf"},
+                       {"host": str(tmp_path / "not-written-yet.yaml"), "container": "/etc/k/one.yaml"}]}
+    return strategy.preflight({"name": "one", "preflight": spec}, {}), calls
+
+
+CONTAINERD_DOWN = (["ctr", "--namespace", "k8s.io", "images"],
+                   (1, "", "ctr: failed to dial \"/run/containerd/containerd.sock\": connection refused\n"))
+
+
+@pytest.mark.parametrize("tools, answers, runner", [
+    # containerd: its own client, as before.
+    (("ctr", "crictl", "podman"), [(["ctr", "--namespace", "k8s.io", "images"], (0, IMAGE + "\n", ""))], "ctr"),
+    # CRI-O: no ctr; podman reads CRI-O's image store.
+    (("crictl", "podman"), [], "podman"),
+    # ctr installed (a containerd package) but CRI-O runs the pods: containerd does not answer, podman runs it.
+    (("ctr", "crictl", "podman"), [CONTAINERD_DOWN], "podman"),
+])
+def test_the_preflight_runs_through_the_tool_of_the_nodes_runtime(tmp_path, tools, answers, runner):
+    verdict, calls = preflight_on(tools, answers, tmp_path)
+    assert verdict.problem is None and verdict.refused is None, verdict.problem
+    assert verdict.note == "accepted by kube-scheduler in image %s (through %s)" % (IMAGE, runner)
+    argv = calls[-1]
+    assert argv[0] == runner
+    if runner == "podman":
+        assert calls[-2] == ["podman", "image", "exists", IMAGE]  # present: nothing pulled
+        # The manifest's command replaces the image's entrypoint, as in the pod; no network, no pull, no relabelling
+        # of the host's files.
+        image_at = argv.index(IMAGE)
+        assert argv[image_at - 2:image_at] == ["--entrypoint", "kube-scheduler"]
+        assert argv[image_at + 1:] == ["--secure-port=10259", "--config", "/kubesched-preflight/config.yaml",
+                                       "--write-config-to", "/kubesched-preflight/effective.yaml",
+                                       "--secure-port", "0", "--master", "https://127.0.0.1:1"]
+        for word in ("--rm", "--pull=never", "--network=none", "label=disable"):
+            assert word in argv[:image_at]
+        mounts = [argv[i + 1] for i, word in enumerate(argv[:image_at]) if word == "--mount"]
+        assert mounts[0].endswith(",dst=/kubesched-preflight")
+        assert mounts[1:] == ["type=bind,src=%s,dst=/etc/kubernetes/scheduler.conf,ro=true" % (tmp_path / "scheduler.conf")]
+
+
+def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
+    missing = [(["podman", "image", "exists"], (1, "", ""))]
+    _verdict, calls = preflight_on(("crictl", "podman"), missing, tmp_path)
+    assert ["crictl", "pull", IMAGE] in calls and not any(call[:2] == ["podman", "pull"] for call in calls)
+    verdict, calls = preflight_on(("podman",), missing, tmp_path)
+    assert ["podman", "pull", "--quiet", IMAGE] in calls and verdict.problem is None
+    verdict, calls = preflight_on(("podman",), missing + [(["podman", "pull"], (125, "", "Error: unauthorized\n"))],
+                                  tmp_path)
+    assert verdict.problem == "image %s is not on this node and podman could not pull it: Error: unauthorized" % IMAGE
+    assert calls[-1][:2] == ["podman", "pull"]  # nothing was run after the failed pull
+
+
+@pytest.mark.parametrize("tools, answers, missing", [
+    ((), [], "this node has neither ctr (containerd's client) nor podman (which reads CRI-O's image store)"),
+    (("crictl",), [], "this node has neither ctr (containerd's client) nor podman (which reads CRI-O's image store)"),
+    (("ctr", "crictl"), [CONTAINERD_DOWN], "ctr is installed but containerd does not answer it (ctr: failed to dial "
+                                           "\"/run/containerd/containerd.sock\": connection refused), and there is no podman"),
+])
+def test_without_a_tool_the_problem_names_the_missing_tool_and_the_host_binary_variable(tmp_path, tools, answers, missing):
+    verdict, calls = preflight_on(tools, answers, tmp_path)
+    assert verdict.refused is None and verdict.note == "not run"
+    assert verdict.problem == (
+        "%s to run the image's kube-scheduler for the preflight: on a containerd node install ctr (containerd's "
+        "package has it), on a CRI-O node install podman; or set kube_scheduler_static_pod_preflight_binary to a "
+        "kube-scheduler on the master of the image's build" % missing)
+    assert not [call for call in calls if "run" in call]  # nothing was run
 
 
 def test_systemd_runs_nothing_before_the_binary_is_installed():
@@ -277,3 +358,69 @@ def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and
     # The written config keeps the instance's kubeconfig; the offline run's names its own.
     assert yaml.safe_load(entry["files"][0]["content"])["clientConnection"]["kubeconfig"] == "/etc/kubernetes/batch.conf"
     assert yaml.safe_load(preflight["config"])["clientConnection"]["kubeconfig"] == PREFLIGHT_KUBECONFIG
+
+
+# --- issue 35: the podman path for real (a CRI-O master's tool), on this machine's podman -----------------------------
+
+CONTAINERS_CONF = os.path.join(os.path.dirname(__file__), "..", "..", "..", "hosts", "containers.conf")
+
+
+def podman_run(argv):
+    """subprocess_run with this machine's podman settings (the Makefile exports CONTAINERS_CONF)."""
+    env = dict(os.environ, CONTAINERS_CONF=os.environ.get("CONTAINERS_CONF", os.path.abspath(CONTAINERS_CONF)))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False, env=env)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="module")
+def scheduler_image(tmp_path_factory):
+    """The real kube-scheduler in an image FROM scratch at /usr/local/bin, as registry.k8s.io's image has it, under a
+    tag of this run only; removed afterwards."""
+    if not shutil.which("podman"):
+        pytest.skip("no podman on this machine: the podman path of the preflight is not run for real")
+    binary, version = real_binary()
+    work = tmp_path_factory.mktemp("image")
+    shutil.copy(binary, str(work / "kube-scheduler"))
+    (work / "Containerfile").write_text("FROM scratch\nCOPY kube-scheduler /usr/local/bin/kube-scheduler\n")
+    tag = "localhost/kubesched-preflight-test/kube-scheduler:v%s-%d" % (version, os.getpid())
+    rc, out, err = podman_run(["podman", "build", "--quiet", "--no-cache", "--file", str(work / "Containerfile"),
+                               "--tag", tag, str(work)])
+    assert rc == 0, out + err
+    yield tag
+    podman_run(["podman", "rmi", "--force", tag])
+
+
+def podman_master(tmp_path, extra_flags, image):
+    """real_master's static pod, its preflight through the image on a node without ctr and crictl (podman only)."""
+    host, _strategy, server = real_master(tmp_path, extra_flags, "static_pod")
+    preflight = host["instances"][0]["preflight"]
+    del preflight["binary"]
+    preflight["image"] = image
+    strategy = StaticPodStrategy(podman_run, which=lambda name: None if name in ("ctr", "crictl") else shutil.which(name))
+    return host, strategy, server
+
+
+def test_through_real_podman_an_unknown_feature_gate_is_refused_with_kube_schedulers_words(tmp_path, scheduler_image):
+    host, strategy, server = podman_master(tmp_path, {"feature-gates": "NoSuchGate=true"}, scheduler_image)
+    before = snapshot(tmp_path)
+    try:
+        with pytest.raises(PreflightFailed) as failure:
+            Engine(host, strategy, FakeWaiter()).run(APPLY)
+    finally:
+        server.close()
+    assert str(failure.value).startswith("nothing was changed: batch would be refused by the master's kube-scheduler: "
+                                         "unrecognized feature gate: NoSuchGate (refused by kube-scheduler in image "
+                                         "%s (through podman)" % scheduler_image)
+    assert snapshot(tmp_path) == before and server.accepted == 0
+
+
+def test_through_real_podman_a_good_change_is_accepted_with_the_manifests_host_paths(tmp_path, scheduler_image):
+    host, strategy, server = podman_master(tmp_path, {"v": 2}, scheduler_image)
+    try:
+        result = Engine(host, strategy, FakeWaiter()).run(PLAN)
+    finally:
+        server.close()
+    assert result["plan"]["instances"]["batch"]["preflight"] == (
+        "accepted by kube-scheduler in image %s (through podman)" % scheduler_image)
+    rc, out, _err = podman_run(["podman", "ps", "--all", "--quiet", "--filter", "name=kubesched-preflight-batch"])
+    assert rc == 0 and out.strip() == ""  # --rm: nothing is left behind

@@ -11,6 +11,7 @@ import os
 import pytest
 import yaml
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import versions
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 
 # The Kubernetes docs' examples as the differential corpus keeps them (each file names its source on its first
@@ -38,6 +39,17 @@ def test_exactly_one_input(kwargs):
 def test_bad_version_is_a_usage_error(version):
     with pytest.raises(ValueError):
         process(config={}, kubernetes_version=version)
+
+
+def test_a_minor_newer_than_the_newest_known_names_it_and_the_way_on():
+    newer = "1.%d.0" % (int(versions.NEWEST_MINOR.split(".")[1]) + 1)
+    with pytest.raises(ValueError) as raised:
+        process(config={}, kubernetes_version=newer)
+    message = str(raised.value)
+    assert "newer than %s, the newest minor this collection knows" % versions.NEWEST_MINOR in message
+    assert "use a kubesched.schedulers release that supports %s" % newer.rsplit(".", 1)[0] in message
+    with pytest.raises(versions.UnsupportedVersion, match="older than 1.30, the oldest minor this collection"):
+        versions.normalise("1.29.3")
 
 
 @pytest.mark.parametrize("version, minor", [(None, "1.37"), ("1.30", "1.30"), ("1.34.2", "1.34"), ("v1.35.1", "1.35")])

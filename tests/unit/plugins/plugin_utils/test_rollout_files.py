@@ -157,3 +157,33 @@ def test_static_pod_removes_the_manifest_first_and_the_serving_certificate_last(
     assert old["state"] == "absent"
     assert paths(old)[-1] == "/etc/kubernetes/manifests/old.yaml"
     assert paths(old)[:2] == ["/etc/kubernetes/pki/schedulers/old.crt", "/etc/kubernetes/pki/schedulers/old.key"]
+
+
+def sharing(*states, other_path=False):
+    """kube-scheduler and gpu with one kubeconfig_content at one path (gpu's own path when ``other_path``)."""
+    gpu = {"name": "gpu", "secure_port": 10260, "kubeconfig": "/etc/kubernetes/gpu.conf" if other_path else "/etc/kubernetes/shared.conf",
+           "kubeconfig_content": KUBECONFIG, "state": states[1],
+           "config": {"profiles": [{"schedulerName": "gpu"}], "leaderElection": {"resourceName": "gpu"}}}
+    return resolved({"name": "kube-scheduler", "default_scheduler": True, "kubeconfig": "/etc/kubernetes/shared.conf",
+                     "kubeconfig_content": KUBECONFIG, "state": states[0]}, gpu)
+
+
+@pytest.mark.parametrize("render", [lambda instances: systemd_host(instances, SYSTEMD),
+                                    lambda instances: static_pod_host(instances, STATIC, read_answer({}))[0]],
+                         ids=["systemd", "static_pod"])
+def test_an_absent_instance_removes_its_kubeconfig_only_when_no_instance_that_stays_uses_it(render):
+    # Issue 35: the other instance still runs with it.
+    _default, gpu = render(sharing("present", "absent"))["instances"]
+    assert "/etc/kubernetes/shared.conf" not in paths(gpu)
+    # Both go: one of them removes it.
+    both = render(sharing("absent", "absent"))["instances"]
+    assert [paths(entry).count("/etc/kubernetes/shared.conf") for entry in both] == [1, 1]
+    # A path of its own, written from its kubeconfig_content: it goes with the instance.
+    _default, gpu = render(sharing("present", "absent", other_path=True))["instances"]
+    assert "/etc/kubernetes/gpu.conf" in paths(gpu)
+
+
+def test_two_instances_present_with_one_kubeconfig_both_list_it_with_one_content():
+    default, gpu = systemd_host(sharing("present", "present"), SYSTEMD)["instances"]
+    first, second = [next(f for f in entry["files"] if f["path"] == "/etc/kubernetes/shared.conf") for entry in (default, gpu)]
+    assert first == second and first["content"] == KUBECONFIG
