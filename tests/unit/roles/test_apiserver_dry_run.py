@@ -346,8 +346,10 @@ def deployment_runs(api, tmp_path_factory, ansible_playbook):
     plays = "".join(DEPLOYMENT_PLAY.format(case=case, vars=json.dumps(dict(common, **values)), out=out)
                     for case, values in cases.items())
     (out / "playbook.yml").write_text("---" + plays)
+    # One play per case (about 115 s alone); make test's three chains share two cores with it, and a session that
+    # loaded the machine further (builds beside it) saw it pass 600 s: the limit only guards against a hang.
     run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                            "--check", out / "playbook.yml"])
+                            "--check", out / "playbook.yml"], timeout=1800)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
     results = {}
     for case in cases:
