@@ -104,14 +104,20 @@ def test_a_kubeconfig_at_the_instances_own_config_path_is_refused():
     assert "config file of instance batch" in errors[0] and "SECRET-TOKEN" not in "".join(errors)
 
 
-def test_two_instances_writing_different_kubeconfigs_to_one_path_are_refused():
+def two_instances_sharing_one_kubeconfig_path(second_content):
+    """The default scheduler and a gpu scheduler with a lease of its own, both naming /etc/kubernetes/shared.conf:
+    the first with the content "a: 1", the second with SECOND_CONTENT. resolved()'s answer."""
     lease = {"leaderElection": {"leaderElect": True, "resourceName": "gpu", "resourceNamespace": "kube-system"},
              "profiles": [{"schedulerName": "gpu"}]}
-    _instances, errors, _warnings = resolved([
+    return resolved([
         {"name": "kube-scheduler", "default_scheduler": True, "kubeconfig": "/etc/kubernetes/shared.conf",
          "kubeconfig_content": "a: 1"},
         {"name": "gpu", "secure_port": 10260, "config": lease, "kubeconfig": "/etc/kubernetes/shared.conf",
-         "kubeconfig_content": "a: 2"}])
+         "kubeconfig_content": second_content}])
+
+
+def test_two_instances_writing_different_kubeconfigs_to_one_path_are_refused():
+    _instances, errors, _warnings = two_instances_sharing_one_kubeconfig_path("a: 2")
     assert errors == ["kube_scheduler_instances[1].kubeconfig_content: instance gpu writes another kubeconfig to "
                       "/etc/kubernetes/shared.conf than instance kube-scheduler (the last would silently win): one "
                       "path holds one content. Give kubeconfig_content once (one variable that both instances use: "
@@ -120,13 +126,7 @@ def test_two_instances_writing_different_kubeconfigs_to_one_path_are_refused():
 
 
 def test_two_instances_with_one_kubeconfig_content_for_one_path_are_accepted():
-    lease = {"leaderElection": {"leaderElect": True, "resourceName": "gpu", "resourceNamespace": "kube-system"},
-             "profiles": [{"schedulerName": "gpu"}]}
-    instances, errors, _warnings = resolved([
-        {"name": "kube-scheduler", "default_scheduler": True, "kubeconfig": "/etc/kubernetes/shared.conf",
-         "kubeconfig_content": "a: 1"},
-        {"name": "gpu", "secure_port": 10260, "config": lease, "kubeconfig": "/etc/kubernetes/shared.conf",
-         "kubeconfig_content": "a: 1"}])
+    instances, errors, _warnings = two_instances_sharing_one_kubeconfig_path("a: 1")
     assert errors == []
     assert [instance["kubeconfig"] for instance in instances] == ["/etc/kubernetes/shared.conf"] * 2
 
