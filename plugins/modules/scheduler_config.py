@@ -91,9 +91,10 @@ options:
   feature_gates:
     description:
       - The instance's C(--feature-gates), as the text kube-scheduler takes
-        (V(GenericWorkload=true,kube:StorageCapacityScoring=false)) or a mapping of gate names to booleans. Defaults, default plugins and validation then follow the gates in
-        force, as kube-scheduler's do (V(GenericWorkload=true) on 1.37 adds GangScheduling to the default plugins;
-        V(StorageCapacityScoring=false) refuses VolumeBindingArgs' C(shape)).
+        (V(GenericWorkload=true,kube:StorageCapacityScoring=false)) or a mapping of gate names to booleans.
+        Defaults, default plugins and validation then follow the gates in force, as kube-scheduler's do
+        (V(GenericWorkload=true) on 1.37 adds GangScheduling to the default plugins; V(StorageCapacityScoring=false)
+        refuses VolumeBindingArgs' C(shape)).
       - A value kube-scheduler refuses at start is an error in its words - an unknown gate (C(unrecognized feature
         gate)), a locked one, a gate whose dependencies are off - checked against the gates measured on that minor's
         binary (1.30, 1.31, 1.32, 1.34, 1.35, 1.36 and 1.37; for 1.33 only the syntax and the gates the library

@@ -145,8 +145,8 @@ def main():
         with open(path(minor), "w", encoding="utf-8") as handle:
             json.dump(measured, handle, indent=1, sort_keys=True)
             handle.write("\n")
-        print("%s: %d gates of %s (%s) -> %s" % (minor, len(measured["gates"]), measured["binary"], measured["version"],
-                                                  path(minor)))
+        print("%s: %d gates of %s (%s) -> %s"
+              % (minor, len(measured["gates"]), measured["binary"], measured["version"], path(minor)))
     write_inventory()
 
 
