@@ -70,7 +70,7 @@ for host in "${hosts[@]:0:3}"; do cat "$state/report/$host.txt"; done
 echo
 # The verify role's summary table, read from the json callback's result of its Summary task.
 ANSIBLE_STDOUT_CALLBACK=json ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/verify.yml" >"$state/verify.json" \
-  2>"$state/verify.err" || { tail -40 "$state/verify.json" "$state/verify.err"; echo "playbooks/verify.yml failed: $state/verify.json"; exit 1; }
+  2>"$state/verify.err" || { tail -n 40 "$state/verify.json" "$state/verify.err"; echo "playbooks/verify.yml failed: $state/verify.json"; exit 1; }
 python3 - "$state/verify.json" <<'PY'
 import json, sys
 for play in json.load(open(sys.argv[1]))["plays"]:
