@@ -46,11 +46,14 @@ def ldflags(project: str, version: str, env: dict) -> str:
     spec = releases.PROJECTS[project]
     flags = ["-s", "-w"]
     if spec["stamp_packages"]:
+        # A scheduler-plugins build is stamped with the Kubernetes release it is built on (releases.py says why).
+        version = releases.kubernetes_release(releases.module_dir(project, version))
         major, minor = version.split(".")[:2]
-        values = {"gitVersion": "v" + version, "gitMajor": major, "gitMinor": minor, "gitTreeState": "clean",
-                  "buildDate": release_time("k8s.io/kubernetes", version, env)}
-        flags += ["-X '%s.%s=%s'" % (package, key, value)
-                  for package in spec["stamp_packages"] for key, value in values.items()]
+        values = {"gitVersion": "v" + version, "gitMajor": major, "gitMinor": minor, "gitTreeState": "clean"}
+        if "buildDate" in spec["stamp_keys"]:
+            values["buildDate"] = release_time("k8s.io/kubernetes", version, env)
+        flags += ["-X '%s.%s=%s'" % (package, key, values[key])
+                  for package in spec["stamp_packages"] for key in spec["stamp_keys"]]
     return " ".join(flags)
 
 

@@ -1,4 +1,5 @@
-"""Pin an upstream release as a Go module of this project: ``pin.py kubernetes 1.37.2`` (or ``etcd 3.6.5``).
+"""Pin an upstream release as a Go module of this project: ``pin.py kubernetes 1.37.2`` (``etcd 3.6.5``,
+``scheduler-plugins 0.34.7``).
 
 Writes ``tests/binaries/modules/<project>-v<version>/go.mod`` and its ``go.sum``, which ``build.py`` then builds
 from. Everything comes from the Go module proxy, as for any Go dependency; nothing of upstream's is copied here.
@@ -49,6 +50,23 @@ def kubernetes_go_mod(version: str) -> str:
                                                                           r=replaces)
 
 
+def scheduler_plugins_go_mod(version: str) -> str:
+    """scheduler-plugins pins its Kubernetes with replace directives, which apply only in its own main module: they
+    are repeated here as they stand in its go.mod, so the build uses exactly the modules its release names."""
+    info = download("sigs.k8s.io/scheduler-plugins", "v" + version)
+    with open(info["GoMod"], encoding="utf-8") as handle:
+        upstream = handle.read()
+    go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
+    toolchain = re.search(r"^toolchain go(\S+)$", upstream, re.M)
+    toolchain = toolchain.group(1) if toolchain else go_line
+    replaces = "".join("\t%s => %s %s\n" % found
+                       for found in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M))
+    text = ("// scheduler-plugins v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
+            "module kubesched.test/binaries/scheduler-plugins\n\ngo {go}\n\ntoolchain go{tc}\n\n"
+            "require sigs.k8s.io/scheduler-plugins v{v}\n\nreplace (\n{r})\n")
+    return text.format(v=version, go=go_line, tc=toolchain, r=replaces)
+
+
 def etcd_go_mod(version: str) -> str:
     info = download("go.etcd.io/etcd/server/v3", "v" + version)
     with open(info["GoMod"], encoding="utf-8") as handle:
@@ -70,7 +88,8 @@ def main() -> int:
     args = parser.parse_args()
     packages = releases.PROJECTS[args.project]["packages"]
     components = args.components or list(packages)
-    text = {"kubernetes": kubernetes_go_mod, "etcd": etcd_go_mod}[args.project](args.version)
+    text = {"kubernetes": kubernetes_go_mod, "etcd": etcd_go_mod,
+            "scheduler-plugins": scheduler_plugins_go_mod}[args.project](args.version)
     text = text.replace("\n", "\n%s%s\n" % (releases.COMPONENTS_LINE, " ".join(components)), 1)
     directory = releases.module_dir(args.project, args.version)
     os.makedirs(directory, exist_ok=True)

@@ -26,10 +26,26 @@ PROJECTS = {
         "stamp_packages": ("k8s.io/client-go/pkg/version", "k8s.io/component-base/version"),
         # hack/lib/golang.sh builds release binaries with these tags (grpcnotrace where not debugging).
         "tags": "selinux,notest,grpcnotrace",
+        "stamp_keys": ("gitVersion", "gitMajor", "gitMinor", "gitTreeState", "buildDate"),
+    },
+    # kubernetes-sigs/scheduler-plugins: its kube-scheduler (cmd/scheduler: the Kubernetes release it is built on,
+    # with its out-of-tree plugins registered) and its controller (PodGroup and ElasticQuota status). Its Makefile
+    # stamps only component-base's gitVersion, with its own release; a v0.33.5 so stamped refuses to start
+    # ("emulation version 0.33 is not between [1.31, 0.33.0]": component-base 1.33 takes the binary's version from
+    # gitVersion), so the stamp here is the Kubernetes release it is built on (`--version`: Kubernetes v1.33.5).
+    "scheduler-plugins": {
+        "packages": {
+            "scheduler-plugins-scheduler": "sigs.k8s.io/scheduler-plugins/cmd/scheduler",
+            "scheduler-plugins-controller": "sigs.k8s.io/scheduler-plugins/cmd/controller",
+        },
+        "stamp_packages": ("k8s.io/component-base/version",),
+        "stamp_keys": ("gitVersion",),
+        "tags": "",
     },
     "etcd": {
         "packages": {"etcd": "go.etcd.io/etcd/server/v3"},
         "stamp_packages": (),
+        "stamp_keys": (),
         "tags": "",
     },
 }
@@ -55,7 +71,7 @@ def pinned() -> dict[str, list[str]]:
     """project -> the versions pinned in modules/, oldest first."""
     found: dict[str, list[str]] = {}
     for name in sorted(os.listdir(MODULES)) if os.path.isdir(MODULES) else ():
-        match = re.fullmatch(r"([a-z]+)-v(\d+\.\d+\.\d+(?:-[a-z]+\.\d+)?)", name)
+        match = re.fullmatch(r"([a-z-]+?)-v(\d+\.\d+\.\d+(?:-[a-z]+\.\d+)?)", name)
         if match and os.path.isfile(os.path.join(MODULES, name, "go.sum")):
             found.setdefault(match.group(1), []).append(match.group(2))
     return {project: sorted(versions, key=version_key) for project, versions in found.items()}
@@ -65,6 +81,15 @@ def version_key(version: str) -> tuple:
     """'1.38.0-rc.0' sorts before '1.38.0'."""
     core, pre = (version.split("-", 1) + [""])[:2]
     return tuple(int(part) for part in core.split(".")) + ((0, pre) if pre else (1, ""),)
+
+
+def kubernetes_release(directory: str) -> str:
+    """The k8s.io/kubernetes release a pinned module builds on: '1.33.5'."""
+    with open(os.path.join(directory, "go.mod"), encoding="utf-8") as handle:
+        text = handle.read()
+    found = re.search(r"^\s*k8s\.io/kubernetes(?: => k8s\.io/kubernetes)? v(\S+)$", text, re.M) or \
+        re.search(r"^require k8s\.io/kubernetes v(\S+)$", text, re.M)
+    return found.group(1)
 
 
 def toolchain(directory: str) -> str:

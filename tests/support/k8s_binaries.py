@@ -57,6 +57,12 @@ WANTED = {
 }
 
 
+# kubernetes-sigs/scheduler-plugins releases (tests/binaries/modules/scheduler-plugins-v*) whose kube-scheduler the
+# differential tests run: found in the binaries directory or built from Go modules, never downloaded (upstream
+# publishes images only), exported as SCHEDULER_PLUGINS_SCHEDULER_BIN_0_33_5.
+SCHEDULER_PLUGINS = {"scheduler-plugins-scheduler": ("0.33.5",)}
+
+
 # What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
 DEMO = {"kube-scheduler": ("1.37.2",), "kube-apiserver": ("1.37.2",)}
 
@@ -193,6 +199,30 @@ class Builds:
         return built
 
 
+def scheduler_plugins(builds: Builds, purpose: str) -> tuple[list[str], list[str]]:
+    """The export lines and report lines of the scheduler-plugins binaries (none for the demo)."""
+    exports, report = [], []
+    for component, versions in SCHEDULER_PLUGINS.items() if purpose != "demo" else ():
+        found, missing = [], []
+        for version in versions:
+            path = build.target(builds.directory, component, version)
+            origin = builds.directory
+            if not os.access(path, os.X_OK) and builds.go:
+                try:
+                    path = build.build("scheduler-plugins", version, [component], builds.directory)[0]
+                    origin = "built from Go modules"
+                except SystemExit as error:
+                    builds.failed.append(str(error))
+            if os.access(path, os.X_OK):
+                exports.append("export %s_%s=%s" % (variable(component), version.replace(".", "_"), shlex.quote(path)))
+                found.append("%s (%s)" % (version, origin))
+            else:
+                missing.append(version)
+        missing_text = "; MISSING " + " ".join(missing) if missing else ""
+        report.append("binaries: %-24s %s%s" % (component, ", ".join(found) or "none", missing_text))
+    return exports, report
+
+
 def resolve(downloads: Downloads, builds: Builds, purpose: str = "test") -> tuple[list[str], list[str]]:
     """The export lines and the report lines."""
     exports, report = [], []
@@ -235,6 +265,9 @@ def resolve(downloads: Downloads, builds: Builds, purpose: str = "test") -> tupl
         origins = ", ".join("1.%s (%s)" % (minor, found[minor][1]) for minor in sorted(found, key=int))
         missing_text = "; MISSING " + " ".join(missing) if missing else ""
         report.append("binaries: %-24s %s%s" % (component, origins or "none", missing_text))
+    plugin_exports, plugin_report = scheduler_plugins(builds, purpose)
+    exports += plugin_exports
+    report += plugin_report
     etcd = os.environ.get("ETCD_BIN") or shutil.which("etcd")
     if etcd:
         exports.append("export ETCD_BIN=%s" % shlex.quote(etcd))

@@ -49,7 +49,8 @@ def test_a_pin_is_complete_as_committed(project, version):
                             + packages, cwd=module, env=releases.go_env(releases.toolchain(module)),
                             capture_output=True, text=True, timeout=600, check=False)
     assert answer.returncode == 0, answer.stderr[-2000:]
-    main_module = {"kubernetes": "k8s.io/kubernetes", "etcd": "go.etcd.io/etcd/server/v3"}[project]
+    main_module = {"kubernetes": "k8s.io/kubernetes", "etcd": "go.etcd.io/etcd/server/v3",
+                   "scheduler-plugins": "sigs.k8s.io/scheduler-plugins"}[project]
     assert {line.split()[1] for line in answer.stdout.splitlines()} == {"%s@v%s" % (main_module, version)}
     if project == "kubernetes":
         # Every staging module comes at the release's own v0.<minor>.<patch>.
@@ -71,3 +72,18 @@ def test_a_built_binary_is_the_pinned_release(component, version):
     assert answer.stdout.strip() == "Kubernetes v%s" % version, answer.stdout + answer.stderr
     built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
     assert built_with.stdout.strip().endswith(": " + releases.toolchain(releases.module_dir("kubernetes", version)))
+
+
+@needs_go
+@pytest.mark.parametrize("component,version", [(c, v) for c, vs in k8s_binaries.SCHEDULER_PLUGINS.items() for v in vs])
+def test_a_scheduler_plugins_binary_is_stamped_with_its_kubernetes(component, version):
+    """A scheduler-plugins build says the Kubernetes release it is built on (releases.py: stamped with its own
+    release, component-base refuses to start it), and was built by the Go its module pins."""
+    path = build.target(build.binaries_dir(), component, version)
+    if not os.access(path, os.X_OK):
+        pytest.skip("%s was not built (make binaries builds it)" % path)
+    module = releases.module_dir("scheduler-plugins", version)
+    answer = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    assert answer.stdout.strip() == "Kubernetes v%s" % releases.kubernetes_release(module), answer.stdout + answer.stderr
+    built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
+    assert built_with.stdout.strip().endswith(": " + releases.toolchain(module))
