@@ -91,6 +91,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 extra_plugins=plain(args['extra_plugins']),
                 strict=args['strict'],
                 feature_gates=plain(args['feature_gates']),
+                scheduler_plugins_version=plain(args['scheduler_plugins_version']),
             )
         except ValueError as exc:
             raise AnsibleActionFail(redact_message(str(exc), secrets))
@@ -104,7 +105,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if not outcome.ok:
             source = 'config' if config is not None else 'content'
             shown = config if config is not None else parsed_or_none(args['content'])
-            lines = with_hints(errors, shown, outcome.version, source, lambda error: error['message'])
+            lines = with_hints(errors, shown, outcome.version, source, lambda error: error['message'],
+                               outcome.plugin_names)
             # Line by line: an error line echoing the whole input is redacted as data, and a hint is its own line.
             result.update(failed=True, msg='\n'.join(redact_message(line, secrets, parsed) for line in lines))
             return result

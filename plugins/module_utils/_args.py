@@ -66,6 +66,7 @@ SCHEDULER_CONFIG_SPEC = dict(
     extra_plugins=dict(type='list', elements='raw', default=[]),
     strict=dict(type='bool', default=True),
     feature_gates=dict(type='raw'),
+    scheduler_plugins_version=dict(type='str'),
     backup=dict(type='bool', default=False),
     mode=dict(type='raw', default='0600'),
     check_named_files=dict(type='bool', default=True),

@@ -97,9 +97,21 @@ options:
         refuses VolumeBindingArgs' C(shape)).
       - A value kube-scheduler refuses at start is an error in its words - an unknown gate (C(unrecognized feature
         gate)), a locked one, a gate whose dependencies are off - checked against the gates measured on that minor's
-        binary (1.30, 1.31, 1.32, 1.34, 1.35, 1.36 and 1.37; for 1.33 only the syntax and the gates the library
-        models are checked).
+        binary (1.30 to 1.37).
     type: raw
+  scheduler_plugins_version:
+    description:
+      - The configuration is for the kube-scheduler of this kubernetes-sigs/scheduler-plugins release (its
+        C(cmd/scheduler), image C(registry.k8s.io/scheduler-plugins/kube-scheduler)), such as V(0.33.5).
+      - That release's plugins (Coscheduling, CapacityScheduling, NodeResourceTopologyMatch, NodeResourcesAllocatable,
+        the Trimaran plugins, NetworkOverhead, TopologicalSort, PreemptionToleration, SySched, Peaks, PodState,
+        QOSSort) are known with their extension points, and their C(pluginConfig) args are decoded, defaulted and
+        checked as its binary does (an unknown field, a negative C(permitWaitingTimeSeconds), an invalid
+        C(scoringStrategy.type)); no O(extra_plugins) entry is needed for them.
+      - O(kubernetes_version) must be the minor the release is built on (0.33.5 is built on 1.33.5); another one is
+        an error naming both.
+      - Known releases, each measured on its binary built from its Go module - V(0.33.5).
+    type: str
   strict:
     description:
       - Refuse plugin names that neither the in-tree registry of O(kubernetes_version) nor O(extra_plugins) knows,
@@ -236,13 +248,11 @@ EXAMPLES = r"""
       profiles:
         - schedulerName: my-scheduler
 
-- name: A scheduler-plugins build with Coscheduling, declared so that typos in other names are still caught
+- name: Gang scheduling on scheduler-plugins 0.33.5 - its plugins and their args checked as its own binary does
   kubesched.schedulers.scheduler_config:
+    kubernetes_version: "1.33"
+    scheduler_plugins_version: "0.33.5"
     dest: /etc/kubernetes/scheduler-plugins-config.yaml
-    extra_plugins:
-      - name: Coscheduling
-        extension_points: [queueSort, preFilter, postFilter, reserve, permit]
-        args_kind: CoschedulingArgs
     config:
       clientConnection:
         kubeconfig: /etc/kubernetes/scheduler.conf

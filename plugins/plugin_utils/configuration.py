@@ -19,11 +19,12 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates as feature_gates_model
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import plugin_names
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import strict_decode
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults import (
-    capacity_scoring_gate, default_plugin_args, extender_ignored_resources, set_defaults)
+    args_kinds, capacity_scoring_gate, default_plugin_args, extender_ignored_resources, set_defaults)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
@@ -40,6 +41,7 @@ class Result(object):
         self.rendered = None
         self.checksum = None
         self.profiles = []
+        self.plugin_names = []  # every plugin of the scheduler build: in-tree, scheduler-plugins', extra_plugins
         # scheduler name -> extension point -> [{"name", "weight" (score only)}], in the order the framework runs them
         self.plugins = None
 
@@ -52,9 +54,12 @@ class Result(object):
         return self
 
 
-def _registry(version: str, extra_plugins) -> framework_checks.Registry:
-    """The in-tree registry plus the out-of-tree plugins the user declares (a name, or a dict)."""
+def _registry(version: str, extra_plugins, out_of_tree=None) -> framework_checks.Registry:
+    """The in-tree registry plus a scheduler-plugins release's plugins and those the user declares (a name, or a
+    dict)."""
     plugins = in_tree_plugins(version)
+    if out_of_tree is not None:
+        plugins.update(out_of_tree.plugins)
     points = tuple(extension_points(version))
     any_point = []
     problems = check_extra_plugins(extra_plugins)
@@ -66,8 +71,9 @@ def _registry(version: str, extra_plugins) -> framework_checks.Registry:
         name = extra["name"]
         if name in plugins:
             # frameworkruntime.Registry.Merge refuses a name that is already registered.
-            raise ValueError("extra_plugins: a plugin named %s already exists in kube-scheduler %s"
-                             % (name, version))
+            raise ValueError("extra_plugins: a plugin named %s already exists in kube-scheduler %s%s"
+                             % (name, version, "" if out_of_tree is None
+                                else " with scheduler-plugins " + out_of_tree.release))
         declared = extra.get("extension_points")
         if declared is None:
             any_point.append(name)
@@ -77,7 +83,7 @@ def _registry(version: str, extra_plugins) -> framework_checks.Registry:
             raise ValueError("extra_plugins entry %s: unknown extension points %s; kube-scheduler %s has %s"
                              % (name, ", ".join(map(str, bad)), version, ", ".join(points)))
         plugins[name] = Plugin(name, declared, extra.get("args_kind"))
-    return framework_checks.Registry(plugins, any_point, minor_number(version))
+    return framework_checks.Registry(plugins, any_point, minor_number(version), out_of_tree)
 
 
 def _features(version: str, gates=None) -> validation.Features:
@@ -89,28 +95,30 @@ def _features(version: str, gates=None) -> validation.Features:
                                "bindingTimeout" in dra)
 
 
-def _decode(content, config, version: str):
+def _decode(content, config, version: str, out_of_tree=None):
     points = tuple(extension_points(version))
-    kinds = args_kind_plugins(version)
+    kinds = args_kinds(version, out_of_tree)
+    extra_types = out_of_tree.args_types if out_of_tree is not None else None
     if content is not None:
         if not isinstance(content, str):
             raise ValueError("content must be a string with the YAML or JSON of a KubeSchedulerConfiguration")
         data, strict, error = parse_text(content, minor_number(version))
         if error:
             return strict_decode.DecodeResult(errors=[E.ConfigError(getattr(error, "field", ""), E.DECODE, str(error))])
-        return strict_decode.decode(data, version, points, strict, content, content.lstrip().startswith("{"), kinds)
+        return strict_decode.decode(data, version, points, strict, content, content.lstrip().startswith("{"), kinds,
+                                    extra_types)
     if not isinstance(config, dict):
         raise ValueError("config must be a dict in the upstream field names of KubeSchedulerConfiguration")
     data = copy.deepcopy(config)
     data.setdefault("apiVersion", API_VERSION)
     data.setdefault("kind", KIND)
-    return strict_decode.decode(data, version, points, args_kinds=kinds)
+    return strict_decode.decode(data, version, points, args_kinds=kinds, extra_args_types=extra_types)
 
 
-def _internal_profiles(decoded: dict, effective: dict, version: str, gates=None):
+def _internal_profiles(decoded: dict, effective: dict, version: str, gates=None, out_of_tree=None):
     """The profiles as ValidateKubeSchedulerConfiguration sees them: merged plugins, and the user's
     pluginConfig in its order with defaulted args (entries defaulting appends are valid by construction)."""
-    kinds = args_kind_plugins(version)
+    kinds = args_kinds(version, out_of_tree)
     user_profiles = decoded.get("profiles") or []
     profiles, plugin_configs = [], []
     for i, profile in enumerate(effective["profiles"]):
@@ -120,7 +128,7 @@ def _internal_profiles(decoded: dict, effective: dict, version: str, gates=None)
             name = entry.get("name", "")
             args = entry.get("args")
             if kinds.get(name + "Args") == name and (args is None or isinstance(args, dict)):
-                args = default_plugin_args(name + "Args", args or {}, version, gates)
+                args = default_plugin_args(name + "Args", args or {}, version, gates, out_of_tree)
             entries.append({"name": name, "args": args})
             by_name.setdefault(name, (j, args))
         for entry in profile.get("pluginConfig") or []:
@@ -253,30 +261,35 @@ def _build_extenders(config: dict, plugin_configs: list) -> list:
 
 
 def process(content=None, config=None, kubernetes_version=None, extra_plugins=None, strict=False,
-            feature_gates=None) -> Result:
+            feature_gates=None, scheduler_plugins_version=None) -> Result:
     """Decode, default, validate and render a KubeSchedulerConfiguration like kube-scheduler of that version.
 
     ``strict``: also refuse plugin names kube-scheduler would ignore (plugin_names.py); off, the verdict is exactly
     kube-scheduler's. ``feature_gates``: the instance's --feature-gates (its text, or {gate: bool}); defaults,
     default plugins and validation follow the gates in force, and a value kube-scheduler refuses at start is an
-    error in its words."""
+    error in its words. ``scheduler_plugins_version``: the config is for that kubernetes-sigs/scheduler-plugins
+    release's kube-scheduler (scheduler_plugins.py), built on ``kubernetes_version``'s minor."""
     if (content is None) == (config is None):
         raise ValueError("exactly one of content or config is required")
     version = minor_of(kubernetes_version)
-    registry = _registry(version, extra_plugins)
+    out_of_tree = None
+    if scheduler_plugins_version is not None:
+        out_of_tree = scheduler_plugins.release(scheduler_plugins_version, version)
+    registry = _registry(version, extra_plugins, out_of_tree)
     result = Result(version)
+    result.plugin_names = sorted(registry.plugins)
     try:
         gates = feature_gates_model.parse(feature_gates, version)
     except feature_gates_model.FeatureGateError as exc:
         return result.fail([E.ConfigError("--feature-gates", E.FEATURE_GATE, str(exc))])
 
-    decoded = _decode(content, config, version)
+    decoded = _decode(content, config, version, out_of_tree)
     if decoded.errors:
         return result.fail(decoded.errors)
     user = decoded.config
-    effective = set_defaults(user, version, extra_plugins=sorted(registry.plugins), gates=gates)
+    effective = set_defaults(user, version, extra_plugins=sorted(registry.plugins), gates=gates, out_of_tree=out_of_tree)
 
-    user_profiles, profiles, plugin_configs = _internal_profiles(user, effective, version, gates)
+    user_profiles, profiles, plugin_configs = _internal_profiles(user, effective, version, gates, out_of_tree)
     internal = dict(effective)
     internal["profiles"] = profiles
     typed = set(args_kind_plugins(version).values())

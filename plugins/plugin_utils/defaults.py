@@ -232,9 +232,19 @@ _ARGS_DEFAULTERS = {
 }
 
 
-def default_plugin_args(kind, args, version, gates=None):
+def args_kinds(version, out_of_tree=None):
+    """Args kind -> plugin name of that version's registry, with an out-of-tree release's (scheduler_plugins.py)."""
+    kinds = args_kind_plugins(version)
+    if out_of_tree is not None:
+        kinds.update(out_of_tree.args_kinds)
+    return kinds
+
+
+def default_plugin_args(kind, args, version, gates=None, out_of_tree=None):
     """SetDefaults_<kind> applied to ``args``: the args as written, with apiVersion and kind (``gates``: the feature
-    gates set by --feature-gates)."""
+    gates set by --feature-gates; ``out_of_tree``: a scheduler-plugins release, whose kinds it defaults)."""
+    if out_of_tree is not None and kind in out_of_tree.args_kinds:
+        return out_of_tree.default_args(kind, args)
     if kind not in args_kind_plugins(version):
         raise ValueError("%s is not a registered plugin args kind in Kubernetes %s" % (kind, version))
     out = _ARGS_DEFAULTERS[kind](dict(args or {}), version, gates)
@@ -298,8 +308,8 @@ def _enabled_names(plugins):
     return set(entry["name"] for plugin_set in plugins.values() for entry in plugin_set.get("enabled", []))
 
 
-def _profile(profile, version, registered, name_default, gates=None):
-    kinds = args_kind_plugins(version)
+def _profile(profile, version, registered, name_default, gates=None, out_of_tree=None):
+    kinds = args_kinds(version, out_of_tree)
     plugins = merge_plugins(profile.get("plugins"), version, gates)
     needed = _enabled_names(plugins)
     configs = {}
@@ -307,11 +317,11 @@ def _profile(profile, version, registered, name_default, gates=None):
         name = entry.get("name", "")
         args = entry.get("args")
         if name + "Args" in kinds and kinds[name + "Args"] == name and (args is None or isinstance(args, dict)):
-            args = default_plugin_args(name + "Args", args, version, gates)
+            args = default_plugin_args(name + "Args", args, version, gates, out_of_tree)
         configs.setdefault(name, args)
     for name in sorted(needed):
         if name not in configs and kinds.get(name + "Args") == name:
-            configs[name] = default_plugin_args(name + "Args", {}, version, gates)
+            configs[name] = default_plugin_args(name + "Args", {}, version, gates, out_of_tree)
     # NewFramework captures only the args of needed plugins that are registered, sorted by name.
     plugin_config = [{"name": name, "args": configs[name]} for name in sorted(configs)
                      if name in needed and name in registered and configs[name] is not None]
@@ -358,11 +368,12 @@ def _extra_plugin_names(extra_plugins):
     return names
 
 
-def set_defaults(config, version, extra_plugins=None, gates=None):
+def set_defaults(config, version, extra_plugins=None, gates=None, out_of_tree=None):
     """The effective config of ``config`` (strictly decoded, v1 field names) for that version.
 
     ``extra_plugins`` (names, or dicts with a ``name``) are the out-of-tree plugins registered in the
     scheduler build: their pluginConfig is kept when a profile enables them, as the framework does.
+    ``out_of_tree``: a scheduler-plugins release (scheduler_plugins.py), whose args kinds are defaulted too.
     """
     config = copy.deepcopy(config or {})
     registered = set(in_tree_plugins(version)) | _extra_plugin_names(extra_plugins)
@@ -403,7 +414,8 @@ def set_defaults(config, version, extra_plugins=None, gates=None):
                                  else config["podMaxBackoffSeconds"]),
         # The scheduler name is defaulted only for a single profile; an unset one is written as "".
         "profiles": [_profile(profile, version, registered,
-                              "default-scheduler" if len(profiles) == 1 else "", gates) for profile in profiles],
+                              "default-scheduler" if len(profiles) == 1 else "", gates, out_of_tree)
+                     for profile in profiles],
     }
     if config.get("extenders"):
         out["extenders"] = [_extender(extender or {}) for extender in config["extenders"]]

@@ -46,10 +46,11 @@ class _ProfileError(Exception):
 class Registry(object):
     """Plugin name -> Plugin (plugin_registry.Plugin); ``any_point`` names plugins declared without points."""
 
-    def __init__(self, plugins: dict, any_point=(), minor=None):
+    def __init__(self, plugins: dict, any_point=(), minor=None, out_of_tree=None):
         self.plugins = plugins
         self.any_point = frozenset(any_point)
         self.minor = minor  # the Kubernetes minor number, where a message differs between minors
+        self.out_of_tree = out_of_tree  # a scheduler-plugins release (scheduler_plugins.py): its constructors' checks
 
     def implements(self, name: str, point: str, explicit: bool) -> bool:
         if name in self.any_point:
@@ -113,6 +114,16 @@ class _Framework(object):
                     else "profiles[%d].pluginConfig" % self.index
                 raise _ProfileError(base + "." + errs[0].field, 'initializing plugin "NodeResourcesFit": '
                                     + E.go_aggregate([e.message for e in errs]))
+        out_of_tree = self.registry.out_of_tree
+        for name in sorted(plugins_map) if out_of_tree is not None else ():
+            # NewFramework walks a Go map: of two out-of-tree plugins that both refuse their args, either may be named.
+            config_index, args = self.plugin_config.get(name, (None, None))
+            errs = out_of_tree.construct(name, args)
+            if errs:
+                base = "profiles[%d].pluginConfig[%d].args" % (self.index, config_index) if config_index is not None \
+                    else "profiles[%d].pluginConfig" % self.index
+                raise _ProfileError(base + "." + errs[0][0], 'initializing plugin "%s": %s'
+                                    % (name, E.go_aggregate([message for _field, message in errs])))
 
     def update_plugin_list(self, point: str, go_type: str, plugin_set: dict, plugins_map: set) -> None:
         seen = set()

@@ -26,14 +26,15 @@ _TOKEN = re.compile(r"\[\d+\]|[^.\[\]]+")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
-def with_hints(errors, config, version, where, render):
+def with_hints(errors, config, version, where, render, known_plugins=None):
     """Each error rendered by ``render`` (upstream's line, as the caller prefixes and redacts it), followed by
-    ``hint: ...`` when there is a known fix. ``where`` is the user's name for the config (a variable or option)."""
+    ``hint: ...`` when there is a known fix. ``where`` is the user's name for the config (a variable or option);
+    ``known_plugins``: the plugin names of the scheduler build (default: the in-tree ones of ``version``)."""
     lines = []
     for error in errors:
         lines.append(render(error))
         try:
-            text = hint(error, config if isinstance(config, dict) else None, version)
+            text = hint(error, config if isinstance(config, dict) else None, version, known_plugins)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             text = None  # a hint is a courtesy: never a reason to hide the error itself
         if text:
@@ -42,7 +43,7 @@ def with_hints(errors, config, version, where, render):
     return lines
 
 
-def hint(error, config, version):
+def hint(error, config, version, known_plugins=None):
     kind, field, message = error.get("type"), error.get("field") or "", error.get("message") or ""
     if kind == E.UNKNOWN_FIELD:
         return _unknown_field(field, message, version)
@@ -61,7 +62,7 @@ def hint(error, config, version):
         return "%s is not a plugin of kube-scheduler %s%s" % (name, version, text) if text else None
     if kind == E.FRAMEWORK and message.endswith("does not exist"):
         name = _first_quoted(message)
-        text = suggestion(name, in_tree_plugins(version)) if name else ""
+        text = suggestion(name, known_plugins or in_tree_plugins(version)) if name else ""
         return ("%s is not a plugin of kube-scheduler %s%s; an out-of-tree plugin is declared in extra_plugins"
                 % (name, version, text)) if name else None
     return None

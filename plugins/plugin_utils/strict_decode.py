@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
@@ -156,6 +157,21 @@ class _Walker(object):
             elif float32(value) is None:
                 # strconv.ParseFloat(s, 32) fails with ErrRange when the number rounds to a float32 infinity.
                 mismatch = "number %s" % (_go_number(value),)
+        elif kind == "float64":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                mismatch = _json_kind(value)
+        elif kind == "quantity":
+            # resource.Quantity.UnmarshalJSON takes a string or a number (scheduler-plugins' defaultRequests) and
+            # parses its text; its canonical form is not modelled: a plain number is written back as its text.
+            text = value if isinstance(value, str) else "true" if value is True else "false" if value is False \
+                else _go_number(value) if isinstance(value, (int, float)) else None
+            if text is None:
+                mismatch = _json_kind(value)
+            elif not _QUANTITY.fullmatch(text):
+                raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, "quantities must match the regular expression "
+                                               "'%s'" % _QUANTITY.pattern))
+            else:
+                return text
         elif kind == "duration":
             # metav1.Duration.UnmarshalJSON: json.Unmarshal into a string, then time.ParseDuration.
             if not isinstance(value, str):
@@ -179,6 +195,10 @@ class _Walker(object):
             detail = self.type_error(mismatch, struct, stack, node.go_type)
             raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, detail))
         return value
+
+
+# k8s.io/apimachinery resource.splitREString: the first check of resource.ParseQuantity.
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
 
 
 def _go_number(value) -> str:
@@ -224,10 +244,11 @@ def _type_meta(data: dict, from_json: bool):
 
 
 def decode(data, version: str, extension_points: tuple, strict_messages=None, original_text=None,
-           from_json=False, args_kinds=None) -> DecodeResult:
+           from_json=False, args_kinds=None, extra_args_types=None) -> DecodeResult:
     """Decode JSON-like ``data`` (already parsed) as a v1 KubeSchedulerConfiguration of ``version``.
 
     ``args_kinds``: the args kinds registered in that version (kind -> plugin); None means every kind of the schema.
+    ``extra_args_types``: kind -> Struct of args kinds an out-of-tree build adds to the scheme (scheduler-plugins).
     """
     strict = [E.ConfigError(getattr(msg, "field", ""), E.DUPLICATE_KEY, STRICT + msg) for msg in (strict_messages or [])]
     if data is None and original_text is not None:
@@ -261,13 +282,13 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
     strict.extend(E.ConfigError(path, E.UNKNOWN_FIELD, STRICT + 'unknown field "%s"' % path)
                   for path in walker.unknown)
 
-    registered = S.plugin_args_types(version)
+    registered = dict(S.plugin_args_types(version), **(extra_args_types or {}))
     if args_kinds is not None:
         registered = dict((k, v) for k, v in registered.items() if k in args_kinds)
     for i, profile in enumerate(config.get("profiles", [])):
         for j, plugin_config in enumerate(profile.get("pluginConfig", [])):
             result = _decode_args(plugin_config, registered, from_json, "profiles[%d].pluginConfig[%d]" % (i, j),
-                                  version)
+                                  version, set(extra_args_types or ()))
             if isinstance(result, E.ConfigError):
                 return DecodeResult(errors=[result])
             strict.extend(result)
@@ -282,7 +303,7 @@ def _args_scheme(version: str) -> str:
     return "pkg/runtime/scheme.go:%d" % (100 if minor <= 32 else 110 if minor <= 34 else 111)
 
 
-def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: str, version=None):
+def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: str, version=None, extra_kinds=()):
     """PluginConfig.decodeNestedObjects: a list of strict errors, or the one fatal error."""
     name = plugin_config.get("name", "")
     node = registered.get(name + "Args")
@@ -298,7 +319,7 @@ def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: 
         # The args' own apiVersion/kind (defaulted from <Plugin>Args of v1 when empty) must be registered in
         # the scheme the nested decoder uses.
         api_version, kind = args.get("apiVersion") or S.API_VERSION, args.get("kind") or name + "Args"
-        if api_version != S.API_VERSION or kind not in set(S.plugin_args_types(version)) | {S.KIND}:
+        if api_version != S.API_VERSION or kind not in set(S.plugin_args_types(version)) | set(extra_kinds) | {S.KIND}:
             field = ".args.apiVersion" if api_version != S.API_VERSION else ".args.kind"
             return E.ConfigError(where + field, E.NOT_REGISTERED, "%s%sno kind %s is registered for version %s in "
                                  "scheme %s" % (prefix, inner, E.go_quote(kind), E.go_quote(api_version),

@@ -23,6 +23,7 @@ def test_examples_cover_the_documented_cases():
 def test_example_configuration_is_valid(task):
     args = task[MODULE]
     result = process(content=args.get("content"), config=args.get("config"),
-                     kubernetes_version=args.get("kubernetes_version"), extra_plugins=args.get("extra_plugins"))
+                     kubernetes_version=args.get("kubernetes_version"), extra_plugins=args.get("extra_plugins"),
+                     scheduler_plugins_version=args.get("scheduler_plugins_version"))
     assert result.errors == []
     assert result.ok

@@ -1,0 +1,330 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubernetes-sigs/scheduler-plugins releases as targets of the config library.
+
+A release's kube-scheduler (its cmd/scheduler) is the Kubernetes release it is built on, with its out-of-tree plugins
+registered and their args kinds added to the kubescheduler.config.k8s.io/v1 scheme: the config is decoded, defaulted
+and validated as that Kubernetes minor does, plus what this module knows of the release's plugins. Pure Python: no
+Ansible imports. Every fact is read in the release's own files (named beside it) and measured on its binary, built
+from its Go module by tests/binaries (make differential-scheduler-plugins; tests/differential/scheduler_plugins.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import schema as S
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import Plugin
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
+    validate_default_preemption_args)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_of
+
+# scheduler-plugins release -> the k8s.io/kubernetes release its go.mod builds on (and so its in-tree behaviour).
+RELEASES = {
+    "0.33.5": "1.33.5",
+}
+
+# cmd/scheduler/main.go's app.WithPlugin list, and the methods each plugin's type has (pkg/<plugin>/*.go):
+# (extension points, args kind). Measured: each at every point, tests/differential/scheduler_plugins.py.
+_PLUGINS = {
+    "CapacityScheduling": (("preFilter", "postFilter", "reserve"), None),
+    "Coscheduling": (("queueSort", "preFilter", "postFilter", "reserve", "permit"), "CoschedulingArgs"),
+    "LoadVariationRiskBalancing": (("score",), "LoadVariationRiskBalancingArgs"),
+    "NetworkOverhead": (("preFilter", "filter", "score"), "NetworkOverheadArgs"),
+    "TopologicalSort": (("queueSort",), "TopologicalSortArgs"),
+    "NodeResourcesAllocatable": (("score",), "NodeResourcesAllocatableArgs"),
+    "NodeResourceTopologyMatch": (("filter", "reserve", "score", "postBind"), "NodeResourceTopologyMatchArgs"),
+    "PreemptionToleration": (("postFilter",), "PreemptionTolerationArgs"),
+    "TargetLoadPacking": (("score",), "TargetLoadPackingArgs"),
+    "LowRiskOverCommitment": (("preScore", "score"), "LowRiskOverCommitmentArgs"),
+    "SySched": (("score",), "SySchedArgs"),
+    "Peaks": (("score",), "PeaksArgs"),
+    "PodState": (("score",), None),
+    "QOSSort": (("queueSort",), None),
+}
+
+# apis/config/v1/types.go. The Go type names are those json errors quote (package v1 of scheduler-plugins).
+_STRING_P = S.Scalar("string", "string", nullable=True)
+_INT64_P = S.Scalar("int64", "int64", nullable=True)
+_FLOAT64 = S.Scalar("float64")
+_RESOURCE_SPEC = S.Struct("v1.ResourceSpec", {"name": S.STRING, "weight": S.INT64})
+_TRIMARAN = {
+    "metricProvider": S.Struct("v1.MetricProviderSpec", {
+        "type": S.Scalar("string", "v1.MetricProviderType"), "address": _STRING_P, "token": _STRING_P,
+        "insecureSkipVerify": S.Scalar("bool", "bool", nullable=True)}),
+    "watcherAddress": _STRING_P,
+}
+
+
+def _args(kind, fields):
+    merged = dict(S.TYPE_META)
+    merged.update(fields)
+    return S.Struct("v1." + kind, merged)
+
+
+_ARGS_TYPES = {
+    "CoschedulingArgs": _args("CoschedulingArgs", {"permitWaitingTimeSeconds": _INT64_P,
+                                                   "podGroupBackoffSeconds": _INT64_P}),
+    "NodeResourcesAllocatableArgs": _args("NodeResourcesAllocatableArgs", {
+        "resources": S.List(_RESOURCE_SPEC), "mode": S.Scalar("string", "v1.ModeType")}),
+    "TargetLoadPackingArgs": _args("TargetLoadPackingArgs", dict(_TRIMARAN, **{
+        "defaultRequests": S.Map(S.Scalar("quantity", "resource.Quantity"), "v1.ResourceList"),
+        "defaultRequestsMultiplier": _STRING_P, "targetUtilization": _INT64_P})),
+    "LoadVariationRiskBalancingArgs": _args("LoadVariationRiskBalancingArgs", dict(_TRIMARAN, **{
+        "safeVarianceMargin": S.Scalar("float64", nullable=True),
+        "safeVarianceSensitivity": S.Scalar("float64", nullable=True)})),
+    "LowRiskOverCommitmentArgs": _args("LowRiskOverCommitmentArgs", dict(_TRIMARAN, **{
+        "smoothingWindowSize": _INT64_P, "riskLimitWeights": S.Map(_FLOAT64, "map[v1.ResourceName]float64")})),
+    "NodeResourceTopologyMatchArgs": _args("NodeResourceTopologyMatchArgs", {
+        "scoringStrategy": S.Struct("v1.ScoringStrategy", {
+            "type": S.Scalar("string", "v1.ScoringStrategyType"), "resources": S.List(_RESOURCE_SPEC)}),
+        "cacheResyncPeriodSeconds": _INT64_P, "discardReservedNodes": S.BOOL,
+        "cache": S.Struct("v1.NodeResourceTopologyCache", {
+            "foreignPodsDetect": S.Scalar("string", "v1.ForeignPodsDetectMode", nullable=True),
+            "resyncMethod": S.Scalar("string", "v1.CacheResyncMethod", nullable=True),
+            "informerMode": S.Scalar("string", "v1.CacheInformerMode", nullable=True),
+            "resyncScope": S.Scalar("string", "v1.CacheResyncScope", nullable=True)})}),
+    # type PreemptionTolerationArgs schedulerconfigv1.DefaultPreemptionArgs
+    "PreemptionTolerationArgs": _args("PreemptionTolerationArgs", {
+        "minCandidateNodesPercentage": S.Scalar("int32", "int32", nullable=True),
+        "minCandidateNodesAbsolute": S.Scalar("int32", "int32", nullable=True)}),
+    "TopologicalSortArgs": _args("TopologicalSortArgs", {"namespaces": S.List(S.STRING)}),
+    "NetworkOverheadArgs": _args("NetworkOverheadArgs", {
+        "namespaces": S.List(S.STRING), "weightsName": _STRING_P, "networkTopologyName": _STRING_P}),
+    "SySchedArgs": _args("SySchedArgs", {"defaultProfileNamespace": _STRING_P, "defaultProfileName": _STRING_P}),
+    # PeaksArgs' json tags are malformed (`json:watcherAddress",inline"`), so encoding/json and the strict decoder
+    # know its fields by their Go names.
+    "PeaksArgs": _args("PeaksArgs", {
+        "WatcherAddress": S.STRING,
+        "NodePowerModel": S.Map(S.Struct("v1.PowerModel", {"k0": _FLOAT64, "k1": _FLOAT64, "k2": _FLOAT64}),
+                                "map[string]v1.PowerModel")}),
+}
+
+
+# apis/config/v1/defaults.go: SetDefaults_<kind>, on the args as written (None where unset), then what the round trip
+# through the internal types (plain fields where v1 has pointers, apis/config/types.go) makes of the effective config
+# the binary writes: such a field is written even when it was unset (address: "", cacheResyncPeriodSeconds: 0).
+def _set(args, name, value, when_unset=lambda v: v is None):
+    if when_unset(args.get(name)):
+        args[name] = value
+
+
+def _trimaran(args):
+    provider = dict(args.get("metricProvider") or {})
+    if args.get("watcherAddress") is None and not provider.get("type"):
+        provider["type"] = "KubernetesMetricsServer"
+    if provider.get("type") == "Prometheus" and provider.get("insecureSkipVerify") is None:
+        provider["insecureSkipVerify"] = True
+    for name, zero in (("address", ""), ("token", ""), ("insecureSkipVerify", False)):
+        _set(provider, name, zero)
+    args["metricProvider"] = provider
+    return args
+
+
+def _coscheduling(args):
+    _set(args, "permitWaitingTimeSeconds", 60)
+    _set(args, "podGroupBackoffSeconds", 0)
+    return args
+
+
+def _allocatable(args):
+    _set(args, "resources", [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}], lambda v: not v)
+    _set(args, "mode", "Least", lambda v: not v)
+    return args
+
+
+def _target_load_packing(args):
+    _trimaran(args)
+    _set(args, "defaultRequests", {"cpu": "1"})
+    if not args["defaultRequests"]:
+        del args["defaultRequests"]  # an empty map is not nil (not defaulted), and omitempty leaves it out
+    _set(args, "defaultRequestsMultiplier", "1.5")
+    _set(args, "targetUtilization", 40, lambda v: v is None or v <= 0)
+    return args
+
+
+def _load_variation(args):
+    _trimaran(args)
+    _set(args, "safeVarianceMargin", 1, lambda v: v is None or v < 0)
+    _set(args, "safeVarianceSensitivity", 1, lambda v: v is None or v < 0)
+    return args
+
+
+def _low_risk(args):
+    _trimaran(args)
+    _set(args, "smoothingWindowSize", 5, lambda v: v is None or v <= 0)
+    weights = args.get("riskLimitWeights")
+    if not weights:
+        args["riskLimitWeights"] = {"cpu": 0.5, "memory": 0.5}
+    else:
+        args["riskLimitWeights"] = dict((r, 0.5 if w < 0 or w > 1 else w) for r, w in weights.items())
+    return args
+
+
+def _topology_match(args):
+    strategy = dict(args["scoringStrategy"] if args.get("scoringStrategy") is not None else {"type": "LeastAllocated"})
+    resources = [dict(r) for r in strategy.get("resources") or []]
+    resources = resources or [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+    for resource in resources:
+        if not resource.get("weight"):
+            resource["weight"] = 1
+    strategy["resources"] = resources
+    args["scoringStrategy"] = strategy
+    cache = dict(args.get("cache") or {})
+    _set(cache, "foreignPodsDetect", "All")
+    _set(cache, "resyncMethod", "Autodetect")
+    _set(cache, "informerMode", "Dedicated")
+    args["cache"] = cache
+    _set(args, "cacheResyncPeriodSeconds", 0)
+    if not args.get("discardReservedNodes"):
+        args.pop("discardReservedNodes", None)  # a plain bool with omitempty
+    return args
+
+
+def _preemption_toleration(args):
+    # k8s SetDefaults_DefaultPreemptionArgs.
+    _set(args, "minCandidateNodesPercentage", 10)
+    _set(args, "minCandidateNodesAbsolute", 100)
+    return args
+
+
+def _namespaces(args):
+    _set(args, "namespaces", ["default"], lambda v: not v)
+    return args
+
+
+def _network_overhead(args):
+    _namespaces(args)
+    _set(args, "weightsName", "UserDefined")
+    _set(args, "networkTopologyName", "nt-default")
+    return args
+
+
+def _sysched(args):
+    _set(args, "defaultProfileNamespace", "default")
+    _set(args, "defaultProfileName", "all-syscalls")
+    return args
+
+
+_DEFAULTERS = {
+    "CoschedulingArgs": _coscheduling,
+    "NodeResourcesAllocatableArgs": _allocatable,
+    "TargetLoadPackingArgs": _target_load_packing,
+    "LoadVariationRiskBalancingArgs": _load_variation,
+    "LowRiskOverCommitmentArgs": _low_risk,
+    "NodeResourceTopologyMatchArgs": _topology_match,
+    "PreemptionTolerationArgs": _preemption_toleration,
+    "TopologicalSortArgs": _namespaces,
+    "NetworkOverheadArgs": _network_overhead,
+    "SySchedArgs": _sysched,
+    "PeaksArgs": lambda args: args,
+}
+
+
+# What each plugin's New checks of its args (apis/config/validation/validation_pluginargs.go and the plugins'
+# constructors): [(field, message)] in the order of the aggregate kube-scheduler prints, or [].
+def _coscheduling_new(args):
+    return [(name, "%s: Invalid value: %d: must be greater than 0" % (name, args[name]))
+            for name in ("permitWaitingTimeSeconds", "podGroupBackoffSeconds") if (args.get(name) or 0) < 0]
+
+
+def _allocatable_new(args):
+    errs = [("resources[%d].weight" % i, "resources[%d].weight: Invalid value: %d: resource weight of %s should be a "
+             "positive value, got :%d" % (i, r.get("weight", 0), r.get("name", ""), r.get("weight", 0)))
+            for i, r in enumerate(args.get("resources") or []) if r.get("weight", 0) <= 0]
+    if args.get("mode") not in ("Least", "Most"):
+        errs.append(("mode", "mode: Invalid value: %s: invalid support ModeType" % E.go_quote(args.get("mode", ""))))
+    return errs
+
+
+_SCORING_STRATEGIES = ("MostAllocated", "BalancedAllocation", "LeastAllocated", "LeastNUMANodes")
+
+
+def _topology_match_new(args):
+    kind = (args.get("scoringStrategy") or {}).get("type", "")
+    if kind not in _SCORING_STRATEGIES:
+        return [("scoringStrategy.type", "scoringStrategy.type: Invalid value: %s: invalid ScoringStrategyType"
+                 % E.go_quote(kind))]
+    return []
+
+
+def _preemption_toleration_new(args):
+    # k8s ValidateDefaultPreemptionArgs with field.NewPath(""): the binary names the fields "[].minCandidate...".
+    return [(e.field[len("[]."):], e.message) for e in validate_default_preemption_args("[]", args)]
+
+
+def _trimaran_new(args):
+    if not args.get("watcherAddress"):
+        kind = (args.get("metricProvider") or {}).get("type", "")
+        if kind not in ("KubernetesMetricsServer", "Prometheus", "SignalFx"):
+            return [("metricProvider.type", "invalid MetricProvider.Type, got %s" % kind)]
+    return []
+
+
+_GO_FLOAT = re.compile(r"[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.I)
+
+
+def _target_load_packing_new(args):
+    errs = _trimaran_new(args)
+    multiplier = args.get("defaultRequestsMultiplier", "")
+    if not errs and (not _GO_FLOAT.fullmatch(multiplier) or not re.search(r"\d|inf|nan", multiplier, re.I)):
+        errs = [("defaultRequestsMultiplier", "unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "
+                 "%s: invalid syntax" % E.go_quote(multiplier))]
+    return errs
+
+
+_CONSTRUCTORS = {
+    "Coscheduling": _coscheduling_new,
+    "NodeResourcesAllocatable": _allocatable_new,
+    "NodeResourceTopologyMatch": _topology_match_new,
+    "PreemptionToleration": _preemption_toleration_new,
+    "TargetLoadPacking": _target_load_packing_new,
+    "LoadVariationRiskBalancing": _trimaran_new,
+    "LowRiskOverCommitment": _trimaran_new,
+}
+
+
+class SchedulerPluginsError(ValueError):
+    """A scheduler-plugins release the library does not know, or that does not go with the Kubernetes version."""
+
+
+class OutOfTree(object):
+    """What a scheduler-plugins release adds to the kube-scheduler it is built on: plugins, their args kinds (Go
+    types, defaults) and what each plugin's constructor checks."""
+
+    def __init__(self, release: str):
+        self.release = release
+        self.kubernetes = RELEASES[release]
+        self.plugins = dict((name, Plugin(name, points, kind)) for name, (points, kind) in _PLUGINS.items())
+        self.args_types = _ARGS_TYPES
+        self.args_kinds = dict((kind, name) for name, (_points, kind) in _PLUGINS.items() if kind)
+
+    def default_args(self, kind: str, args: dict) -> dict:
+        out = _DEFAULTERS[kind](dict(args or {}))
+        out["apiVersion"] = S.API_VERSION
+        out["kind"] = kind
+        return out
+
+    def construct(self, name: str, args: dict) -> list:
+        """The (field, message) list the plugin's New refuses its args with, [] when it accepts them."""
+        check = _CONSTRUCTORS.get(name)
+        return check(args or {}) if check else []
+
+
+def release(version, kubernetes_version) -> OutOfTree:
+    """The scheduler-plugins release ``version`` for a config of ``kubernetes_version`` (its minor must be the one
+    the release is built on)."""
+    version = str(version).lstrip("v")
+    if version not in RELEASES:
+        raise SchedulerPluginsError(
+            "scheduler_plugins_version: %s is not a scheduler-plugins release this collection knows; it knows %s "
+            "(each measured on its own kube-scheduler)" % (version, ", ".join(sorted(RELEASES))))
+    built_on = minor_of(RELEASES[version])
+    if minor_of(kubernetes_version) != built_on:
+        raise SchedulerPluginsError(
+            "scheduler_plugins_version: scheduler-plugins %s is built on Kubernetes %s, not %s: set kubernetes_version "
+            "to %s, or pick the scheduler-plugins release built on %s" % (
+                version, RELEASES[version], minor_of(kubernetes_version), built_on, minor_of(kubernetes_version)))
+    return OutOfTree(version)
