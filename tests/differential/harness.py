@@ -26,6 +26,7 @@ import yaml
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import configuration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Beside the binaries, not in the checkout: keyed by the binary's and the config's sha256, so a fresh clone (CI's)
@@ -33,6 +34,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(
     os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "kubesched", "differential")
 BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+# A target is a Kubernetes minor ("1.33": its kube-scheduler) or a scheduler-plugins release
+# ("scheduler-plugins-0.33.5": its cmd/scheduler, built on the Kubernetes release scheduler_plugins.RELEASES names).
+SCHEDULER_PLUGINS = "scheduler-plugins-"
+SCHEDULER_PLUGINS_TARGETS = tuple(SCHEDULER_PLUGINS + release for release in sorted(scheduler_plugins.RELEASES))
+
+
+def kubernetes_minor(target: str) -> str:
+    """The Kubernetes minor of a target: '1.33' for '1.33' and for 'scheduler-plugins-0.33.5'."""
+    if target.startswith(SCHEDULER_PLUGINS):
+        return ".".join(scheduler_plugins.RELEASES[target[len(SCHEDULER_PLUGINS):]].split(".")[:2])
+    return target
+
+
+def binary_variable(target: str) -> str:
+    """KUBE_SCHEDULER_BIN_1_33, or SCHEDULER_PLUGINS_SCHEDULER_BIN_0_33_5 (what make binaries exports)."""
+    if target.startswith(SCHEDULER_PLUGINS):
+        return "SCHEDULER_PLUGINS_SCHEDULER_BIN_" + target[len(SCHEDULER_PLUGINS):].replace(".", "_")
+    return "KUBE_SCHEDULER_BIN_" + target.replace(".", "_")
+
+
 CACHE_FORMAT = 2
 
 
@@ -57,8 +78,8 @@ def load_k8s_env():
 
 
 def binary_path(minor: str):
-    """KUBE_SCHEDULER_BIN_1_<minor> from the environment (make binaries writes .build/k8s.env)."""
-    return os.environ.get("KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")) or None
+    """The target's binary from the environment (binary_variable(); make binaries writes .build/k8s.env)."""
+    return os.environ.get(binary_variable(minor)) or None
 
 
 _SHA_CACHE = {}
@@ -198,8 +219,7 @@ def run_binary(minor: str, text: str, use_cache: bool = True) -> dict:
     """{"ok": bool, "error": str, "effective": dict or None, "cached": bool} for that minor's binary."""
     binary = binary_path(minor)
     if binary is None:
-        raise RuntimeError("KUBE_SCHEDULER_BIN_%s is not set: run `make binaries` and source .build/k8s.env"
-                           % minor.replace(".", "_"))
+        raise RuntimeError("%s is not set: run `make binaries` and source .build/k8s.env" % binary_variable(minor))
     key = "%s-%s" % (file_sha256(binary)[:24], text_sha256(text))
     cache_file = os.path.join(CACHE_DIR, key[:2], key + ".json")
     if use_cache and os.path.exists(cache_file):
@@ -236,7 +256,11 @@ def run_binary(minor: str, text: str, use_cache: bool = True) -> dict:
 
 def run_library(minor: str, text: str) -> dict:
     try:
-        result = configuration.process(content=text, kubernetes_version=minor)
+        if minor.startswith(SCHEDULER_PLUGINS):
+            result = configuration.process(content=text, kubernetes_version=kubernetes_minor(minor),
+                                           scheduler_plugins_version=minor[len(SCHEDULER_PLUGINS):])
+        else:
+            result = configuration.process(content=text, kubernetes_version=minor)
     except Exception as exc:  # pylint: disable=broad-except
         return {"ok": False, "crash": "%s: %s" % (type(exc).__name__, exc), "errors": [], "effective": None,
                 "plugins": None}
@@ -298,6 +322,12 @@ def field_agrees(library_errors: list, message: str) -> bool:
 
 def _plugin_views(effective: dict, minor: str) -> dict:
     """The effective plugins view computed from an effective config (the binary's or ours)."""
+    if minor.startswith(SCHEDULER_PLUGINS):
+        release = scheduler_plugins.release(minor[len(SCHEDULER_PLUGINS):], kubernetes_minor(minor))
+        version = kubernetes_minor(minor)
+        plugins = configuration.in_tree_plugins(version)
+        plugins.update(release.plugins)
+        return framework_checks.plugins_view(effective, version, framework_checks.Registry(plugins))
     return framework_checks.plugins_view(effective, minor)
 
 

@@ -23,14 +23,23 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402  pylint: disable=wrong-import-position
+import corpus_scheduler_plugins  # noqa: E402  pylint: disable=wrong-import-position
 import harness  # noqa: E402  pylint: disable=wrong-import-position
 import recording  # noqa: E402  pylint: disable=wrong-import-position
 
 
+def cases_of(target, families=None) -> list:
+    """The corpus of a target: a Kubernetes minor's families, or a scheduler-plugins release's own family."""
+    if target.startswith(harness.SCHEDULER_PLUGINS):
+        return list(corpus_scheduler_plugins.cases()) if families is None or "scheduler_plugins" in families else []
+    return list(corpus.cases(families))
+
+
 def run(minors, families=None, jobs=2, use_cache=True):
-    """[(minor, family, name, text, comparison)] for every case and minor; binaries run at most ``jobs`` at once."""
-    cases = list(corpus.cases(families))
-    work = [(minor, case) for minor in minors for case in cases]
+    """[(minor, family, name, text, comparison)] for every case and target (a minor or a scheduler-plugins
+    release, harness.py); binaries run at most ``jobs`` at once."""
+    corpora = dict((minor, cases_of(minor, families)) for minor in minors)
+    work = [(minor, case) for minor in minors for case in corpora[minor]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         binaries = list(pool.map(lambda item: harness.run_binary(item[0], item[1][2], use_cache), work))
     results = []
@@ -73,7 +82,7 @@ def record(results, minors, families) -> list:
 
 
 def table(results, minors) -> str:
-    families = [f for f in corpus.FAMILIES if any(r[1] == f for r in results)]
+    families = [f for f in corpus.FAMILIES + ("scheduler_plugins",) if any(r[1] == f for r in results)]
     lines = []
     for minor in minors:
         rows = [r for r in results if r[0] == minor]
@@ -117,19 +126,18 @@ def main(argv=None) -> int:
         if harness.binary_path(minor):
             minors.append(minor)
         else:
-            print("kube-scheduler %s: no binary (KUBE_SCHEDULER_BIN_%s is not set; `make binaries` names what "
-                  "~/.cache/kube-binaries holds): not run, its recording is left as it is"
-                  % (minor, minor.replace(".", "_")))
+            print("kube-scheduler %s: no binary (%s is not set; `make binaries` names what ~/.cache/kube-binaries "
+                  "holds): not run, its recording is left as it is" % (minor, harness.binary_variable(minor)))
     if not minors:
         return 1
     families = args.families.split() or None
     start = time.monotonic()
     if args.show:
-        for family, name, text in corpus.cases(families):
+        for family, name, text, minor in [case + (minor,) for minor in minors for case in cases_of(minor, families)]:
             if args.show not in name:
                 continue
             print("==== %s %r\n%s" % (family, name, text))
-            for minor in minors:
+            if True:  # pylint: disable=using-constant-test
                 binary = harness.run_binary(minor, text)
                 lib = harness.run_library(minor, text)
                 print("  %s binary: %s" % (minor, "accepts" if binary["ok"] else binary["error"][:600]))

@@ -31,7 +31,10 @@ import harness  # noqa: E402  pylint: disable=wrong-import-position
 import recording  # noqa: E402  pylint: disable=wrong-import-position
 import run as runner  # noqa: E402  pylint: disable=wrong-import-position
 
-DIFF_MINORS = os.environ.get("DIFF_MINORS", "1.30 1.37").split()
+DIFF_MINORS = os.environ.get("DIFF_MINORS", "1.30 1.37").split() + list(harness.SCHEDULER_PLUGINS_TARGETS)
+# Every (target, family) compared: each Kubernetes minor with the CI families, each scheduler-plugins release with its own.
+TARGET_FAMILIES = [(minor, family) for minor in harness.BINARY_MINORS for family in corpus.CI_FAMILIES] + [
+    (target, "scheduler_plugins") for target in harness.SCHEDULER_PLUGINS_TARGETS]
 RERECORD = "re-record with make differential and review the diff"
 
 harness.load_k8s_env()
@@ -41,13 +44,14 @@ _RESULTS = {}
 
 
 def _variable(minor):
-    return "KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")
+    return harness.binary_variable(minor)
 
 
-def _cases(family):
-    if family not in _CASES:
-        _CASES[family] = list(corpus.cases([family]))
-    return _CASES[family]
+def _cases(family, minor=None):
+    key = (family, minor if family == "scheduler_plugins" else None)
+    if key not in _CASES:
+        _CASES[key] = runner.cases_of(minor, [family]) if minor else list(corpus.cases([family]))
+    return _CASES[key]
 
 
 def _recording(minor):
@@ -60,7 +64,7 @@ def _against_recording(minor, family):
     """[(name, comparison)] of the family's cases against the recorded answers; [name] the recording lacks."""
     recorded = _recording(minor)
     results, missing = [], []
-    for fam, name, text in _cases(family):
+    for fam, name, text in _cases(family, minor):
         answer = recorded.answers.get(recording.case_key(fam, name, text))
         if answer is None:
             missing.append(name)
@@ -70,8 +74,7 @@ def _against_recording(minor, family):
     return results, missing
 
 
-@pytest.mark.parametrize("family", corpus.CI_FAMILIES)
-@pytest.mark.parametrize("minor", harness.BINARY_MINORS)
+@pytest.mark.parametrize("minor,family", TARGET_FAMILIES)
 def test_library_agrees_with_the_binary(minor, family):
     if _recording(minor) is not None:
         results, missing = _against_recording(minor, family)
@@ -80,7 +83,7 @@ def test_library_agrees_with_the_binary(minor, family):
             "was recorded): %s\n%s" % (len(missing), family, minor, RERECORD, "\n".join(missing[:20]))
     elif harness.binary_path(minor) is not None:
         if minor not in _RESULTS:
-            _RESULTS[minor] = runner.run([minor], corpus.CI_FAMILIES, jobs=2)
+            _RESULTS[minor] = runner.run([minor], [f for m, f in TARGET_FAMILIES if m == minor], jobs=2)
         results = [r for r in _RESULTS[minor] if r[1] == family]
         source = "kube-scheduler %s (no recording yet: make differential writes it)" % minor
     else:
@@ -99,7 +102,7 @@ def test_the_binary_answers_as_recorded(minor):
     recorded = _recording(minor)
     assert recorded is not None, "kube-scheduler %s is here (%s) but has no recording: %s" % (
         minor, harness.binary_path(minor), RERECORD)
-    cases = [case for family in corpus.CI_FAMILIES for case in _cases(family)]
+    cases = [case for target, family in TARGET_FAMILIES if target == minor for case in _cases(family, minor)]
     keys = [recording.case_key(*case) for case in cases]
     missing = [key for key in keys if key not in recorded.answers]
     assert not missing, "%d CI configs have no recorded answer for %s: %s\n%s" % (
