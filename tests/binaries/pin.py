@@ -50,17 +50,21 @@ def kubernetes_go_mod(version: str) -> str:
                                                                           r=replaces)
 
 
-def scheduler_plugins_go_mod(version: str) -> str:
+def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
     """scheduler-plugins pins its Kubernetes with replace directives, which apply only in its own main module: they
-    are repeated here as they stand in its go.mod, so the build uses exactly the modules its release names."""
+    are repeated here as they stand in its go.mod, so the build uses exactly the modules its release names, but for
+    ``substitutes`` (module -> version: one the proxy refuses, replaced by a patch it serves, said in the go.mod)."""
     info = download("sigs.k8s.io/scheduler-plugins", "v" + version)
     with open(info["GoMod"], encoding="utf-8") as handle:
         upstream = handle.read()
     go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
     toolchain = re.search(r"^toolchain go(\S+)$", upstream, re.M)
     toolchain = toolchain.group(1) if toolchain else go_line
-    replaces = "".join("\t%s => %s %s\n" % found
-                       for found in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M))
+    replaces = "".join(
+        "\t%s => %s %s%s\n" % (name, target, substitutes.get(name, pinned),
+                              " // the release names %s: the Go module proxy does not serve it" % pinned
+                              if name in substitutes else "")
+        for name, target, pinned in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M))
     text = ("// scheduler-plugins v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
             "module kubesched.test/binaries/scheduler-plugins\n\ngo {go}\n\ntoolchain go{tc}\n\n"
             "require sigs.k8s.io/scheduler-plugins v{v}\n\nreplace (\n{r})\n")
@@ -85,11 +89,17 @@ def main() -> int:
     parser.add_argument("version", help="an exact release, e.g. 1.37.2 (kubernetes) or 3.6.5 (etcd)")
     parser.add_argument("components", nargs="*", help="default: every component of the project (the proxy may "
                                                       "not serve every staging module a component needs)")
+    parser.add_argument("--substitute", action="append", default=[], metavar="MODULE=VERSION",
+                        help="scheduler-plugins: build with this version of a module its release names, where the "
+                             "proxy refuses that one (k8s.io/csi-translation-lib=v0.34.4)")
     args = parser.parse_args()
+    substitutes = dict(item.split("=", 1) for item in args.substitute)
     packages = releases.PROJECTS[args.project]["packages"]
     components = args.components or list(packages)
-    text = {"kubernetes": kubernetes_go_mod, "etcd": etcd_go_mod,
-            "scheduler-plugins": scheduler_plugins_go_mod}[args.project](args.version)
+    if args.project == "scheduler-plugins":
+        text = scheduler_plugins_go_mod(args.version, substitutes)
+    else:
+        text = {"kubernetes": kubernetes_go_mod, "etcd": etcd_go_mod}[args.project](args.version)
     text = text.replace("\n", "\n%s%s\n" % (releases.COMPONENTS_LINE, " ".join(components)), 1)
     directory = releases.module_dir(args.project, args.version)
     os.makedirs(directory, exist_ok=True)

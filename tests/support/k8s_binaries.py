@@ -58,9 +58,10 @@ WANTED = {
 
 
 # kubernetes-sigs/scheduler-plugins releases (tests/binaries/modules/scheduler-plugins-v*) whose kube-scheduler the
-# differential tests run: found in the binaries directory or built from Go modules, never downloaded (upstream
-# publishes images only), exported as SCHEDULER_PLUGINS_SCHEDULER_BIN_0_33_5.
-SCHEDULER_PLUGINS = {"scheduler-plugins-scheduler": ("0.33.5",)}
+# differential tests run, and the 0.34.7 scheduler and controller the e2e deploys on a 1.35 cluster (tests/e2e_plugins):
+# found in the binaries directory or built from Go modules, never downloaded (upstream publishes images only),
+# exported as SCHEDULER_PLUGINS_SCHEDULER_BIN_0_33_5, SCHEDULER_PLUGINS_CONTROLLER_BIN_0_34_7.
+SCHEDULER_PLUGINS = {"scheduler-plugins-scheduler": ("0.33.5", "0.34.7"), "scheduler-plugins-controller": ("0.34.7",)}
 
 
 # What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
