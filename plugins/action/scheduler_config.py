@@ -123,6 +123,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
             profiles=list(outcome.profiles),
             plugins=outcome.plugins,
         )
+        if outcome.scheduler_plugins is not None:
+            result['scheduler_plugins'] = outcome.scheduler_plugins
         if not args['dest']:
             return result
 

@@ -108,9 +108,9 @@ options:
         QOSSort) are known with their extension points, and their C(pluginConfig) args are decoded, defaulted and
         checked as its binary does (an unknown field, a negative C(permitWaitingTimeSeconds), an invalid
         C(scoringStrategy.type)); no O(extra_plugins) entry is needed for them.
-      - O(kubernetes_version) must be the minor the release is built on (0.33.5 is built on 1.33.5); another one is
-        an error naming both.
-      - Known releases, each measured on its binary built from its Go module - V(0.33.5).
+      - O(kubernetes_version) must be the minor the release is built on (0.33.5 is built on 1.33.5, 0.34.7 on
+        1.34.7); another one is an error naming both.
+      - Known releases, each measured on its binary built from its Go module - V(0.33.5), V(0.34.7).
     type: str
   strict:
     description:
@@ -357,6 +357,25 @@ plugins:
         - {name: ImageLocality, weight: 1}
       bind:
         - {name: DefaultBinder}
+scheduler_plugins:
+  description:
+    - With O(scheduler_plugins_version), what the plugins the profiles enable need in the cluster - C(plugins) (the
+      scheduler-plugins plugins enabled), C(crds) (scheduler-plugins' own CRDs, which the deployment role applies),
+      C(external_crds) (CRDs of other projects that must exist), C(rules) (RBAC rules the scheduler needs beyond the
+      cluster's C(system:kube-scheduler) role), C(controller) (whether the scheduler-plugins controller must run to
+      keep PodGroup and ElasticQuota status) and C(release).
+  returned: success and O(scheduler_plugins_version) given
+  type: dict
+  sample:
+    plugins: [CapacityScheduling, Coscheduling]
+    crds: [elasticquotas.scheduling.x-k8s.io, podgroups.scheduling.x-k8s.io]
+    external_crds: []
+    rules:
+      - apiGroups: [scheduling.x-k8s.io]
+        resources: [podgroups, podgroups/status, elasticquotas, elasticquotas/status]
+        verbs: [get, list, watch, update, patch]
+    controller: true
+    release: 0.34.7
 kubernetes_version:
   description: The Kubernetes minor version the configuration was checked against.
   returned: always

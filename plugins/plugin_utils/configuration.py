@@ -42,6 +42,7 @@ class Result(object):
         self.checksum = None
         self.profiles = []
         self.plugin_names = []  # every plugin of the scheduler build: in-tree, scheduler-plugins', extra_plugins
+        self.scheduler_plugins = None  # with a scheduler-plugins release: what its enabled plugins need (needs())
         # scheduler name -> extension point -> [{"name", "weight" (score only)}], in the order the framework runs them
         self.plugins = None
 
@@ -313,4 +314,8 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     result.checksum = sha256(result.rendered)  # what the static pod annotation and the roles compare
     result.profiles = [profile.get("schedulerName", "") for profile in effective["profiles"]]
     result.plugins = views
+    if out_of_tree is not None:
+        result.scheduler_plugins = dict(out_of_tree.needs(
+            plugin["name"] for view in views.values() for plugins in view.values() for plugin in plugins),
+            release=out_of_tree.release)
     return result

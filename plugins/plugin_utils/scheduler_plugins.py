@@ -24,6 +24,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions impo
 # scheduler-plugins release -> the k8s.io/kubernetes release its go.mod builds on (and so its in-tree behaviour).
 RELEASES = {
     "0.33.5": "1.33.5",
+    "0.34.7": "1.34.7",
 }
 
 # cmd/scheduler/main.go's app.WithPlugin list, and the methods each plugin's type has (pkg/<plugin>/*.go):
@@ -64,9 +65,9 @@ def _args(kind, fields):
     return S.Struct("v1." + kind, merged)
 
 
+_COSCHEDULING_FIELDS = {"permitWaitingTimeSeconds": _INT64_P, "podGroupBackoffSeconds": _INT64_P}
 _ARGS_TYPES = {
-    "CoschedulingArgs": _args("CoschedulingArgs", {"permitWaitingTimeSeconds": _INT64_P,
-                                                   "podGroupBackoffSeconds": _INT64_P}),
+    "CoschedulingArgs": _args("CoschedulingArgs", _COSCHEDULING_FIELDS),
     "NodeResourcesAllocatableArgs": _args("NodeResourcesAllocatableArgs", {
         "resources": S.List(_RESOURCE_SPEC), "mode": S.Scalar("string", "v1.ModeType")}),
     "TargetLoadPackingArgs": _args("TargetLoadPackingArgs", dict(_TRIMARAN, **{
@@ -103,6 +104,26 @@ _ARGS_TYPES = {
 }
 
 
+# What later releases change, by the release from which it holds (each entry replaces the base's).
+_ARGS_TYPES_CHANGED = {
+    # 0.34: CoschedulingArgs.podGroupRejectPercentage (PostFilter rejects a PodGroup only above that share).
+    "0.34.7": {"CoschedulingArgs": _args("CoschedulingArgs", dict(
+        _COSCHEDULING_FIELDS, podGroupRejectPercentage=S.Scalar("int32", "int32", nullable=True)))},
+}
+
+
+def _of_release(base, changes, release):
+    table = dict(base)
+    for since in sorted(changes, key=_release_key):
+        if _release_key(since) <= _release_key(release):
+            table.update(changes[since])
+    return table
+
+
+def _release_key(release):
+    return tuple(int(part) for part in release.split("."))
+
+
 # apis/config/v1/defaults.go: SetDefaults_<kind>, on the args as written (None where unset), then what the round trip
 # through the internal types (plain fields where v1 has pointers, apis/config/types.go) makes of the effective config
 # the binary writes: such a field is written even when it was unset (address: "", cacheResyncPeriodSeconds: 0).
@@ -126,6 +147,12 @@ def _trimaran(args):
 def _coscheduling(args):
     _set(args, "permitWaitingTimeSeconds", 60)
     _set(args, "podGroupBackoffSeconds", 0)
+    return args
+
+
+def _coscheduling_034(args):
+    _coscheduling(args)
+    _set(args, "podGroupRejectPercentage", 10)
     return args
 
 
@@ -221,13 +248,19 @@ _DEFAULTERS = {
     "SySchedArgs": _sysched,
     "PeaksArgs": lambda args: args,
 }
+_DEFAULTERS_CHANGED = {"0.34.7": {"CoschedulingArgs": _coscheduling_034}}
 
 
 # What each plugin's New checks of its args (apis/config/validation/validation_pluginargs.go and the plugins'
 # constructors): [(field, message)] in the order of the aggregate kube-scheduler prints, or [].
 def _coscheduling_new(args):
-    return [(name, "%s: Invalid value: %d: must be greater than 0" % (name, args[name]))
+    errs = [(name, "%s: Invalid value: %d: must be greater than 0" % (name, args[name]))
             for name in ("permitWaitingTimeSeconds", "podGroupBackoffSeconds") if (args.get(name) or 0) < 0]
+    reject = args.get("podGroupRejectPercentage")
+    if reject is not None and not 0 <= reject <= 100:  # 0.34 on: the field exists only there
+        errs.append(("podGroupRejectPercentage", "podGroupRejectPercentage: Invalid value: %d: must be between 0 "
+                     "and 100" % reject))
+    return errs
 
 
 def _allocatable_new(args):
@@ -286,6 +319,36 @@ _CONSTRUCTORS = {
 }
 
 
+# What an enabled plugin needs in the cluster (its informers, the objects it reads and writes): the CRDs of
+# scheduler-plugins itself (applied by the deployment role, roles/deployment/files/scheduler-plugins), the CRDs of
+# other projects (checked to exist), the RBAC rules of its scheduler (manifests/install/charts/as-a-second-scheduler
+# templates/rbac.yaml beyond the cluster's system:kube-scheduler role) and whether the scheduler-plugins controller
+# must run (it keeps PodGroup and ElasticQuota status).
+_SCHEDULING_X = {"apiGroups": ["scheduling.x-k8s.io"], "resources": ["podgroups", "podgroups/status", "elasticquotas",
+                                                                    "elasticquotas/status"],
+                 "verbs": ["get", "list", "watch", "update", "patch"]}
+_NEEDS = {
+    "Coscheduling": {"crds": ["podgroups.scheduling.x-k8s.io"], "rules": [_SCHEDULING_X], "controller": True},
+    "CapacityScheduling": {"crds": ["elasticquotas.scheduling.x-k8s.io"], "rules": [_SCHEDULING_X],
+                           "controller": True},
+    "NodeResourceTopologyMatch": {"external_crds": ["noderesourcetopologies.topology.node.k8s.io"], "rules": [
+        {"apiGroups": ["topology.node.k8s.io"], "resources": ["noderesourcetopologies"],
+         "verbs": ["get", "list", "watch"]}]},
+    "NetworkOverhead": {"external_crds": ["appgroups.appgroup.diktyo.x-k8s.io",
+                                          "networktopologies.networktopology.diktyo.x-k8s.io"], "rules": [
+        {"apiGroups": ["appgroup.diktyo.x-k8s.io"], "resources": ["appgroups"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["networktopology.diktyo.x-k8s.io"], "resources": ["networktopologies"],
+         "verbs": ["get", "list", "watch"]}]},
+    "TopologicalSort": {"external_crds": ["appgroups.appgroup.diktyo.x-k8s.io"], "rules": [
+        {"apiGroups": ["appgroup.diktyo.x-k8s.io"], "resources": ["appgroups"], "verbs": ["get", "list", "watch"]}]},
+    "SySched": {"external_crds": ["seccompprofiles.security-profiles-operator.x-k8s.io"], "rules": [
+        {"apiGroups": ["security-profiles-operator.x-k8s.io"], "resources": ["seccompprofiles", "profilebindings"],
+         "verbs": ["get", "list", "watch"]}]},
+    "PreemptionToleration": {"rules": [{"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"],
+                                        "verbs": ["get", "list", "watch"]}]},
+}
+
+
 class SchedulerPluginsError(ValueError):
     """A scheduler-plugins release the library does not know, or that does not go with the Kubernetes version."""
 
@@ -298,14 +361,29 @@ class OutOfTree(object):
         self.release = release
         self.kubernetes = RELEASES[release]
         self.plugins = dict((name, Plugin(name, points, kind)) for name, (points, kind) in _PLUGINS.items())
-        self.args_types = _ARGS_TYPES
+        self.args_types = _of_release(_ARGS_TYPES, _ARGS_TYPES_CHANGED, release)
+        self.defaulters = _of_release(_DEFAULTERS, _DEFAULTERS_CHANGED, release)
         self.args_kinds = dict((kind, name) for name, (_points, kind) in _PLUGINS.items() if kind)
 
     def default_args(self, kind: str, args: dict) -> dict:
-        out = _DEFAULTERS[kind](dict(args or {}))
+        out = self.defaulters[kind](dict(args or {}))
         out["apiVersion"] = S.API_VERSION
         out["kind"] = kind
         return out
+
+    def needs(self, enabled) -> dict:
+        """What the enabled plugins (names) need in the cluster: {"plugins", "crds", "external_crds", "rules",
+        "controller"}, each list sorted and without duplicates (the rules in a fixed order)."""
+        used = sorted(name for name in set(enabled) if name in self.plugins)
+        found = {"plugins": used, "crds": [], "external_crds": [], "rules": [], "controller": False}
+        for name in used:
+            need = _NEEDS.get(name, {})
+            for key in ("crds", "external_crds", "rules"):
+                found[key].extend(item for item in need.get(key, ()) if item not in found[key])
+            found["controller"] = found["controller"] or bool(need.get("controller"))
+        found["crds"].sort()
+        found["external_crds"].sort()
+        return found
 
     def construct(self, name: str, args: dict) -> list:
         """The (field, message) list the plugin's New refuses its args with, [] when it accepts them."""
@@ -321,10 +399,12 @@ def release(version, kubernetes_version) -> OutOfTree:
         raise SchedulerPluginsError(
             "scheduler_plugins_version: %s is not a scheduler-plugins release this collection knows; it knows %s "
             "(each measured on its own kube-scheduler)" % (version, ", ".join(sorted(RELEASES))))
-    built_on = minor_of(RELEASES[version])
-    if minor_of(kubernetes_version) != built_on:
+    built_on, wanted = minor_of(RELEASES[version]), minor_of(kubernetes_version)
+    if wanted != built_on:
+        matching = [known for known, kubernetes in sorted(RELEASES.items()) if minor_of(kubernetes) == wanted]
         raise SchedulerPluginsError(
             "scheduler_plugins_version: scheduler-plugins %s is built on Kubernetes %s, not %s: set kubernetes_version "
-            "to %s, or pick the scheduler-plugins release built on %s" % (
-                version, RELEASES[version], minor_of(kubernetes_version), built_on, minor_of(kubernetes_version)))
+            "to %s, or pick the scheduler-plugins release built on %s%s" % (
+                version, RELEASES[version], wanted, built_on, wanted,
+                " (%s)" % ", ".join(matching) if matching else " (none is known to this collection yet)"))
     return OutOfTree(version)

@@ -82,6 +82,8 @@ _ARGS = {
     "Coscheduling": {
         "permitWaitingTimeSeconds": ([0, 1, 60, 9223372036854775807], [-1, -60, "10", 1.5, True, None]),
         "podGroupBackoffSeconds": ([0, 5, 3600], [-1, "0", [], None]),
+        # 0.34 on (an unknown field before).
+        "podGroupRejectPercentage": ([0, 10, 100], [-1, 101, "10"]),
     },
     "NodeResourcesAllocatable": {
         "mode": (["Least", "Most"], ["least", "", "Max", 1]),

@@ -70,12 +70,13 @@ def test_a_release_with_another_minor_is_refused_with_the_fix(kubernetes_version
     message = str(error.value)
     assert "scheduler-plugins 0.33.5 is built on Kubernetes 1.33.5, not %s" % kubernetes_version in message
     assert "set kubernetes_version to 1.33" in message
+    assert message.endswith("(0.34.7)" if kubernetes_version == "1.34" else "(none is known to this collection yet)")
 
 
 def test_an_unknown_release_is_refused_listing_the_known_ones():
     with pytest.raises(scheduler_plugins.SchedulerPluginsError) as error:
-        _process(GANG, release="0.34.7")
-    assert "0.34.7 is not a scheduler-plugins release this collection knows; it knows 0.33.5" in str(error.value)
+        _process(GANG, release="0.35.4")
+    assert "0.35.4 is not a scheduler-plugins release this collection knows; it knows 0.33.5, 0.34.7" in str(error.value)
 
 
 def test_extra_plugins_cannot_redeclare_a_scheduler_plugins_plugin():
