@@ -70,6 +70,10 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_namespace": K.dns_label,
         "kube_scheduler_deployment_version": K.version,
         "kube_scheduler_deployment_image": K.image,
+        # A scheduler-plugins release ("0.34.7"; which ones the collection knows, scheduler_config says).
+        "kube_scheduler_deployment_scheduler_plugins_version": K.optional(K.text, empty=""),
+        "kube_scheduler_deployment_scheduler_plugins_controller": K.auto_or_boolean,
+        "kube_scheduler_deployment_scheduler_plugins_controller_image": K.image,
         "kube_scheduler_deployment_image_pull_policy": K.one_of("Always", "IfNotPresent", "Never"),
         "kube_scheduler_deployment_kind": K.one_of("Deployment", "DaemonSet"),
         "kube_scheduler_deployment_replicas": K.integer(1, 100, "a number of replicas"),
@@ -212,9 +216,14 @@ def _deployment_config(values):
     config.setdefault("kind", KIND)
     try:
         result = process(config=config, kubernetes_version=version, extra_plugins=extra,
-                         strict=values.get("kube_scheduler_deployment_strict", True))
+                         strict=values.get("kube_scheduler_deployment_strict", True),
+                         scheduler_plugins_version=str(values.get("kube_scheduler_deployment_scheduler_plugins_version")
+                                                       or "").lstrip("v") or None)
     except ValueError as exc:
-        return ["kube_scheduler_deployment_config: %s" % exc]
+        name = "kube_scheduler_deployment_%s" % ("scheduler_plugins_version" if "scheduler_plugins_version:" in str(exc)
+                                                 else "config")
+        return ["%s: %s" % (name, str(exc).replace("scheduler_plugins_version: ", "").replace(
+            "set kubernetes_version", "set kube_scheduler_deployment_version"))]
     secrets = secret_values(config)
     name = "kube_scheduler_deployment_config"
     size = len((result.rendered or "").encode("utf-8"))
@@ -222,7 +231,7 @@ def _deployment_config(values):
         return ["%s: Too long: the rendered configuration is %d bytes, but the API server accepts at most %d bytes of "
                 "data in a ConfigMap; move large values (an extender's certificate data) into files the pod mounts"
                 % (name, size, CONFIGMAP_MAX_BYTES)]
-    return with_hints(result.errors, config, result.version, name, lambda error: redact_message(
+    return with_hints(result.errors, config, result.version, name, known_plugins=result.plugin_names, render=lambda error: redact_message(
         "%s.%s" % (name, error["message"]) if error.get("field") and error["message"].startswith(error["field"] + ":")
         else "%s%s: %s" % (name, "." + error["field"] if error.get("field") else "", error["message"]), secrets))
 

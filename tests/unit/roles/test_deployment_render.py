@@ -42,6 +42,10 @@ CASE_PLAY = """
             mode: "0600"
 """
 
+SP = {"kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7"}
+GANG_PROFILE = {"schedulerName": "gang", "plugins": {
+    "multiPoint": {"enabled": [{"name": "Coscheduling"}, {"name": "CapacityScheduling"}]},
+    "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}}}
 CASES = {"v" + minor.replace(".", "_"): {"kube_scheduler_deployment_version": minor + ".0"}
          for minor in SUPPORTED_MINORS}
 CASES.update({"ds_v" + minor.replace(".", "_"): {
@@ -129,6 +133,16 @@ CASES.update({
     "survey_boolean_in_config": {"kube_scheduler_deployment_config": {
         "leaderElection": {"leaderElect": "true"}, "profiles": [{"schedulerName": "x"}]}},
     "v_prefixed_version": {"kube_scheduler_deployment_version": "v1.35.4"},
+    # scheduler-plugins: what the enabled plugins need, and only that.
+    "sp_gang": dict(SP, kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
+    "sp_controller_off": dict(SP, kube_scheduler_deployment_scheduler_plugins_controller="false",
+                              kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
+    "sp_allocatable_only": dict(SP, kube_scheduler_deployment_config={"profiles": [{
+        "schedulerName": "allocatable", "plugins": {"score": {"enabled": [{"name": "NodeResourcesAllocatable"}]}}}]}),
+    "sp_wrong_minor": dict(SP, kube_scheduler_deployment_version="1.35.4",
+                           kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
+    "sp_bad_args": dict(SP, kube_scheduler_deployment_config={"profiles": [dict(GANG_PROFILE, pluginConfig=[
+        {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": -1}}])]}),
 })
 
 
@@ -178,7 +192,7 @@ def scheduler_config_of(objects):
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.startswith(("v1_", "ds_v1_"))] + [
-    "custom", "one_replica_no_election", "ds_custom", "survey_strings", "survey_strings_daemonset"])
+    "custom", "one_replica_no_election", "ds_custom", "survey_strings", "survey_strings_daemonset", "sp_gang"])
 def test_every_object_matches_the_openapi_schema_of_its_version(rendered, case):
     version = CASES[case].get("kube_scheduler_deployment_version", "1.34.0")
     problems = []
@@ -443,3 +457,67 @@ def test_every_boolean_and_number_variable_is_converted_where_it_is_used():
                 if not re.match(r"\s*\|\s*%s\b" % kind, after) and not after.startswith(" ~ '"):
                     unconverted.append("%s: %s %r" % (path.name, name, after))
     assert unconverted == []
+
+
+CRDS = Path(__file__).resolve().parents[3] / "roles" / "deployment" / "files" / "scheduler-plugins"
+
+
+def test_a_gang_scheduler_gets_its_crds_rbac_and_controller(rendered):
+    objects = objects_of(rendered, "sp_gang")
+    crds = [o for o in objects if o["kind"] == "CustomResourceDefinition"]
+    assert [c["metadata"]["name"] for c in crds] == ["elasticquotas.scheduling.x-k8s.io", "podgroups.scheduling.x-k8s.io"]
+    # Applied first (the scheduler's informers list their kinds), as the release ships them.
+    assert objects[:2] == crds
+    for crd in crds:
+        shipped = yaml.safe_load((CRDS / (crd["metadata"]["name"] + ".yaml")).read_text())
+        assert crd["spec"] == shipped["spec"]
+    container = container_of([o for o in objects if o["metadata"]["name"] == "kubesched-scheduler" or o["kind"] != "Deployment"])
+    assert container["image"] == "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7"
+    rules = one(objects, "ClusterRole", "kubesched:kube-system:kubesched-scheduler:scheduler-plugins")["rules"]
+    assert {"scheduling.x-k8s.io"} == {group for rule in rules for group in rule["apiGroups"]}
+    binding = one(objects, "ClusterRoleBinding", "kubesched:kube-system:kubesched-scheduler:scheduler-plugins")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "kubesched-scheduler", "namespace": "kube-system"}]
+    controller = one(objects, "Deployment", "kubesched-scheduler-controller")
+    spec = controller["spec"]["template"]["spec"]
+    assert spec["serviceAccountName"] == "kubesched-scheduler-controller"
+    assert spec["containers"][0]["image"] == "registry.k8s.io/scheduler-plugins/controller:v0.34.7"
+    assert "--enableLeaderElection" in spec["containers"][0]["args"]
+    lease = one(objects, "Role", "kubesched:kube-system:kubesched-scheduler:controller-leader-election")
+    assert any(rule.get("resourceNames") == ["sched-plugins-controllers"] for rule in lease["rules"])
+
+
+def test_only_what_the_enabled_plugins_need(rendered):
+    kinds = [(o["kind"], o["metadata"]["name"]) for o in objects_of(rendered, "sp_allocatable_only")]
+    assert not [k for k in kinds if k[0] == "CustomResourceDefinition" or "controller" in k[1] or "scheduler-plugins" in k[1]]
+    off = objects_of(rendered, "sp_controller_off")
+    assert [o for o in off if o["kind"] == "CustomResourceDefinition"]
+    assert not [o for o in off if "controller" in o["metadata"]["name"]]
+
+
+@pytest.mark.parametrize("case,words", [
+    ("sp_wrong_minor", "scheduler-plugins 0.34.7 is built on Kubernetes 1.34.7, not 1.35"),
+    ("sp_bad_args", "permitWaitingTimeSeconds: Invalid value: -1: must be greater than 0"),
+])
+def test_a_scheduler_plugins_config_is_refused_before_anything_is_applied(rendered, case, words):
+    assert isinstance(rendered[case], str) and words in rendered[case], rendered[case]
+
+
+@pytest.mark.parametrize("crd", sorted(p.name for p in CRDS.glob("*.yaml")))
+def test_the_shipped_crds_are_those_of_every_known_release(crd):
+    """Where Go has the releases' modules (make binaries fetched them), each shipped CRD is the release's own."""
+    import subprocess  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.scheduler_plugins import RELEASES  # pylint: disable=import-outside-toplevel
+    source = {"podgroups.scheduling.x-k8s.io.yaml": "coscheduling/crd.yaml",
+              "elasticquotas.scheduling.x-k8s.io.yaml": "capacityscheduling/crd.yaml"}[crd]
+    try:
+        cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("no go: the releases' modules are not here")
+    compared = 0
+    for release in RELEASES:
+        upstream = Path(cache) / ("sigs.k8s.io/scheduler-plugins@v" + release) / "manifests" / source
+        if upstream.exists():
+            assert yaml.safe_load((CRDS / crd).read_text()) == yaml.safe_load(upstream.read_text()), release
+            compared += 1
+    if not compared:
+        pytest.skip("no scheduler-plugins module in %s (make binaries fetches them)" % cache)
