@@ -126,6 +126,15 @@ TEST_E2E_MINORS ?= 1.37
 e2e: deps binaries
 	$(WITH_K8S) tests/support/run-e2e.sh $(E2E_MINORS)
 
+## e2e-scheduler-plugins: scheduler-plugins 0.34.7 (its scheduler and controller built from its Go module) deployed by
+## the deployment role on a real 1.35 cluster: CRDs, RBAC, controller, gang scheduling, an ElasticQuota, state absent
+.PHONY: e2e-scheduler-plugins
+e2e-scheduler-plugins: deps image binaries
+	$(WITH_K8S) tests/support/suite.sh e2e-scheduler-plugins SCHEDULER_PLUGINS_SCHEDULER_BIN_0_34_7 \
+	  SCHEDULER_PLUGINS_CONTROLLER_BIN_0_34_7 KUBE_SCHEDULER_BIN_1_35 KUBE_APISERVER_BIN_1_35 \
+	  KUBE_CONTROLLER_MANAGER_BIN_1_35 KUBELET_BIN_1_35 ETCD_BIN -- \
+	  pytest -p no:cacheprovider -v -rs --durations=10 tests/e2e_plugins
+
 bench: deps image binaries
 	$(BIN)/python benchmarks/scheduler_config_bench.py
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py

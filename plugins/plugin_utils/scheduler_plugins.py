@@ -324,8 +324,8 @@ _CONSTRUCTORS = {
 # other projects (checked to exist), the RBAC rules of its scheduler (manifests/install/charts/as-a-second-scheduler
 # templates/rbac.yaml beyond the cluster's system:kube-scheduler role) and whether the scheduler-plugins controller
 # must run (it keeps PodGroup and ElasticQuota status).
-_SCHEDULING_X = {"apiGroups": ["scheduling.x-k8s.io"], "resources": ["podgroups", "podgroups/status", "elasticquotas",
-                                                                    "elasticquotas/status"],
+_SCHEDULING_X = {"apiGroups": ["scheduling.x-k8s.io"],
+                 "resources": ["podgroups", "podgroups/status", "elasticquotas", "elasticquotas/status"],
                  "verbs": ["get", "list", "watch", "update", "patch"]}
 _NEEDS = {
     "Coscheduling": {"crds": ["podgroups.scheduling.x-k8s.io"], "rules": [_SCHEDULING_X], "controller": True},

@@ -60,11 +60,11 @@ def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
     go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
     toolchain = re.search(r"^toolchain go(\S+)$", upstream, re.M)
     toolchain = toolchain.group(1) if toolchain else go_line
-    replaces = "".join(
-        "\t%s => %s %s%s\n" % (name, target, substitutes.get(name, pinned),
-                              " // the release names %s: the Go module proxy does not serve it" % pinned
-                              if name in substitutes else "")
-        for name, target, pinned in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M))
+    lines = []
+    for name, target, pinned in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M):
+        why = " // the release names %s: the Go module proxy does not serve it" % pinned if name in substitutes else ""
+        lines.append("\t%s => %s %s%s\n" % (name, target, substitutes.get(name, pinned), why))
+    replaces = "".join(lines)
     text = ("// scheduler-plugins v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
             "module kubesched.test/binaries/scheduler-plugins\n\ngo {go}\n\ntoolchain go{tc}\n\n"
             "require sigs.k8s.io/scheduler-plugins v{v}\n\nreplace (\n{r})\n")

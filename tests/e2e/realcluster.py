@@ -136,6 +136,44 @@ class RealCluster:
         return podman("exec", host, *argv).stdout
 
 
+class Cluster:  # pylint: disable=too-few-public-methods
+    """The real cluster plus a playbook runner."""
+
+    def __init__(self, real: RealCluster):
+        self.real = real
+        self.version, self.minor = real.version, real.minor
+        self.directory = real.directory
+        self.admin_kubeconfig = real.admin_kubeconfig
+        self.masters, self.workers = real.masters, real.workers
+
+    def api(self):
+        return self.real.api()
+
+    def playbook(self, playbook: str, extra_vars: dict, check: bool = True, options: tuple = (),
+                 masters: bool = False) -> subprocess.CompletedProcess:
+        """Run one of this collection's playbooks: against localhost only, or with the cluster's masters too."""
+        if masters:
+            inventory = self.real.inventory()
+        else:
+            inventory = self.directory / "localhost.yml"
+            inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+                "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
+        variables = self.directory / "extra-vars.json"
+        variables.write_text(json.dumps(extra_vars))
+        run = subprocess.run(
+            [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), "-e", "@%s" % variables,
+             *options, playbook],
+            capture_output=True, text=True, cwd=REPO, check=False,
+            env=dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0"))
+        if check:
+            assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+        return run
+
+
+def changed_count(run: subprocess.CompletedProcess) -> int:
+    return sum(int(count) for count in re.findall(r"^\S+\s+: ok=\d+\s+changed=(\d+)", run.stdout, re.M))
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "remove":
         sys.exit("usage: realcluster.py remove NAME")

@@ -5,7 +5,10 @@
 #                                    image containerd is given) from Debian's statically linked catatonit (-P = pause)
 #   kube-scheduler-v<version>-<sha>.tar  registry.k8s.io/kube-scheduler:v<version> FROM scratch with the real binary
 #                                    (the tag kubeadm's manifest and the static_pod role's default image name)
-# Usage: images.sh CACHE_DIR [KUBE_SCHEDULER_BINARY...]; prints the tar paths, one a line. Needs podman
+#   <name>-<sha>.tar                 IMAGE FROM scratch with BINARY as /bin/<name> (an argument IMAGE=BINARY; <name>
+#                                    is the image's last path element), non-root as upstream's distroless images:
+#                                    registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7=/path/to/its/scheduler
+# Usage: images.sh CACHE_DIR [KUBE_SCHEDULER_BINARY | IMAGE=BINARY...]; prints the tar paths, one a line. Needs podman
 # (CONTAINERS_CONF) and catatonit (tests/hosts/install-host-deps.sh). Safe to run twice at once.
 set -euo pipefail
 cache="${1:?usage: images.sh CACHE_DIR [KUBE_SCHEDULER_BINARY...]}"
@@ -36,6 +39,13 @@ save "$cache/pause-$(sha256sum "$catatonit" | cut -c1-12).tar" "$catatonit" paus
   registry.k8s.io/pause:3.10 registry.k8s.io/pause:3.10.1
 
 for binary in "$@"; do
+  if [[ $binary == *=* ]]; then
+    image=${binary%%=*} binary=${binary#*=}
+    name=${image%:*} name=${name##*/}
+    save "$cache/$name-$(sha256sum "$binary" | cut -c1-12).tar" "$binary" "$name" \
+      "FROM scratch\nCOPY $name /bin/$name\nENV PATH=/bin\nUSER 65532:65532\nENTRYPOINT [\"/bin/$name\"]\n" "$image"
+    continue
+  fi
   version="$("$binary" --version | grep -o 'v[0-9][0-9.]*' | head -1)"
   save "$cache/kube-scheduler-$version-$(sha256sum "$binary" | cut -c1-12).tar" "$binary" kube-scheduler \
     'FROM scratch\nCOPY kube-scheduler /usr/local/bin/kube-scheduler\nENV PATH=/usr/local/bin\nENTRYPOINT ["/usr/local/bin/kube-scheduler"]\n' \

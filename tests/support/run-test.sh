@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS: what `make test` runs (CI: .ci/run), as three chains
 # side by side on the two cores, balanced by their measured times (about 22, 27 and 26 minutes here):
-#   - the e2e of E2E_MINORS on its real-node cluster, then sanity and lint;
+#   - the e2e of E2E_MINORS on its real-node cluster, the scheduler-plugins e2e on its own (1.35), then sanity and lint;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
 #   - unit (with the differential tests). `make docs` is not run again: the unit test
 #     tests/unit/ee/test_docs_site.py builds the site with the same three commands.
@@ -26,6 +26,7 @@ check() {
 
 ( r=0
   E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors" || r=1
+  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
   check sanity || r=1
   check lint || r=1
   exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
@@ -46,10 +47,10 @@ for chain in "checks:$checks" "hosts:$hosts" "e2e:$e2e"; do
   cat "$BUILD/test-${chain%%:*}.log"
 done
 
-# The real-node clusters, one after the other: the e2e's (tests/e2e/conftest.py names it e2e<minor>), then the
-# scenarios' hosts.
-for minor in $e2e_minors; do
-  python3 "$here/../e2e/realcluster.py" remove "e2e${minor#1.}"
+# The real-node clusters, one after the other: the e2e's (tests/e2e/conftest.py names it e2e<minor>; the
+# scheduler-plugins one e2esp), then the scenarios' hosts.
+for cluster in $(for minor in $e2e_minors; do echo "e2e${minor#1.}"; done) e2esp; do
+  python3 "$here/../e2e/realcluster.py" remove "$cluster"
 done
 for scenario in $real_node_scenarios; do
   molecule destroy --scenario-name "$scenario" > "$BUILD/molecule/$scenario-destroy.log" 2>&1 \
