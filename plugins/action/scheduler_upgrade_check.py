@@ -27,6 +27,7 @@ ARGUMENT_SPEC = {
     "current_version": {"type": "str", "required": True},
     "target_versions": {"type": "list", "elements": "str", "required": True},
     "extra_plugins": {"type": "list", "elements": "raw", "default": []},
+    "scheduler_plugins_version": {"type": "str"},
     "convert": {"type": "bool", "default": False},
     "fail_on_error": {"type": "bool", "default": False},
     "kubeconfig": {"type": "raw"},
@@ -72,7 +73,8 @@ class ActionModule(ControllerOnly, ActionBase):
         try:
             report = check_upgrade(content=plain(content) if content is not None else None, config=config,
                                    current_version=args["current_version"], target_versions=args["target_versions"],
-                                   extra_plugins=plain(args["extra_plugins"]), convert=args["convert"])
+                                   extra_plugins=plain(args["extra_plugins"]), convert=args["convert"],
+                                   scheduler_plugins_version=args["scheduler_plugins_version"])
         except (UnsupportedVersion, ValueError) as exc:
             return dict(result, failed=True, msg=str(exc))
         # Every secret of the input (given as config or as text) and of the converted text: the report shows the
@@ -87,8 +89,10 @@ class ActionModule(ControllerOnly, ActionBase):
             report["converted"]["converted"] = redact_text(report["converted"]["converted"])
         result.update(changed=False, **report)
         if args["fail_on_error"] and not report["ok"]:
-            broken = ", ".join("%s (%s)" % (minor, "; ".join(e["message"] for e in target["errors"]))
-                               for minor, target in report["targets"].items() if not target["starts"])
+            broken = ", ".join("%s (%s)" % (minor, "; ".join([e["message"] for e in target["errors"]]
+                                                             + ([target["skew"]] if "skew" in target else [])))
+                               for minor, target in report["targets"].items()
+                               if not target["starts"] or "skew" in target)
             # kube-scheduler's lines first (above), then one hint with the fix per line that has one (hints.py).
             shown = config if config is not None else parsed_or_none(content)
             where = "config" if config is not None else ("src" if args["src"] else "content")

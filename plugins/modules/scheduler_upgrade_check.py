@@ -56,6 +56,13 @@ options:
     type: list
     elements: raw
     default: []
+  scheduler_plugins_version:
+    description:
+      - The scheduler is this kubernetes-sigs/scheduler-plugins release's (such as V(0.34.7)), which stays as it is
+        while the cluster moves. The config is checked as that release's binary checks it (M(kubesched.schedulers.scheduler_config)
+        option C(scheduler_plugins_version)), and every minor whose API server the release's Kubernetes is more than one
+        minor older than (or newer than) gets a C(skew) line naming the release to move to; C(ok) is then false.
+    type: str
   convert:
     description: Convert a v1beta2 or v1beta3 file to v1 first.
     type: bool

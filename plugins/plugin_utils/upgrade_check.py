@@ -10,13 +10,15 @@ effective (defaulted) configurations: no list of changes is written down here. P
 
 from __future__ import annotations
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.conversion import CONVERTIBLE, convert_to_v1
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 
 
-def check_upgrade(content=None, config=None, current_version=None, target_versions=(), extra_plugins=None, convert=False):
+def check_upgrade(content=None, config=None, current_version=None, target_versions=(), extra_plugins=None, convert=False,
+                  scheduler_plugins_version=None):
     """The report: {"current": {...}, "targets": {minor: {...}}, "converted": {...} or None, "ok": bool}.
 
     Per minor: ``starts`` and every ``error`` (upstream field paths and messages) and ``warnings``; per target also
@@ -24,7 +26,13 @@ def check_upgrade(content=None, config=None, current_version=None, target_versio
     extension point, ``defaults`` whose effective value differs, ``fields`` present in one effective config only).
     With ``convert``, a v1beta2/v1beta3 file is converted to v1 first (``converted`` says what changed and what
     needs a human) and the converted text is what is checked.
+    ``scheduler_plugins_version``: the scheduler is that scheduler-plugins release's, whatever the cluster's minor: the
+    config is checked against it on every minor, and a minor whose API server the release is more than one minor
+    older than (or newer than: Kubernetes' skew policy) gets a ``skew`` line naming the release to move to.
     """
+    if scheduler_plugins_version is not None:
+        return _check_scheduler_plugins(content, config, current_version, target_versions, extra_plugins,
+                                        str(scheduler_plugins_version).lstrip("v"))
     converted = None
     if convert:
         apiversion = _api_version(content, config)
@@ -41,6 +49,34 @@ def check_upgrade(content=None, config=None, current_version=None, target_versio
         targets[report["minor"]] = report
     return {"current": current, "targets": targets, "converted": converted,
             "ok": all(report["starts"] for report in targets.values())}
+
+
+def _check_scheduler_plugins(content, config, current_version, target_versions, extra_plugins, release):
+    if release not in scheduler_plugins.RELEASES:
+        scheduler_plugins.release(release, current_version)  # raises, naming the releases it knows
+    built_on = minor_of(scheduler_plugins.RELEASES[release])
+    result = process(content=content, config=config, kubernetes_version=built_on, extra_plugins=extra_plugins,
+                     scheduler_plugins_version=release)
+
+    def report(version):
+        minor = minor_of(version)
+        entry = {"minor": minor, "starts": result.ok, "errors": result.errors, "warnings": result.warnings,
+                 "profiles": result.profiles, "scheduler_plugins": release, "built_on": built_on}
+        behind = minor_number(minor) - minor_number(built_on)
+        if behind not in (0, 1):
+            matching = [known for known, kubernetes in sorted(scheduler_plugins.RELEASES.items())
+                        if minor_of(kubernetes) in (minor, "1.%d" % (minor_number(minor) - 1))]
+            entry["skew"] = (
+                "scheduler-plugins %s is built on Kubernetes %s: with a %s API server it is %s, and Kubernetes' "
+                "skew policy lets a scheduler be at most one minor older than its API server, never newer; move to %s"
+                % (release, built_on, minor, "%d minors older" % behind if behind > 0 else "newer",
+                   "scheduler-plugins %s" % " or ".join(matching) if matching else
+                   "the scheduler-plugins release built on %s (none is known to this collection yet)" % minor))
+        return entry
+
+    targets = dict((minor_of(target), report(target)) for target in target_versions)
+    return {"current": report(current_version), "targets": targets, "converted": None,
+            "ok": all(entry["starts"] and "skew" not in entry for entry in targets.values())}
 
 
 def _api_version(content, config):

@@ -116,3 +116,22 @@ def test_the_action_renders_an_accepted_config_for_the_host():
     assert not result.get("failed"), result
     written = yaml.safe_load(result["_module_calls"][0]["content"])
     assert written["profiles"][0]["pluginConfig"] == GANG["profiles"][0]["pluginConfig"]
+
+
+def test_the_upgrade_check_names_the_minors_a_release_cannot_follow():
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade  # pylint: disable=import-outside-toplevel
+    report = check_upgrade(config=GANG, current_version="1.34", target_versions=["1.35", "1.36"],
+                           scheduler_plugins_version="0.34.7")
+    assert not report["ok"]
+    assert "skew" not in report["current"] and "skew" not in report["targets"]["1.35"]  # one minor older: allowed
+    skew = report["targets"]["1.36"]["skew"]
+    assert "scheduler-plugins 0.34.7 is built on Kubernetes 1.34: with a 1.36 API server it is 2 minors older" in skew
+    assert all(target["starts"] for target in report["targets"].values())  # the binary stays the release's
+    older = check_upgrade(config=GANG, current_version="1.33", target_versions=["1.33"], scheduler_plugins_version="0.34.7")
+    assert "newer" in older["current"]["skew"] and "move to scheduler-plugins 0.33.5" in older["current"]["skew"]
+
+
+def test_the_upgrade_check_action_fails_on_skew_when_asked():
+    result = run_action("scheduler_upgrade_check", {"config": GANG, "current_version": "1.34", "target_versions": ["1.36"],
+                                                    "scheduler_plugins_version": RELEASE, "fail_on_error": True})
+    assert result.get("failed") and "1.36 (scheduler-plugins 0.33.5 is built on Kubernetes 1.33" in result["msg"], result
