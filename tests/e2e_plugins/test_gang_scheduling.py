@@ -120,12 +120,12 @@ def test_a_pod_group_with_room_for_all_is_bound_all_together(cluster):
     nodes = wait_for("all three pods of the group to be bound", lambda: len(bound(cluster, "gang", "fits")) == 3
                      and bound(cluster, "gang", "fits"), timeout=90)
     assert set(nodes.values()) <= set(cluster.workers)
-    # The controller keeps the group's status: Scheduled once minMember pods are bound, Running once they run.
-    phase = wait_for("the PodGroup's phase", lambda: custom(cluster).get_namespaced_custom_object(
-        GROUP, "v1alpha1", "gang", "podgroups", "fits").get("status", {}).get("phase") in ("Scheduled", "Running")
-        and custom(cluster).get_namespaced_custom_object(GROUP, "v1alpha1", "gang", "podgroups", "fits")["status"],
-        timeout=60)
-    assert phase["scheduled"] >= 3, phase
+    # The controller keeps the group's status (pkg/controllers/podgroup_controller.go): Running once minMember of its
+    # pods run.
+    status = wait_for("the PodGroup to be Running", lambda: (lambda s: s.get("phase") == "Running" and s)(
+        custom(cluster).get_namespaced_custom_object(GROUP, "v1alpha1", "gang", "podgroups", "fits").get("status", {})),
+        timeout=90)
+    assert status["running"] == 3, status
     delete_pods(cluster, "gang")
 
 
@@ -142,7 +142,8 @@ def test_a_pod_group_with_room_for_fewer_than_min_member_is_not_bound_at_all(clu
         time.sleep(1)
     status = custom(cluster).get_namespaced_custom_object(GROUP, "v1alpha1", "gang", "podgroups", "too-big").get(
         "status", {})
-    assert status.get("phase") not in ("Scheduled", "Running") and not status.get("scheduled"), status
+    # All four exist, so the controller says Scheduling; none runs.
+    assert status.get("phase") == "Scheduling" and not status.get("running"), status
     # Room for the fourth: the whole group is bound.
     give_the_worker_slots(cluster, 4)
     wait_for("the group to be bound once it fits", lambda: len(bound(cluster, "gang", "too-big")) == 4, timeout=90)
