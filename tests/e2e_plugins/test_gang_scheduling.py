@@ -112,6 +112,21 @@ def test_the_role_deploys_the_scheduler_its_crds_rbac_and_controller_and_reruns_
     assert changed_count(second) == 0, second.stdout[-4000:]
 
 
+def test_verify_proves_the_gang_scheduler_s_profile(cluster):
+    """The verify role, as after any rollout: kubeadm's default scheduler on the master, and the Deployment it
+    discovers from the role's ConfigMap - its lease, and a test pod bound by its profile (Coscheduling schedules a pod
+    of no PodGroup as any scheduler does)."""
+    run = cluster.playbook("playbooks/verify.yml", {
+        "kube_scheduler_version": cluster.version,
+        "kube_scheduler_instances": [{"name": "kube-scheduler", "default_scheduler": True}],
+        "kube_scheduler_verify_discover_deployments": True,
+        "kube_scheduler_verify_timeout": 60,
+        "kube_scheduler_verify_k8s_kubeconfig": str(cluster.admin_kubeconfig)}, masters=True)
+    summary = run.stdout[run.stdout.index("Summary"):]
+    line = [entry for entry in summary.splitlines() if entry.strip().startswith('"%s ' % NAME)]
+    assert line and " ok " in line[0] and "%s/%s" % (NAMESPACE, NAME) in line[0], summary[:3000]
+
+
 def test_a_pod_group_with_room_for_all_is_bound_all_together(cluster):
     give_the_worker_slots(cluster, 3)
     ensure_namespace(cluster, "gang")
