@@ -8,6 +8,7 @@ Live on each binary present (KUBE_SCHEDULER_BIN_1_<minor>), skipped without it."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -46,6 +47,23 @@ GATES = (
 
 
 def run_binary(minor, text, gates):
+    """The binary's answer, cached as harness.run_binary caches its own: by the binary's sha256, the config and the
+    gates (a rerun, or CI's fresh clone on the same machine, runs no binary again)."""
+    key = "gates-%s-%s" % (harness.file_sha256(harness.binary_path(minor))[:24], harness.text_sha256(text + "\0" + gates))
+    cache_file = os.path.join(harness.CACHE_DIR, key[6:8], key + ".json")
+    if os.path.exists(cache_file):
+        with open(cache_file, encoding="utf-8") as handle:
+            return json.load(handle)
+    answer = _run_binary(minor, text, gates)
+    os.makedirs(os.path.dirname(cache_file), exist_ok=True)
+    tmp = cache_file + ".tmp%d" % os.getpid()
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(answer, handle, sort_keys=True)
+    os.replace(tmp, cache_file)
+    return answer
+
+
+def _run_binary(minor, text, gates):
     with tempfile.TemporaryDirectory(prefix="kubesched-gates-") as work:
         config = os.path.join(work, "config")
         out = os.path.join(work, "effective.yaml")
