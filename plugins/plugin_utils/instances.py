@@ -16,6 +16,7 @@ import ipaddress
 import json
 import re
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
@@ -284,11 +285,24 @@ def _validated_config(fields, path, kubernetes_version):
         connection["kubeconfig"] = fields["kubeconfig"]
     config.setdefault("apiVersion", API_VERSION)
     config.setdefault("kind", KIND)
+    # The instance's --feature-gates decide defaults, default plugins and validation, as in kube-scheduler.
+    gates = _feature_gates(fields["extra_flags"])
     result = _process(config_field, config=config, kubernetes_version=kubernetes_version,
-                      extra_plugins=fields["extra_plugins"], strict=fields["strict"])
+                      extra_plugins=fields["extra_plugins"], strict=fields["strict"], feature_gates=gates)
+    refused = [error for error in result.errors if error.get("type") == E.FEATURE_GATE]
+    if refused:
+        raise InstanceError("\n".join("%s.extra_flags.feature-gates: %s" % (path, error["message"]) for error in refused))
     secrets = secret_values(config)
     _raise_config_errors(result, config_field, secrets, config)
     return result, secrets
+
+
+def _feature_gates(extra_flags):
+    """The value of --feature-gates among the extra flags (given with or without its dashes), or None."""
+    for flag, value in (extra_flags or {}).items():
+        if isinstance(flag, str) and flag.lstrip("-") == "feature-gates":
+            return value
+    return None
 
 
 def _parsed_content(fields, config_field, kubernetes_version):

@@ -242,3 +242,19 @@ def test_identical_peers_pass():
     resolved = resolve_ok([DEFAULT, second()], peers={"master-2": [DEFAULT, second()],
                                                       "master-3": [DEFAULT, second()]})
     assert len(resolved) == 2
+
+
+def test_an_unknown_feature_gate_in_extra_flags_is_refused_there():
+    errors = resolve_errors([dict(DEFAULT, extra_flags={"feature-gates": "NoSuchGate=true"})], version="1.37.2")
+    assert "kube_scheduler_instances[0].extra_flags.feature-gates: " in errors
+    assert "unrecognized feature gate: NoSuchGate" in errors
+
+
+def test_the_instance_feature_gates_decide_what_its_config_may_hold():
+    shape = {"profiles": [{"schedulerName": "batch", "pluginConfig": [{"name": "VolumeBinding", "args": {
+        "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}}]}],
+        "leaderElection": {"resourceName": "batch-scheduler"}}
+    assert resolve_ok([DEFAULT, second(config=shape)], version="1.37.2")
+    errors = resolve_errors([DEFAULT, second(config=shape, extra_flags={"--feature-gates": "StorageCapacityScoring=false"})],
+                            version="1.37.2")
+    assert "kube_scheduler_instances[1].config.profiles[0].pluginConfig[0].args.shape" in errors
