@@ -57,11 +57,13 @@ WANTED = {
 }
 
 
-# kubernetes-sigs/scheduler-plugins releases (tests/binaries/modules/scheduler-plugins-v*) whose kube-scheduler the
-# differential tests run, and the 0.34.7 scheduler and controller the e2e deploys on a 1.35 cluster (tests/e2e_plugins):
-# found in the binaries directory or built from Go modules, never downloaded (upstream publishes images only),
-# exported as SCHEDULER_PLUGINS_SCHEDULER_BIN_0_33_5, SCHEDULER_PLUGINS_CONTROLLER_BIN_0_34_7.
-SCHEDULER_PLUGINS = {"scheduler-plugins-scheduler": ("0.33.5", "0.34.7"), "scheduler-plugins-controller": ("0.34.7",)}
+# kubernetes-sigs/scheduler-plugins releases (tests/binaries/modules/scheduler-plugins-v*), release -> components:
+# found in the binaries directory or built from Go modules (a release's missing components in one go build), never
+# downloaded (upstream publishes images only), exported as SCHEDULER_PLUGINS_SCHEDULER_BIN_0_34_7 and the like.
+# make test runs 0.34.7's scheduler and controller (the scheduler-plugins e2e, tests/e2e_plugins, and the re-check of
+# its recording); --all also 0.33.5's scheduler, whose recording CI compares the library with.
+SCHEDULER_PLUGINS = {"0.34.7": ("scheduler-plugins-scheduler", "scheduler-plugins-controller")}
+SCHEDULER_PLUGINS_ALL = dict(SCHEDULER_PLUGINS, **{"0.33.5": ("scheduler-plugins-scheduler",)})
 
 
 # What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
@@ -202,25 +204,27 @@ class Builds:
 
 def scheduler_plugins(builds: Builds, purpose: str) -> tuple[list[str], list[str]]:
     """The export lines and report lines of the scheduler-plugins binaries (none for the demo)."""
-    exports, report = [], []
-    for component, versions in SCHEDULER_PLUGINS.items() if purpose != "demo" else ():
-        found, missing = [], []
-        for version in versions:
-            path = build.target(builds.directory, component, version)
-            origin = builds.directory
-            if not os.access(path, os.X_OK) and builds.go:
-                try:
-                    path = build.build("scheduler-plugins", version, [component], builds.directory)[0]
-                    origin = "built from Go modules"
-                except SystemExit as error:
-                    builds.failed.append(str(error))
+    releases_wanted = {"demo": {}, "test": SCHEDULER_PLUGINS, "all": SCHEDULER_PLUGINS_ALL}[purpose]
+    exports, found = [], {}
+    for version, components in sorted(releases_wanted.items(), key=lambda item: releases.version_key(item[0])):
+        paths = {c: build.target(builds.directory, c, version) for c in components}
+        origin = builds.directory
+        missing = [c for c, path in paths.items() if not os.access(path, os.X_OK)]
+        if missing and builds.go:
+            try:
+                build.build("scheduler-plugins", version, missing, builds.directory)
+                origin = "built from Go modules"
+            except SystemExit as error:  # build.py says what failed; the suites that need it skip, loudly
+                builds.failed.append(str(error))
+        for component, path in paths.items():
+            entry = found.setdefault(component, ([], []))
             if os.access(path, os.X_OK):
                 exports.append("export %s_%s=%s" % (variable(component), version.replace(".", "_"), shlex.quote(path)))
-                found.append("%s (%s)" % (version, origin))
+                entry[0].append("%s (%s)" % (version, origin))
             else:
-                missing.append(version)
-        missing_text = "; MISSING " + " ".join(missing) if missing else ""
-        report.append("binaries: %-24s %s%s" % (component, ", ".join(found) or "none", missing_text))
+                entry[1].append(version)
+    report = ["binaries: %-24s %s%s" % (component, ", ".join(ok) or "none", "; MISSING " + " ".join(missing) if missing else "")
+              for component, (ok, missing) in found.items()]
     return exports, report
 
 

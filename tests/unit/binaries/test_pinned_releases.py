@@ -75,7 +75,7 @@ def test_a_built_binary_is_the_pinned_release(component, version):
 
 
 @needs_go
-@pytest.mark.parametrize("component,version", [(c, v) for c, vs in k8s_binaries.SCHEDULER_PLUGINS.items() for v in vs])
+@pytest.mark.parametrize("component,version", [(c, v) for v, cs in k8s_binaries.SCHEDULER_PLUGINS_ALL.items() for c in cs])
 def test_a_scheduler_plugins_binary_is_stamped_with_its_kubernetes(component, version):
     """A scheduler-plugins build says the Kubernetes release it is built on (releases.py: stamped with its own
     release, component-base refuses to start it), and was built by the Go its module pins."""
