@@ -51,9 +51,10 @@ import releases  # noqa: E402  pylint: disable=wrong-import-position
 WANTED = {
     "kube-scheduler": ("1.30.14", "1.35.4", "1.36.3", "1.37.2"),
     "kube-apiserver": ("1.35.4", "1.37.2"),
-    "kube-controller-manager": ("1.37.2",),
-    "kubelet": ("1.37.2",),
-    "kube-proxy": ("1.37.2",),
+    # 1.35: the scheduler-plugins e2e's cluster (scheduler-plugins 0.34.7 is built on 1.34: one minor older).
+    "kube-controller-manager": ("1.35.4", "1.37.2"),
+    "kubelet": ("1.35.4", "1.37.2"),
+    "kube-proxy": ("1.35.4", "1.37.2"),
 }
 
 
