@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from realcluster import REPO, Cluster, RealCluster, changed_count, scheduler_version  # noqa: F401  (the tests import them from here)
+from realcluster import Cluster, RealCluster, scheduler_version
 
 NEEDS = ("KUBE_SCHEDULER_BIN", "ETCD_BIN")
 

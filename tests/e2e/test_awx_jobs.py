@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, require_binaries
-from realcluster import scheduler_version
+from conftest import require_binaries
+from realcluster import REPO, scheduler_version
 from cluster import wait_for  # tests/controlplane, on the path through realcluster
 
 require_binaries()

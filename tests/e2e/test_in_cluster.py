@@ -16,7 +16,8 @@ import pytest
 from kubernetes import client
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
-from conftest import changed_count, require_binaries
+from conftest import require_binaries
+from realcluster import changed_count
 from cluster import wait_for  # tests/controlplane, on the path through realcluster
 
 require_binaries()

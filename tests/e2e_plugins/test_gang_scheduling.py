@@ -84,6 +84,12 @@ def bound(cluster, namespace, prefix):
     return {p.metadata.name: p.spec.node_name for p in pods if p.metadata.name.startswith(prefix) and p.spec.node_name}
 
 
+def running_status(cluster, namespace, name):
+    """The PodGroup's status once its controller says Running, else None."""
+    status = custom(cluster).get_namespaced_custom_object(GROUP, "v1alpha1", namespace, "podgroups", name).get("status", {})
+    return status if status.get("phase") == "Running" else None
+
+
 def delete_pods(cluster, namespace):
     core = client.CoreV1Api(cluster.api())
     core.delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
@@ -137,9 +143,7 @@ def test_a_pod_group_with_room_for_all_is_bound_all_together(cluster):
     assert set(nodes.values()) <= set(cluster.workers)
     # The controller keeps the group's status (pkg/controllers/podgroup_controller.go): Running once minMember of its
     # pods run.
-    status = wait_for("the PodGroup to be Running", lambda: (lambda s: s.get("phase") == "Running" and s)(
-        custom(cluster).get_namespaced_custom_object(GROUP, "v1alpha1", "gang", "podgroups", "fits").get("status", {})),
-        timeout=90)
+    status = wait_for("the PodGroup to be Running", lambda: running_status(cluster, "gang", "fits"), timeout=90)
     assert status["running"] == 3, status
     delete_pods(cluster, "gang")
 
