@@ -263,8 +263,10 @@ class LiveServer(object):
         self.sock.close()
 
 
-def real_master(tmp_path, extra_flags, kind):
-    """A master as the role renders it: the instance's kubeconfig exists and names a live server."""
+def real_master(tmp_path, extra_flags, kind, unchecked_flags=()):
+    """A master as the role renders it: the instance's kubeconfig exists and names a live server. ``unchecked_flags``
+    go onto the command line after the controller's checks, as a master whose binary differs from the model sees
+    them (the controller refuses an unknown feature gate itself now)."""
     binary, version = real_binary()
     server = LiveServer()
     kubeconfig = tmp_path / "scheduler.conf"
@@ -278,6 +280,7 @@ def real_master(tmp_path, extra_flags, kind):
             "config": {"profiles": [{"schedulerName": "batch"}], "leaderElection": {"resourceName": "batch"}}}]
     instances, errors, _warnings = resolve(raw, version, str(tmp_path / "schedulers"))
     assert not errors, errors
+    instances[0]["flags"] = list(instances[0]["flags"]) + list(unchecked_flags)
     if kind == "systemd":
         host = systemd_host(instances, {"unit_dir": str(tmp_path / "units"), "config_dir": str(tmp_path / "schedulers"),
                                         "binary_link": str(tmp_path / "kube-scheduler"), "binary_path": binary,
@@ -299,7 +302,7 @@ def real_master(tmp_path, extra_flags, kind):
 
 @pytest.mark.parametrize("kind", ["static_pod", "systemd"])
 def test_the_real_kube_scheduler_refuses_an_unknown_feature_gate_in_the_plan_and_nothing_is_written(tmp_path, kind):
-    host, strategy, server = real_master(tmp_path, {"feature-gates": "NoSuchGate=true"}, kind)
+    host, strategy, server = real_master(tmp_path, {}, kind, ["--feature-gates=NoSuchGate=true"])
     before = snapshot(tmp_path)
     if kind == "systemd":
         strategy.running = lambda instance: True  # no systemd on the test machine; the binary is real
@@ -339,7 +342,7 @@ def test_the_real_kube_scheduler_refuses_a_file_the_config_names_that_is_missing
 
 def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and_an_offline_kubeconfig(tmp_path):
     raw = [{"name": "batch", "secure_port": 10260, "kubeconfig": "/etc/kubernetes/batch.conf",
-            "extra_flags": {"feature-gates": "NoSuchGate=true"},
+            "extra_flags": {"v": 2},
             "config": {"profiles": [{"schedulerName": "batch"}], "leaderElection": {"resourceName": "batch"}}}]
     instances, errors, _warnings = resolve(raw, "1.35.4", "/etc/kubernetes/schedulers")
     assert not errors, errors
@@ -390,9 +393,9 @@ def scheduler_image(tmp_path_factory):
     podman_run(["podman", "rmi", "--force", tag])
 
 
-def podman_master(tmp_path, extra_flags, image):
+def podman_master(tmp_path, unchecked_flags, image):
     """real_master's static pod, its preflight through the image on a node without ctr and crictl (podman only)."""
-    host, _strategy, server = real_master(tmp_path, extra_flags, "static_pod")
+    host, _strategy, server = real_master(tmp_path, {}, "static_pod", unchecked_flags)
     preflight = host["instances"][0]["preflight"]
     del preflight["binary"]
     preflight["image"] = image
@@ -401,7 +404,7 @@ def podman_master(tmp_path, extra_flags, image):
 
 
 def test_through_real_podman_an_unknown_feature_gate_is_refused_with_kube_schedulers_words(tmp_path, scheduler_image):
-    host, strategy, server = podman_master(tmp_path, {"feature-gates": "NoSuchGate=true"}, scheduler_image)
+    host, strategy, server = podman_master(tmp_path, ["--feature-gates=NoSuchGate=true"], scheduler_image)
     before = snapshot(tmp_path)
     try:
         with pytest.raises(PreflightFailed) as failure:
@@ -415,7 +418,7 @@ def test_through_real_podman_an_unknown_feature_gate_is_refused_with_kube_schedu
 
 
 def test_through_real_podman_a_good_change_is_accepted_with_the_manifests_host_paths(tmp_path, scheduler_image):
-    host, strategy, server = podman_master(tmp_path, {"v": 2}, scheduler_image)
+    host, strategy, server = podman_master(tmp_path, ["--v=2"], scheduler_image)
     try:
         result = Engine(host, strategy, FakeWaiter()).run(PLAN)
     finally:
