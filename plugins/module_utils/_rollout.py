@@ -30,7 +30,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils import _files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     Backup, remove_path, sha256, sha256_file, switch_link)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts
+from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
@@ -272,6 +272,10 @@ class Engine(object):
         self.result.update(changed=changed, plan=plan, diff=diff)
         if mode == APPLY and changed:
             self.result["applied"] = self.apply(plan)
+            if not self.p.get("hold", True):
+                # No gate after this call: its health gate was the last, so the change is committed here, in the
+                # same call, instead of a commit call of its own.
+                self.result["committed"] = self.commit()["committed"]
         return self.result
 
     # read ------------------------------------------------------------------------------------------------------
@@ -285,6 +289,8 @@ class Engine(object):
             out["read"] = dict((path, read_file(path)) for path in reads)
         if p.get("accounts"):
             out["accounts"] = account_facts(p["accounts"]["user"], p["accounts"]["group"])
+        if p.get("resolve"):
+            out["resolved"] = dict((path, resolve_path(path)) for path in p["resolve"])
         return out
 
     # plan ------------------------------------------------------------------------------------------------------
