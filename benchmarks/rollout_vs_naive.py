@@ -172,8 +172,8 @@ def main():
             remove_hosts(environ)
     # Per phase: wall time against the naive run it replaces (a check against the naive no-op: both change nothing),
     # then the calls per master against the naive run's (modules sent to the master, tasks run on it).
-    print("\n%-10s %-8s %8s %8s %6s %7s %-6s  %s" % ("role", "run", "naive s", "ours s", "ratio", "target", "",
-                                                   "per master: modules sent (naive), tasks run (naive), skipped"))
+    header = ("role", "run", "naive s", "ours s", "ratio", "target", "", "per master: modules sent (naive), tasks run (naive), skipped")
+    print("\n%-10s %-8s %8s %8s %6s %7s %-6s  %s" % header)
     for kind, (runs, _slowest) in results.items():
         for run, naive in (("converge", "naive converge"), ("no-op", "naive no-op"), ("check", "naive no-op")):
             (ours_s, ours_calls), (naive_s, naive_calls) = runs[run], runs[naive]
