@@ -113,13 +113,25 @@ MODULE_PLAY = """
         config: "{{ survey_config }}"
         kubernetes_version: "1.35"
       ignore_errors: true
+    - name: host_paths_in_apply
+      kubesched.schedulers.scheduler_rollout:
+        kind: systemd
+        apply: true
+        instances: []
+        kubernetes_version: "1.35.4"
+        config_dir: "{{ work }}/config"
+        state_dir: "{{ work }}/state"
+        binary_path: "{{ work }}/opt/kube-scheduler"
+        host_paths: {kube_scheduler_config_dir: "{{ work }}/config"}
+      ignore_errors: true
 """
 
 
 def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, json_task_results):
     (tmp_path / "play.yml").write_text(MODULE_PLAY)
     proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                             "-e", '{"survey_config": {"leaderElection": {"leaderElect": "true"}}}', "play.yml"],
+                             "-e", '{"survey_config": {"leaderElection": {"leaderElect": "true"}}}', "-e", "work=%s" % tmp_path,
+                             "play.yml"],
                             cwd=tmp_path, env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
                                                    ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
     results = json_task_results(proc)
@@ -133,6 +145,10 @@ def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, j
         "LeaderElectionConfiguration.leaderElection.leaderElect of type bool",
         "  hint (config.leaderElection.leaderElect): use a boolean, true without quotes: a survey or -e key=value "
         "gives text (convert it with | bool)"]
+    # Issue 36: the directories are resolved by the plan's call and checked after it answers: an apply never does.
+    assert results["host_paths_in_apply"]["msg"] == ("kubesched.schedulers.scheduler_rollout: host_paths is checked by "
+                                                     "the plan (apply: false), before any apply; nothing was changed")
+    assert not (tmp_path / "state").exists() and not (tmp_path / "config").exists()
 
 
 SYMLINK_PLAY = """
