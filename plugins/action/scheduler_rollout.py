@@ -81,6 +81,9 @@ class ActionModule(NamesItsFqcn, ActionBase):
             # Compared after the call answers: only a plan, which writes nothing, may learn them that way.
             return dict(result, failed=True, msg="%s: host_paths is checked by the plan (apply: false), before any "
                         "apply; nothing was changed" % FQCN)
+        if args["host_paths"] and args["kind"] != "systemd":
+            return dict(result, failed=True, msg="%s: host_paths names the systemd role's directories (kind: systemd); "
+                        "a static-pod master's are compared with the kubelet's directory by the read call" % FQCN)
         # The raw options, not ansible-core's type=path conversion (which expands ~ and $VARS).
         raw = dict((name, self._task.args.get(name, args[name])) for name in _KINDS)
         normalised, problems = inputs.check_all(raw, _KINDS)
@@ -110,9 +113,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 "binary_path": args["binary_path"], "version": args["kubernetes_version"],
                 "user": args["user"], "group": args["group"]}))
         else:
-            # One read call: the kubelet's directory (unless given) with the manifests in it, and what else the
-            # render builds on.
-            # The config and state directories are resolved in the same call, to be compared with the kubelet's.
+            # One read call: the kubelet's directory (unless given) with the manifests in it, what else the render
+            # builds on, and the config and state directories as the host resolves them (to compare with the kubelet's).
             answer = self._engine({"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
                                    "manifest_dir": args["manifest_dir"] or None,
                                    "resolve": [args[name] for name in _KUBELET_APART],
