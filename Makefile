@@ -139,7 +139,8 @@ bench: deps image binaries
 	$(BIN)/python benchmarks/scheduler_config_bench.py
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 
-## bench-rollout: the systemd and static_pod playbooks against a naive playbook on three local masters (issue 9)
+## bench-rollout: the systemd and static_pod playbooks against a naive playbook on three local masters: wall time and
+## the calls each master cost (modules sent, tasks run), per phase, against issue 36's targets
 bench-rollout: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 

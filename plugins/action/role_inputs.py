@@ -14,14 +14,14 @@ from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import (
-    REMOVED_IN, ROLE_VARIABLES, check_real_paths, check_role, deprecations)
+    REMOVED_IN, ROLE_VARIABLES, check_role, deprecations)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
 
 ARGUMENT_SPEC = {
     "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},
-    "real_paths": {"type": "dict"},
+    "all_hosts": {"type": "bool", "default": False},
 }
 # The value as written matters for these: YAML reads an unquoted 1.30 as the number 1.3, which templating would
 # turn into the text "1.3" (and lose what went wrong).
@@ -35,26 +35,9 @@ class ActionModule(ControllerOnly, ActionBase):
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         task_vars = task_vars or {}
-        values, problems = {}, []
-        for name in sorted(ROLE_VARIABLES[args["role"]]):
-            if name not in task_vars:
-                continue
-            raw = task_vars[name]
-            if name in _UNTEMPLATED_TYPE and isinstance(raw, (float, int)) and not isinstance(raw, bool):
-                values[name] = raw
-                continue
-            too_costly = check_structure(raw, name)
-            if too_costly:
-                problems.append(too_costly)
-                continue
-            try:
-                values[name] = plain(self._templar.template(raw))
-            except AnsibleError as exc:
-                problems.append("%s: cannot be templated: %s" % (name, str(exc).splitlines()[0]))
-        normalised, found = check_role(args["role"], values, [name for name in task_vars if isinstance(name, str)])
-        problems.extend(found)
-        if not problems and args.get("real_paths") is not None:
-            problems.extend(check_real_paths(args["role"], normalised, args["real_paths"]))
+        values, normalised, problems = self._check(args["role"], task_vars, set(task_vars))
+        if not problems and args["all_hosts"]:
+            problems.extend(self._other_hosts(args["role"], task_vars, values))
         if problems:
             return dict(result, failed=True, errors=problems,
                         msg="kubesched.schedulers.%s: the variables are not valid, nothing was changed:\n%s"
@@ -66,3 +49,50 @@ class ActionModule(ControllerOnly, ActionBase):
             result["deprecations"] = [dict(msg=message, version=REMOVED_IN, collection_name="kubesched.schedulers")
                                       for message in old_names]
         return result
+
+    def _check(self, role, variables, names):
+        """(templated values, normalised values, problems) of the role's variables in ``variables``; ``names``: every
+        variable name the host has (for typos)."""
+        values, problems = {}, []
+        for name in sorted(ROLE_VARIABLES[role]):
+            if name not in variables:
+                continue
+            raw = variables[name]
+            if name in _UNTEMPLATED_TYPE and isinstance(raw, (float, int)) and not isinstance(raw, bool):
+                values[name] = raw
+                continue
+            too_costly = check_structure(raw, name)
+            if too_costly:
+                problems.append(too_costly)
+                continue
+            try:
+                values[name] = plain(self._templar.template(raw))
+            except AnsibleError as exc:
+                problems.append("%s: cannot be templated: %s" % (name, str(exc).splitlines()[0]))
+        normalised, found = check_role(role, values, [name for name in names if isinstance(name, str)])
+        return values, normalised, problems + found
+
+    def _other_hosts(self, role, task_vars, mine):
+        """The role runs this once for all masters (run_once): every other host of the play is checked too, as it
+        would be on its own. What the play and the role give (play vars, defaults, extra vars) is this host's; what
+        an inventory gives a host of its own (host_vars, its groups' vars) comes from hostvars, templated there. A
+        host whose values and names are this host's is not checked twice."""
+        hostvars = task_vars.get("hostvars") or {}
+        me = task_vars.get("inventory_hostname")
+        problems = []
+        for host in task_vars.get("ansible_play_hosts_all") or []:
+            if host == me or host not in hostvars:
+                continue
+            theirs = hostvars[host]
+            variables = dict((name, task_vars[name]) for name in ROLE_VARIABLES[role] if name in task_vars)
+            try:
+                variables.update((name, theirs[name]) for name in ROLE_VARIABLES[role] if name in theirs)
+            except AnsibleError as exc:
+                problems.append("host %s: cannot be templated: %s" % (host, str(exc).splitlines()[0]))
+                continue
+            names = set(task_vars) | set(theirs)
+            values, _normalised, found = self._check(role, variables, names)
+            if values == mine and names == set(task_vars):
+                continue
+            problems.extend("host %s: %s" % (host, problem) for problem in found)
+        return problems

@@ -15,6 +15,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, READ
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_real_paths, paths_to_resolve, real_paths
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
@@ -33,12 +34,15 @@ _KINDS = {
     "settle": inputs.integer(0, 600, "a number of seconds"),
 }
 
-# The static_pod role's names of the options compared on the host.
+# The static_pod role's names of the options compared on the host with the kubelet's directory.
 _ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_scheduler_state_dir"}
+_KUBELET_APART = ("config_dir", "state_dir")
 
 ARGUMENT_SPEC = {
     "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
     "apply": {"type": "bool", "default": False},
+    "hold": {"type": "bool", "default": True},
+    "host_paths": {"type": "dict"},
     "finish": {"type": "str", "choices": ["commit", "restore"]},
     "instances": {"type": "list", "elements": "dict"},
     "kubernetes_version": {"type": "str"},
@@ -73,6 +77,13 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if missing:
             return dict(result, failed=True, msg="%s: missing required arguments: %s (only finish needs none of them)"
                         % (FQCN, ", ".join(missing)))
+        if args["host_paths"] and args["apply"]:
+            # Compared after the call answers: only a plan, which writes nothing, may learn them that way.
+            return dict(result, failed=True, msg="%s: host_paths is checked by the plan (apply: false), before any "
+                        "apply; nothing was changed" % FQCN)
+        if args["host_paths"] and args["kind"] != "systemd":
+            return dict(result, failed=True, msg="%s: host_paths names the systemd role's directories (kind: systemd); "
+                        "a static-pod master's are compared with the kubelet's directory by the read call" % FQCN)
         # The raw options, not ansible-core's type=path conversion (which expands ~ and $VARS).
         raw = dict((name, self._task.args.get(name, args[name])) for name in _KINDS)
         normalised, problems = inputs.check_all(raw, _KINDS)
@@ -88,8 +99,11 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if problems:
             return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         args.update(normalised, kubernetes_version=version)
-        engine = {"mode": APPLY if args["apply"] else PLAN, "state_dir": args["state_dir"],
+        engine = {"mode": APPLY if args["apply"] else PLAN, "state_dir": args["state_dir"], "hold": args["hold"],
                   "health_timeout": args["health_timeout"], "settle": args["settle"]}
+        host_paths = dict((name, str(path)) for name, path in (args["host_paths"] or {}).items())
+        if host_paths:
+            engine["resolve"] = sorted(set(paths_to_resolve(host_paths).values()))
         drift = None
         if args["kind"] == "systemd":
             if not args["binary_path"]:
@@ -99,15 +113,16 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 "binary_path": args["binary_path"], "version": args["kubernetes_version"],
                 "user": args["user"], "group": args["group"]}))
         else:
-            # One read call: the kubelet's directory (unless given) with the manifests in it, and what else the
-            # render builds on.
+            # One read call: the kubelet's directory (unless given) with the manifests in it, what else the render
+            # builds on, and the config and state directories as the host resolves them (to compare with the kubelet's).
             answer = self._engine({"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
                                    "manifest_dir": args["manifest_dir"] or None,
+                                   "resolve": [args[name] for name in _KUBELET_APART],
                                    "manifest_names": [instance["name"] for instance in instances]}, task_vars)
             if answer.get("failed"):
                 return dict(result, **answer)
             result["manifest_dir"] = found = answer["manifest_dir"]
-            same = self._same_directory(found["path"], ("config_dir", "state_dir"), args, task_vars)
+            same = _same_directory(found, answer.get("resolved") or {}, args)
             if same:
                 return dict(result, failed=True, msg=same)
             try:
@@ -125,6 +140,13 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if args["lease_check"]:
             _add_lease_access(engine, instances, args)
         answer = self._engine(engine, task_vars)
+        if host_paths:
+            # Whatever else the plan says, two names for one directory come first: nothing may be applied on them.
+            found = dict((path, (entry or {}).get("path")) for path, entry in (answer.get("resolved") or {}).items())
+            problems = check_real_paths(args["kind"], host_paths, real_paths(host_paths, found)) if found else []
+            if problems:
+                return dict(result, failed=True, resolved=answer.get("resolved"), msg="%s: the variables are not "
+                            "valid on this master, nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         result.update(answer)
         # A plan outside check mode changes nothing: it says what is pending and leaves "changed" (and the diff on
         # screen) to the apply step. In check mode the plan is what a Check job reports.
@@ -151,29 +173,25 @@ class ActionModule(NamesItsFqcn, ActionBase):
         answer = self._engine(dict(normalised, kind=args["kind"], mode=args["finish"]), task_vars)
         return dict(result, **answer)
 
-    def _same_directory(self, manifest_dir, names, args, task_vars):
-        """Paths compared by what they are on the host, not as strings: a config or state directory that is (by a
-        symbolic link) the kubelet's directory would make every stored file a pod. Compared by device and inode,
-        which is what the kubelet lists."""
-        def identity(path):
-            answer = self._execute_module(module_name="ansible.builtin.stat", task_vars=task_vars, module_args={
-                "path": path, "follow": True, "get_checksum": False, "get_mime": False, "get_attributes": False})
-            found = answer.get("stat") or {}
-            return (found.get("dev"), found.get("inode")) if found.get("exists") and found.get("isdir") else None
-
-        kubelet = identity(manifest_dir)
-        for name in names:
-            if kubelet is not None and args[name] and identity(args[name]) == kubelet:
-                return ("%s (%s in the static_pod role): Invalid value: %r: on the host it is the static pod "
-                        "directory %s (a symbolic link, or the same directory by another path); the kubelet would run "
-                        "every file stored there. Choose a directory outside it. Nothing was changed."
-                        % (name, _ROLE_VARIABLE[name], args[name], manifest_dir))
-        return None
-
     def _engine(self, module_args, task_vars):
         answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)
         answer.pop("invocation", None)  # the file contents, some of them credentials
         return answer
+
+
+def _same_directory(kubelet, resolved, args):
+    """Paths compared by what they are on the host, not as strings: a config or state directory that is (by a
+    symbolic link, or a bind mount) the kubelet's directory would make every stored file a pod. Compared by device
+    and inode, which is what the kubelet lists; the read call resolved them all."""
+    if kubelet.get("directory") is None:
+        return None
+    for name in _KUBELET_APART:
+        if (resolved.get(args[name]) or {}).get("directory") == kubelet["directory"]:
+            return ("%s (%s in the static_pod role): Invalid value: %r: on the host it is the static pod "
+                    "directory %s (a symbolic link, or the same directory by another path); the kubelet would run "
+                    "every file stored there. Choose a directory outside it. Nothing was changed."
+                    % (name, _ROLE_VARIABLE[name], args[name], kubelet["path"]))
+    return None
 
 
 def _instance_problems(instances):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import grp
 import os
 import pwd
+import stat
 
 
 def host_facts():
@@ -28,6 +29,18 @@ def binary_facts(path, run):
         rc, stdout, stderr = run([path, "--version"])
         version = (stdout or stderr).strip() if rc == 0 else None
     return {"exists": os.path.isfile(path), "version_output": version}
+
+
+def resolve_path(path):
+    """What a path is on this host, read-only: its real path (symbolic links followed; a missing tail is kept, as
+    `realpath --canonicalize-missing` keeps it) and, for an existing directory, its device and inode (what the kubelet
+    lists, so a bind mount counts too). Two names for one directory pass every comparison of strings."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return {"path": real, "directory": None}
+    return {"path": real, "directory": [st.st_dev, st.st_ino] if stat.S_ISDIR(st.st_mode) else None}
 
 
 def _exists(lookup, name):

@@ -30,7 +30,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils import _files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     Backup, remove_path, sha256, sha256_file, switch_link)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts
+from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
@@ -272,6 +272,10 @@ class Engine(object):
         self.result.update(changed=changed, plan=plan, diff=diff)
         if mode == APPLY and changed:
             self.result["applied"] = self.apply(plan)
+            if not self.p.get("hold", True):
+                # No gate after this call: its health gate was the last, so the change is committed here, in the
+                # same call, instead of a commit call of its own.
+                self.result["committed"] = self.commit()["committed"]
         return self.result
 
     # read ------------------------------------------------------------------------------------------------------
@@ -285,6 +289,8 @@ class Engine(object):
             out["read"] = dict((path, read_file(path)) for path in reads)
         if p.get("accounts"):
             out["accounts"] = account_facts(p["accounts"]["user"], p["accounts"]["group"])
+        if p.get("resolve"):
+            out["resolved"] = dict((path, resolve_path(path)) for path in p["resolve"])
         return out
 
     # plan ------------------------------------------------------------------------------------------------------
@@ -363,11 +369,15 @@ class Engine(object):
         (the check did not run), never a silent pass."""
         create = bool((self.p.get("lease_rbac") or {}).get("create"))
         refusals = []
-        for instance in self.p["instances"]:
-            spec = instance.get("lease_access")
-            if instance["state"] != "present" or not spec:
-                continue
-            found = _lease_access.check(spec, instance.get("files"))
+        asking = [instance for instance in self.p["instances"] if instance["state"] == "present" and instance.get("lease_access")]
+        if not asking:
+            return refusals
+        # The instances ask side by side (each its own connections to the API server): the plan's one call waits for
+        # the slowest answer, not for their sum.
+        with ThreadPoolExecutor(max_workers=len(asking)) as pool:
+            answers = list(pool.map(lambda instance: _lease_access.check(instance["lease_access"], instance.get("files")), asking))
+        for instance, found in zip(asking, answers):
+            spec = instance["lease_access"]
             shown = dict((key, value) for key, value in found.items() if key != "rbac")
             plan["instances"][instance["name"]]["lease_access"] = shown
             if found["status"] == _lease_access.NOT_CHECKED:

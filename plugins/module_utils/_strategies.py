@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts
+from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
     PREFLIGHT_DIR, Workspace, offline_flags, refusal)
@@ -138,6 +138,14 @@ class StaticPodStrategy(object):
             return {}, []
         found = ({"path": params["manifest_dir"].rstrip("/") or "/", "source": "given", "kubelet_config": None}
                  if params.get("manifest_dir") else find_static_pod_dir(self._run))
+        # Its device and inode, so the controller can tell a config or state directory that is this one by another
+        # name (O(resolve) in the same call) without a call of its own.
+        found["directory"] = resolve_path(found["path"])["directory"]
+        # What else the kubelet runs from it (every name that does not start with a dot), for the role's warning about
+        # files that do not look like manifests: read here, not by a call of its own.
+        mine = set("%s.yaml" % name for name in params["manifest_names"])
+        found["other_files"] = (sorted(name for name in os.listdir(found["path"]) if not name.startswith(".") and name not in mine)
+                                if os.path.isdir(found["path"]) else [])
         return ({"manifest_dir": found},
                 ["%s/%s.yaml" % (found["path"].rstrip("/"), name) for name in params["manifest_names"]])
 

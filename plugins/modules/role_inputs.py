@@ -33,13 +33,14 @@ options:
     type: str
     required: true
     choices: [deployment, static_pod, systemd, verify]
-  real_paths:
+  all_hosts:
     description:
-      - The role's paths as the host resolves them (symbolic links followed, C(realpath --canonicalize-missing)),
-        by variable name. Given, the role's checks of directories that must neither coincide nor nest run again on
-        them, so two names for one directory are refused too. The systemd role passes its config, unit, state and
-        install directories and the binary link.
-    type: dict
+      - Check the variables of every host of the play too (C(ansible_play_hosts_all)), each as it would be checked on
+        its own, the host's name in each line - so the task runs once for all masters (C(run_once)). What the play
+        and the role give is the same for every host; what the inventory gives one host (host_vars, its groups'
+        vars) is read from C(hostvars). A host with the same values as the one the task runs for is not checked twice.
+    type: bool
+    default: false
 author:
   - kubesched maintainers (@kubesched)
 """

@@ -31,7 +31,8 @@ description:
   - On success the change is held (C(<state_dir>/held-change.json) with the backups), because the master's last gate
     may come after this call (the verify role's metrics gate of the rollout playbooks). O(mode=commit) releases it
     once that gate passed (the backups go); O(mode=restore) puts the master back from it, by the same restore as a
-    failed apply (files, binary link, directories, the instances restarted and probed), and keeps the backups. A
+    failed apply (files, binary link, directories, the instances restarted and probed), and keeps the backups. With
+    O(hold=false) no gate follows, and the apply call commits its own change once every health gate passed. A
     plan that finds a held change (a run that stopped between apply and commit) reports it as pending; the next
     apply gates it again and holds it with its own change.
   - The plan also runs the master's own kube-scheduler offline against the new config and flags of every instance
@@ -93,6 +94,20 @@ options:
     suboptions:
       user: {description: The user., type: str, required: true}
       group: {description: The group., type: str, required: true}
+  resolve:
+    description:
+      - Paths to report as this host resolves them (RV(resolved)), read-only, in the same call as the rest (the
+        controller checks that directories that must stay apart are not one directory by another name).
+    type: list
+    elements: path
+    default: []
+  hold:
+    description:
+      - With O(mode=apply), hold the healthy change for a gate after this call (O(mode=commit) or O(mode=restore)
+        ends it). V(false) when no gate follows - the health gate is the master's last, so the change is committed in
+        this call (its backups go) and RV(committed) names its instances.
+    type: bool
+    default: true
   read:
     description: Files to read back (content when at most 1 MiB of UTF-8 text, and their sha256).
     type: list
@@ -258,6 +273,12 @@ read:
   description: Per path of O(read), C(exists), C(content) and C(sha256).
   returned: when O(read) is given
   type: dict
+resolved:
+  description:
+    - Per path of O(resolve), C(path), its real path (symbolic links followed, a missing tail kept, as C(realpath
+      --canonicalize-missing)), and C(directory), C([device, inode]) of an existing directory, else null.
+  returned: when O(resolve) is given
+  type: dict
 binary:
   description: C(exists) and C(version_output) of O(binary.path).
   returned: when O(binary) is given
@@ -273,7 +294,9 @@ host:
   returned: for O(kind=systemd)
   type: dict
 manifest_dir:
-  description: C(path), C(source) (where it came from, in words) and C(kubelet_config) of the static pod directory.
+  description: C(path), C(source) (where it came from, in words), C(kubelet_config), C(directory) (C([device, inode]),
+    null when it is not an existing directory) of the static pod directory, and C(other_files), the names in it
+    that the kubelet reads too (not starting with a dot) besides the manifests of O(manifest_names).
   returned: when O(manifest_names) is given
   type: dict
 applied:
@@ -288,7 +311,7 @@ held:
   elements: str
 committed:
   description: The instances whose held change was released.
-  returned: when O(mode=commit)
+  returned: when O(mode=commit), or O(mode=apply) with O(hold=false) and a change
   type: list
   elements: str
 restored:
@@ -335,6 +358,8 @@ ARGUMENT_SPEC = dict(
     binary=dict(type="dict", options=dict(path=dict(type="path", required=True), version=dict(type="str", required=True))),
     accounts=dict(type="dict", options=dict(user=dict(type="str", required=True), group=dict(type="str", required=True))),
     read=dict(type="list", elements="path", default=[]),
+    resolve=dict(type="list", elements="path", default=[]),
+    hold=dict(type="bool", default=True),
     manifest_names=dict(type="list", elements="str"),
     manifest_dir=dict(type="path"),
     instances=dict(type="list", elements="dict", default=[], options=dict(

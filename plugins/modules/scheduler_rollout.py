@@ -38,8 +38,9 @@ description:
     A refusal fails the task for that master with kube-scheduler's own words
     (C(<instance> would be refused by the master's kube-scheduler: unrecognized feature gate: ...)), in check mode
     too; nothing is written and nothing restarts."
-  - For static pods the master is read first (its current and adopted manifests and the checksums of kubeconfigs
-    this role does not write), because a manifest written by kubeadm is adopted and kept to build on. A manifest
+  - For static pods the master is read first (its current and adopted manifests, the checksums of kubeconfigs
+    this role does not write, what else is in the kubelet's directory, and whether the config or state directory is
+    that directory by another name), because a manifest written by kubeadm is adopted and kept to build on. A manifest
     that does not run kube-scheduler is never taken over or removed.
 extends_documentation_fragment:
   - action_common_attributes
@@ -52,9 +53,25 @@ options:
     required: true
     choices: [systemd, static_pod]
   apply:
-    description: Apply the plan and hold it. V(false) only reports what would change (as check mode does).
+    description: Apply the plan and hold it (see O(hold)). V(false) only reports what would change (as check mode does).
     type: bool
     default: false
+  hold:
+    description:
+      - With O(apply=true), hold the healthy change for a gate after this task, until O(finish) ends it.
+      - V(false) when no gate follows - the health gate is the master's last, so this one call applies, gates and
+        commits (the backups go; the result's C(committed) names the instances).
+    type: bool
+    default: true
+  host_paths:
+    description:
+      - The systemd role's directories and binary link as its variables give them (C(kube_scheduler_config_dir),
+        C(kube_scheduler_unit_dir), C(kube_scheduler_state_dir), C(kube_scheduler_binary_install_dir),
+        C(kube_scheduler_binary_link)). The plan's call also resolves them on the master (symbolic links followed;
+        the link by its directory) and the role's checks of directories that must neither coincide nor nest run again
+        on what they are there, so two names for one directory fail the plan naming both variables.
+      - Only with O(apply=false); the apply step builds on the plan that checked them.
+    type: dict
   finish:
     description:
       - Finish the change the apply step holds on the master - V(commit) when the master's last gate passed,
@@ -216,12 +233,17 @@ drift:
   sample: {kube-scheduler: {manifest: /etc/kubernetes/manifests/kube-scheduler.yaml, drifted: true, adopted: true,
            reason: "the manifest was rewritten without the scheduler config (kubeadm upgrade?)"}}
 manifest_dir:
-  description: Static pods only, the directory the manifests go to (C(path)), where it came from (C(source)) and the
-    kubelet config file read to find it (C(kubelet_config)).
+  description: Static pods only, the directory the manifests go to (C(path)), where it came from (C(source)), the
+    kubelet config file read to find it (C(kubelet_config)), its C(directory) (C([device, inode])) and
+    C(other_files), what else the kubelet reads there (names not starting with a dot, besides the instances' manifests).
   returned: when kind is static_pod
   type: dict
   sample: {path: /etc/kubernetes/manifests, source: staticPodPath in /var/lib/kubelet/config.yaml,
-           kubelet_config: /var/lib/kubelet/config.yaml}
+           kubelet_config: /var/lib/kubelet/config.yaml, directory: [64768, 1311], other_files: [etcd.yaml]}
+resolved:
+  description: Systemd with O(host_paths), each path the plan resolved on the master, C(path) its real path.
+  returned: when O(host_paths) is given
+  type: dict
 binary:
   description: Systemd only, whether the side-by-side binary exists and what C(--version) says.
   returned: when kind is systemd
@@ -240,7 +262,7 @@ applied:
   type: dict
 committed:
   description: The instances whose held change was released.
-  returned: with O(finish=commit)
+  returned: with O(finish=commit), or O(apply=true) and O(hold=false) when something changed
   type: list
   elements: str
 restored:

@@ -11,6 +11,8 @@ ports, paths, configs, flags) with the same kinds. Pure Python: no Ansible impor
 
 from __future__ import annotations
 
+import os
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs as K
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_resources import container_resources
@@ -32,6 +34,7 @@ _HOST_COMMON = {
     "kube_scheduler_lease_check": K.boolean,
     "kube_scheduler_lease_rbac_create": K.boolean,
     "kube_scheduler_lease_rbac_kubeconfig": K.path,
+    "kube_scheduler_rollout_hold": K.boolean,
     # Serving on the node's address with a certificate of the cluster CA (serving.py; instances.py checks the
     # address itself). The CA's content is never shown: its kind names only the type.
     "kube_scheduler_node_address": K.optional(K.text, empty=""),
@@ -166,6 +169,9 @@ def _cross_checks(role, values):
             if link and directory and K.inside(link, directory):
                 problems.append("kube_scheduler_binary_link: Invalid value: %s: it is inside %s (%s); the link must "
                                 "live outside the directories this role manages" % (K.shown(link), name, directory))
+        if values.get("kube_scheduler_binary_local_path") and not values.get("kube_scheduler_binary_checksum"):
+            problems.append("kube_scheduler_binary_local_path: Required value: kube_scheduler_binary_checksum for %s: a "
+                            "binary without a checksum is never installed" % K.shown(values["kube_scheduler_binary_local_path"]))
         return problems
     if role == "static_pod":
         # The role keeps its state below kube_scheduler_state_dir, or in the old variable's directory while it is set.
@@ -246,6 +252,26 @@ REAL_PATHS = {
     "systemd": ("kube_scheduler_config_dir", "kube_scheduler_unit_dir", "kube_scheduler_state_dir",
                 "kube_scheduler_binary_install_dir", "kube_scheduler_binary_link"),
 }
+
+
+# The binary link is resolved by its directory: the link itself points into the install directory.
+_RESOLVED_BY_DIRECTORY = ("kube_scheduler_binary_link",)
+
+
+def paths_to_resolve(written):
+    """What the host resolves for check_real_paths (``written``: name -> the path as given): name -> path."""
+    return dict((name, os.path.dirname(path) if name in _RESOLVED_BY_DIRECTORY else path) for name, path in written.items())
+
+
+def real_paths(written, resolved):
+    """name -> the path as the host resolves it, from the real paths of paths_to_resolve (``resolved``: path -> real
+    path): a link's name is kept below its resolved directory."""
+    real = {}
+    for name, path in paths_to_resolve(written).items():
+        real[name] = resolved[path]
+        if name in _RESOLVED_BY_DIRECTORY:
+            real[name] = "%s/%s" % (resolved[path].rstrip("/"), os.path.basename(written[name]))
+    return real
 
 
 def check_real_paths(role, written, real):

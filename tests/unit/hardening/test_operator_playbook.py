@@ -29,9 +29,13 @@ CASES = {
     "yaml_float_version": "kube_scheduler_version: 1.30\n",
     "v_prefixed_version": 'kube_scheduler_version: "v1.35.4"\n',
     "lease_divergence": BASE,
+    "host_var_of_one_master": BASE,
 }
 # host_vars of m2 per case.
 HOST_VARS = {
+    # Issue 36: the role's variables are checked once for all masters (run_once), so m2's own mistake is found by the
+    # one run on m1's behalf, named by its host.
+    "host_var_of_one_master": 'kube_scheduler_unit_dir: ""\n',
     "lease_divergence": "kube_scheduler_instances:\n  - name: kube-scheduler\n    default_scheduler: true\n"
                         "    config:\n      percentageOfNodesToScore: 70\n",
 }
@@ -68,6 +72,7 @@ def first_failure(run):
     ("empty_unit_dir", ["kube_scheduler_unit_dir: Required value: must not be empty (an empty survey field?)"]),
     ("misspelled_instances", ["kube_scheduler_instance: unknown variable; did you mean kube_scheduler_instances?"]),
     ("yaml_float_version", ["kube_scheduler_version: YAML read 1.30 as the number 1.3", 'quote it']),
+    ("host_var_of_one_master", ["host m2: kube_scheduler_unit_dir: Required value: must not be empty"]),
     ("lease_divergence", ["shares the lease kube-system/kube-scheduler with host m2",
                           "config.percentageOfNodesToScore differs: 0 here, 70 on m2"]),
 ])
@@ -82,7 +87,8 @@ def test_a_mistake_fails_on_the_controller_naming_the_variable(runs, case, words
 
 def test_a_v_prefixed_version_passes_every_controller_check(runs):
     name, _host, result = first_failure(runs["v_prefixed_version"])
-    assert name.endswith("Resolve the role's directories on the master"), (name, result)
+    # The first task that needs the master is the plan's one call to it (issue 36: it resolves the directories too).
+    assert name.endswith("Ask the master what would change"), (name, result)
     assert result.get("unreachable") or "192.0.2." in result.get("msg", ""), result
 
 
@@ -107,13 +113,25 @@ MODULE_PLAY = """
         config: "{{ survey_config }}"
         kubernetes_version: "1.35"
       ignore_errors: true
+    - name: host_paths_in_apply
+      kubesched.schedulers.scheduler_rollout:
+        kind: systemd
+        apply: true
+        instances: []
+        kubernetes_version: "1.35.4"
+        config_dir: "{{ work }}/config"
+        state_dir: "{{ work }}/state"
+        binary_path: "{{ work }}/opt/kube-scheduler"
+        host_paths: {kube_scheduler_config_dir: "{{ work }}/config"}
+      ignore_errors: true
 """
 
 
 def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, json_task_results):
     (tmp_path / "play.yml").write_text(MODULE_PLAY)
     proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                             "-e", '{"survey_config": {"leaderElection": {"leaderElect": "true"}}}', "play.yml"],
+                             "-e", '{"survey_config": {"leaderElection": {"leaderElect": "true"}}}', "-e", "work=%s" % tmp_path,
+                             "play.yml"],
                             cwd=tmp_path, env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
                                                    ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
     results = json_task_results(proc)
@@ -127,6 +145,10 @@ def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, j
         "LeaderElectionConfiguration.leaderElection.leaderElect of type bool",
         "  hint (config.leaderElection.leaderElect): use a boolean, true without quotes: a survey or -e key=value "
         "gives text (convert it with | bool)"]
+    # Issue 36: the directories are resolved by the plan's call and checked after it answers: an apply never does.
+    assert results["host_paths_in_apply"]["msg"] == ("kubesched.schedulers.scheduler_rollout: host_paths is checked by "
+                                                     "the plan (apply: false), before any apply; nothing was changed")
+    assert not (tmp_path / "state").exists() and not (tmp_path / "config").exists()
 
 
 SYMLINK_PLAY = """
@@ -182,10 +204,10 @@ SYSTEMD_LINK_PLAY = """
     kube_scheduler_binary_install_dir: "{{ work }}/opt"
     kube_scheduler_binary_link: "{{ work }}/bin/kube-scheduler"
   tasks:
-    - name: preflight
+    - name: plan
       ansible.builtin.import_role:
         name: kubesched.schedulers.systemd
-        tasks_from: preflight
+        tasks_from: plan
 """
 
 
@@ -194,7 +216,8 @@ SYSTEMD_LINK_PLAY = """
 def test_systemd_directories_are_compared_by_real_path_on_the_master(tmp_path, ansible_playbook, config_dir,
                                                                      refused):
     """Issue 21: a config dir that is (through a symbolic link) the unit dir, or a directory inside it, is refused
-    on the master before anything is written there, naming both variables and what the link resolves to."""
+    on the master before anything is written there, naming both variables and what the link resolves to. Issue 36:
+    the plan's one call to the master resolves them, no call of its own."""
     (tmp_path / "units").mkdir()
     (tmp_path / "units" / "ssh.service").write_text("[Unit]\n")
     (tmp_path / "config").symlink_to(tmp_path / "units")
@@ -207,9 +230,14 @@ def test_systemd_directories_are_compared_by_real_path_on_the_master(tmp_path, a
     report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
     results = dict((task["task"]["name"].split(" : ")[-1], task["hosts"]["localhost"]) for play in report["plays"]
                    for task in play["tasks"])
-    check = results["Refuse directories that are one directory on the master"]
+    check = results["Ask the master what would change"]
+    # The plan's call resolved every directory (and the link's) as the master sees them.
+    assert check["resolved"][str(tmp_path / config_dir)]["path"] == str(
+        (tmp_path / "units").resolve() / config_dir.partition("/")[2] if "/" in config_dir else (tmp_path / config_dir).resolve())
+    assert check["resolved"][str(tmp_path / "bin")]["path"] == str((tmp_path / "bin").resolve())
     if not refused:
-        assert proc.returncode == 0 and not check.get("failed"), check
+        # This host may fail the plan for its own reasons (no systemd, no binary), never for its directories.
+        assert "compared by real path" not in check.get("msg", ""), check
         return
     assert check["failed"] and proc.returncode != 0
     real = (tmp_path / "units").resolve()

@@ -301,11 +301,73 @@ def test_one_read_call_finds_the_manifests_by_name_in_the_static_pod_directory(t
     manifests = tmp_path / "pods"
     manifests.mkdir()
     (manifests / "kube-scheduler.yaml").write_text("kind: Pod\n")
+    # What else the kubelet would run from there comes back in the same call (hidden files it skips, so do we).
+    for name in ("etcd.yaml", "notes.txt", ".swp"):
+        (manifests / name).write_text("x\n")
     adopted = tmp_path / "adopted.yaml"
     eng = engine(params(tmp_path, [], kind="static_pod", read=[str(adopted)], manifest_dir=str(manifests) + "/",
                         manifest_names=["kube-scheduler", "gpu"]), strategy=StaticPodStrategy(run=None))
     facts = eng.facts()
-    assert facts["manifest_dir"] == {"path": str(manifests), "source": "given", "kubelet_config": None}
+    st = os.stat(str(manifests))
+    assert facts["manifest_dir"] == {"path": str(manifests), "source": "given", "kubelet_config": None,
+                                     "directory": [st.st_dev, st.st_ino], "other_files": ["etcd.yaml", "notes.txt"]}
     assert facts["read"][str(manifests / "kube-scheduler.yaml")]["content"] == "kind: Pod\n"
     assert not facts["read"][str(manifests / "gpu.yaml")]["exists"] and not facts["read"][str(adopted)]["exists"]
     assert "host" not in facts  # host facts are the systemd kind's
+
+
+def test_the_plan_call_resolves_paths_as_the_host_does(tmp_path):
+    """Issue 36: what `realpath --canonicalize-missing` said in a call of its own now comes back with the plan: a
+    symbolic link is followed, a missing tail kept, and an existing directory has its device and inode."""
+    (tmp_path / "units").mkdir()
+    (tmp_path / "config").symlink_to(tmp_path / "units")
+    wanted = [str(tmp_path / "config"), str(tmp_path / "config" / "new" / "deeper"), str(tmp_path / "units")]
+    eng = engine(params(tmp_path, [], resolve=wanted))
+    facts = eng.facts()
+    st = os.stat(str(tmp_path / "units"))
+    assert facts["resolved"] == {
+        wanted[0]: {"path": str(tmp_path / "units"), "directory": [st.st_dev, st.st_ino]},
+        wanted[1]: {"path": str(tmp_path / "units" / "new" / "deeper"), "directory": None},
+        wanted[2]: {"path": str(tmp_path / "units"), "directory": [st.st_dev, st.st_ino]}}
+    assert "resolved" not in engine(params(tmp_path, [])).facts()
+
+
+def test_with_no_later_gate_one_apply_call_gates_and_commits(tmp_path):
+    """Issue 36: hold false - the health gate is the master's last, so the apply call commits: nothing is held, the
+    backups go, and the result names what was committed."""
+    p = params(tmp_path, [instance(tmp_path, "one", 10259)], hold=False)
+    converge(p)
+    p = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")], hold=False)
+    eng = engine(p)
+    result = eng.run(_rollout.APPLY)
+    assert result["changed"] and result["applied"] == {"one": {"restarted": True, "pid": 10360}}
+    assert result["committed"] == ["one"]
+    assert eng.waiter.gates == [10259]  # the health gate ran before the commit
+    assert os.listdir(str(tmp_path / "state")) == []  # no held change, no backups left
+    assert snapshot(tmp_path)["etc/one.yaml"][0] == b"a: 2\n"
+
+
+def test_with_no_later_gate_a_failed_health_gate_still_restores_and_commits_nothing(tmp_path):
+    """The safety of the one-call apply: a change that fails its health gate is put back by the same call, and its
+    backups are kept, exactly as when the change is held for a later gate."""
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    eng = engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")], hold=False), failing={10259})
+    with pytest.raises(RolloutFailed, match="one gave no healthy answer"):
+        eng.run(_rollout.APPLY)
+    assert "committed" not in eng.result
+    assert snapshot(tmp_path)["etc/one.yaml"][0] == b"a: 1\n"
+    assert os.listdir(str(tmp_path / "state")) == ["one"]  # the backups are kept, no held record
+
+
+def test_with_no_later_gate_a_change_an_earlier_run_left_held_is_gated_again_and_committed(tmp_path):
+    """A run that stopped between apply and commit left a change held; the next one-call apply gates it again with
+    its own change and commits both."""
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)]))
+    held = engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n"), instance(tmp_path, "two", 10260)]))
+    held.run(_rollout.APPLY)
+    assert "held-change.json" in os.listdir(str(tmp_path / "state"))
+    eng = engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n"),
+                                   instance(tmp_path, "two", 10260, config="b: 2\n")], hold=False))
+    result = eng.run(_rollout.APPLY)
+    assert sorted(result["committed"]) == ["one", "two"] and sorted(eng.waiter.gates) == [10259, 10260]
+    assert os.listdir(str(tmp_path / "state")) == []

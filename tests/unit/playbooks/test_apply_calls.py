@@ -1,0 +1,68 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Issue 36: the rollout playbooks apply a master in one call when the engine's health gate is its last (the engine
+commits in that call: kube_scheduler_rollout_hold false, no commit step), and keep the held change (apply, the
+verify role's metrics gate, commit; restore in the rescue) when kube_scheduler_rollout_verify runs that gate.
+
+Real ansible-playbook with the real playbooks' apply play (its block, its when and vars, its rescue); only the role
+includes, which need real masters (the Molecule scenarios run those), become lines saying what each would do."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def apply_play(kind, gate_fails):
+    plays = yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
+    (play,) = [play for play in plays if play.get("serial") == 1]
+    (block,) = play["tasks"]
+
+    def stub(task):
+        role = task["ansible.builtin.include_role"]
+        step = role.get("tasks_from", role["name"].rsplit(".", 1)[-1])
+        stubbed = dict((key, value) for key, value in task.items() if key != "ansible.builtin.include_role")
+        if step == "verify":
+            stubbed["ansible.builtin.assert"] = {"that": ["not gate_fails | bool"], "fail_msg": "the metrics gate refused"}
+        else:
+            stubbed["ansible.builtin.debug"] = {"msg": "%s hold={{ kube_scheduler_rollout_hold | default('unset') }}" % step}
+        return stubbed
+
+    block = dict(block, block=[stub(task) for task in block["block"]], rescue=[stub(task) for task in block["rescue"]])
+    return [dict(play, hosts="kube_control_plane", become=False, tasks=[block], vars={"gate_fails": gate_fails})]
+
+
+def run(ansible_playbook, tmp_path, kind, verify, gate_fails=False):
+    (tmp_path / "playbook.yml").write_text(yaml.safe_dump(apply_play(kind, gate_fails), sort_keys=False))
+    (tmp_path / "inventory.ini").write_text(
+        "[kube_control_plane]\nks-m1 ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
+    proc = ansible_playbook(["-i", "inventory.ini", "playbook.yml", "-e", "kube_scheduler_rollout_verify=%s" % verify],
+                            cwd=tmp_path, env={"ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
+    return proc, re.findall(r'"msg": "(\w+) hold=(\w+)"', proc.stdout)
+
+
+@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
+def test_without_a_later_gate_one_apply_call_commits(kind, tmp_path, ansible_playbook):
+    proc, steps = run(ansible_playbook, tmp_path, kind, verify=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert steps == [("apply", "False")]  # no commit step: the engine's apply call committed
+
+
+@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
+def test_with_the_metrics_gate_the_change_is_held_for_it_then_committed(kind, tmp_path, ansible_playbook):
+    proc, steps = run(ansible_playbook, tmp_path, kind, verify=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert steps == [("apply", "True"), ("commit", "unset")]
+
+
+@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
+def test_a_metrics_gate_that_refuses_the_held_change_restores_it(kind, tmp_path, ansible_playbook):
+    proc, steps = run(ansible_playbook, tmp_path, kind, verify=True, gate_fails=True)
+    assert steps == [("apply", "True"), ("restore", "unset")], proc.stdout
