@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import (
     ApiError, Connection, KubeconfigError, Unreachable)
@@ -106,7 +107,8 @@ def check(spec, files=None):
     """{status, identity, missing, lease, detail, rbac (objects), rbac_yaml} for one instance. ``spec``:
     kubeconfig, namespace, name."""
     lease = "%s/%s" % (spec["namespace"], spec["name"])
-    out = {"lease": lease, "kubeconfig": spec["kubeconfig"], "identity": None, "missing": []}
+    out = {"lease": lease, "kubeconfig": spec["kubeconfig"], "identity": None, "missing": [],
+           "holder": None, "held_here": False, "holder_detail": "not read"}
     try:
         text = _kubeconfig_text(spec, files)
         api = Connection.from_kubeconfig(text, os.path.dirname(spec["kubeconfig"]))
@@ -120,6 +122,7 @@ def check(spec, files=None):
             for verb in NAMED_VERBS + UNNAMED_VERBS:
                 if not _allowed(api, verb, spec["namespace"], spec["name"] if verb in NAMED_VERBS else None):
                     out["missing"].append(verb)
+            out.update(_holder(api, spec["namespace"], spec["name"]))
         except Unreachable as exc:
             return dict(out, status=NOT_CHECKED, detail="the API server is unreachable from this master (%s)" % exc)
         except ApiError as exc:
@@ -135,6 +138,22 @@ def _who(api):
     answer = api.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
                          {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
     return ((answer.get("status") or {}).get("userInfo") or {}).get("username") or "(unknown identity)"
+
+
+def _holder(api, namespace, name):
+    """Who holds the lease now, and whether it is this master: kube-scheduler's identity is ``<hostname>_<uuid>``
+    (os.Hostname, the kernel's node name, as socket.gethostname() reads it). The plan changes the masters that hold
+    no lease first and the holders last, so each lease moves once (plugin_utils/rollout_order.py). Best effort: a
+    lease that cannot be read leaves its holder unknown (null, with the reason), never fails the plan."""
+    try:
+        lease = api.request("GET", "/apis/%s/v1/namespaces/%s/leases/%s" % (GROUP, namespace, name))
+    except ApiError as exc:
+        if exc.status == 404:
+            return {"holder": "", "held_here": False, "holder_detail": "no lease yet"}
+        return {"holder": None, "held_here": False, "holder_detail": "the lease could not be read: %s" % exc}
+    holder = (lease.get("spec") or {}).get("holderIdentity") or ""
+    return {"holder": holder, "held_here": bool(holder) and holder.rsplit("_", 1)[0] == socket.gethostname(),
+            "holder_detail": "held by %s" % holder if holder else "unheld (released)"}
 
 
 def _allowed(api, verb, namespace, name):
