@@ -142,3 +142,13 @@ def test_a_canary_cluster_goes_first_alone(tmp_path, ansible_playbook):
     proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_canary_cluster=north"])
     assert proc.returncode == 2 and not applied
     assert "kube_scheduler_canary_cluster: Invalid value: 'north'" in proc.stdout
+
+
+def test_the_metrics_gate_is_refused_for_more_than_one_cluster_before_any_change(tmp_path, ansible_playbook):
+    # The verify role proves a wave through one API server; one cluster with a change is still gated.
+    playbook("systemd", tmp_path)
+    inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1"], "w1")})
+    proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_rollout_verify=true"])
+    assert proc.returncode == 2 and not applied
+    assert ("kube_scheduler_rollout_verify: the metrics gate proves a wave through one cluster's API, and this rollout "
+            "changes 2 clusters (east, west) side by side") in proc.stdout
