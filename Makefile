@@ -35,7 +35,7 @@ export SUITE_RESULTS := $(BUILD)/results
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-lease-gaps bench-hostile clean docs differential
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-lease-gaps bench-fleet bench-hostile clean docs differential
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
@@ -149,6 +149,11 @@ bench-rollout: deps image binaries collection
 ## LEASE_GAPS_MODES picks), on the real test cluster (issue 25): a table of figures, no pass/fail
 bench-lease-gaps: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/lease_gaps.py
+
+## bench-fleet: a config change over N = 1, 4 and 8 small clusters of systemd masters (two each, one API server with a
+## lease per cluster) with playbooks/systemd.yml's waves (issue 34): T(N), T(8)/T(1) and the load average; no pass/fail
+bench-fleet: deps image binaries collection
+	$(WITH_K8S) $(BIN)/python benchmarks/fleet.py
 
 ## fuzz: the property suite over every entry point (tests/unit/hardening/test_properties.py) with FUZZ_SCALE times
 ## its examples (default 20, about 20000) and a new random seed each run; `make unit` runs it with a fixed seed

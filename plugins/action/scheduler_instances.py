@@ -66,17 +66,22 @@ class ActionModule(ControllerOnly, ActionBase):
         return dict(result, changed=False, instances=instances, minor=minor, full_version=release)
 
     def _peer_instances(self, task_vars, peers_var, own_instances):
-        """The same variable on every other host of the play; a host without it uses this host's value, which
-        is what the role default gives it too."""
+        """The same variable on every other host of the play in this master's cluster; a host without it uses
+        this host's value, which is what the role default gives it too. Masters of other clusters
+        (kube_scheduler_cluster: a fleet in one inventory) share no lease or schedulerName with it: their API
+        server is another one."""
         if not peers_var:
             return {}
         me = task_vars.get("inventory_hostname")
         hostvars = task_vars.get("hostvars", {})
+        cluster = task_vars.get("kube_scheduler_cluster")
         peers = {}
         for host in task_vars.get("ansible_play_hosts_all", []):
             if host == me:
                 continue
             host_vars = hostvars.get(host, {})
+            if host_vars.get("kube_scheduler_cluster") != cluster:
+                continue
             value = host_vars[peers_var] if peers_var in host_vars else own_instances
             value = self._templar.template(value)
             too_costly = check_structure(value, "%s on host %s" % (peers_var, host))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import (
@@ -107,7 +108,8 @@ def check(spec, files=None):
     """{status, identity, missing, lease, detail, rbac (objects), rbac_yaml} for one instance. ``spec``:
     kubeconfig, namespace, name."""
     lease = "%s/%s" % (spec["namespace"], spec["name"])
-    out = {"lease": lease, "kubeconfig": spec["kubeconfig"], "identity": None, "missing": []}
+    out = {"lease": lease, "kubeconfig": spec["kubeconfig"], "identity": None, "missing": [],
+           "holder": None, "held_here": False, "holder_detail": "not read"}
     try:
         text = _kubeconfig_text(spec, files)
         api = Connection.from_kubeconfig(text, os.path.dirname(spec["kubeconfig"]))
@@ -117,15 +119,17 @@ def check(spec, files=None):
         return dict(out, status=NOT_CHECKED, detail="kubeconfig %s: %s" % (spec["kubeconfig"], exc))
     with api:
         try:
-            # The reviews are independent requests, each on a connection of its own: asked side by side, the plan
-            # waits for the slowest answer rather than their sum.
+            # The reviews and the lease's holder are independent requests, each on a connection of its own: asked
+            # side by side, the plan waits for the slowest answer rather than their sum.
             verbs = NAMED_VERBS + UNNAMED_VERBS
-            with ThreadPoolExecutor(max_workers=1 + len(verbs)) as pool:
+            with ThreadPoolExecutor(max_workers=2 + len(verbs)) as pool:
                 who = pool.submit(_who, api)
+                holder = pool.submit(_holder, api, spec["namespace"], spec["name"])
                 allowed = [(verb, pool.submit(_allowed, api, verb, spec["namespace"],
                                               spec["name"] if verb in NAMED_VERBS else None)) for verb in verbs]
             out["identity"] = who.result()
             out["missing"] = [verb for verb, future in allowed if not future.result()]
+            out.update(holder.result())
         except Unreachable as exc:
             return dict(out, status=NOT_CHECKED, detail="the API server is unreachable from this master (%s)" % exc)
         except ApiError as exc:
@@ -141,6 +145,22 @@ def _who(api):
     answer = api.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
                          {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
     return ((answer.get("status") or {}).get("userInfo") or {}).get("username") or "(unknown identity)"
+
+
+def _holder(api, namespace, name):
+    """Who holds the lease now, and whether it is this master: kube-scheduler's identity is ``<hostname>_<uuid>``
+    (os.Hostname, the kernel's node name, as socket.gethostname() reads it). The plan changes the masters that hold
+    no lease first and the holders last, so each lease moves once (plugin_utils/rollout_order.py). Best effort: a
+    lease that cannot be read leaves its holder unknown (null, with the reason), never fails the plan."""
+    try:
+        lease = api.request("GET", "/apis/%s/v1/namespaces/%s/leases/%s" % (GROUP, namespace, name))
+    except ApiError as exc:
+        if exc.status == 404:
+            return {"holder": "", "held_here": False, "holder_detail": "no lease yet"}
+        return {"holder": None, "held_here": False, "holder_detail": "the lease could not be read: %s" % exc}
+    holder = (lease.get("spec") or {}).get("holderIdentity") or ""
+    return {"holder": holder, "held_here": bool(holder) and holder.rsplit("_", 1)[0] == socket.gethostname(),
+            "holder_detail": "held by %s" % holder if holder else "unheld (released)"}
 
 
 def _allowed(api, verb, namespace, name):

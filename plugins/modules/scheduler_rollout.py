@@ -218,7 +218,9 @@ plan:
       it did not run yet).
     - C(lease_access) per present instance with a lease (O(lease_check)) - C(status) (V(allowed), V(missing) or
       V(not checked)), C(identity) (the user the API server sees), C(lease), C(missing) verbs, C(detail), C(rbac_yaml)
-      (the Role and RoleBinding to add) and C(will_create) (O(lease_rbac_create)).
+      (the Role and RoleBinding to add) and C(will_create) (O(lease_rbac_create)); C(holder), the lease's
+      C(holderIdentity) now (empty when unheld, null when it could not be read, C(holder_detail) says why) and
+      C(held_here), whether that is this master (its host name), from which the rollout playbooks order the masters.
   returned: always
   type: dict
 lease_rbac_created:

@@ -1,12 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The playbooks apply to the masters with a change in inventory order (the first master goes first, as a canary),
-even when the masters finish planning in another order: group_by adds hosts in the order they finish, so the apply
-play's hosts pattern must not take the group's order. Real ansible-playbook, the real playbooks' apply-play pattern."""
+"""The apply play's order and waves (issue 34), with real ansible-playbook and the real playbooks' plays: every task
+of them as it is, only the role includes (which need real masters: the Molecule scenarios run those) become small
+stand-ins - the plan sets the master's plan from the inventory (its change, who holds which lease), the apply step
+says which masters share its batch and fails where the inventory says so, the restore fails naming the reason as the
+roles' restore does.
+
+- One cluster: the lease holder goes last, one master at a time, whatever order the masters finished planning in.
+- A fleet: each batch is one wave (the k-th master of every cluster), a canary cluster first and alone; a master that
+  fails is put back and fails after its wave, the other clusters' masters of that wave finish, the per-cluster report
+  names done, failed and restored, untouched and unchanged masters, and the next wave does not start.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -15,36 +24,131 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[3]
-MASTERS = ("ks-m1", "ks-m2", "ks-m3")
+LEASE = "kube-system/kube-scheduler"
+
+STAND_INS = {
+    "plan": [{"name": "Plan (stand-in)", "ansible.builtin.set_fact": {"kube_scheduler_plan": "{{ fake_plan }}"}}],
+    "apply": [
+        {"name": "Apply (stand-in)", "ansible.builtin.debug": {
+            "msg": "applying {{ inventory_hostname }} in batch {{ ansible_play_batch | join(',') }}"}},
+        {"name": "Health gate (stand-in)", "ansible.builtin.fail": {"msg": "the new process never answered health"},
+         "when": "fail_apply | default(false)"}],
+    "commit": [{"name": "Commit (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"}}],
+    "restore": [{"name": "Restore (stand-in)", "ansible.builtin.fail": {
+        "msg": "{{ inventory_hostname }}: {{ ansible_failed_task.name }} failed: {{ ansible_failed_result.msg }} -- put "
+               "back as it was before this change. The rollout stops at this master."}}],
+}
+
+
+def _stand_in(tasks, tmp_path):
+    out = []
+    for task in tasks:
+        task = dict(task)
+        for key in ("block", "rescue", "always"):
+            if key in task:
+                task[key] = _stand_in(task[key], tmp_path)
+        include = task.pop("ansible.builtin.include_role", None)
+        if include is not None:
+            task["ansible.builtin.include_tasks"] = str(tmp_path / ("%s.yml" % include.get("tasks_from", "verify")))
+        out.append(task)
+    return out
+
+
+def playbook(kind, tmp_path):
+    for name, tasks in STAND_INS.items():
+        (tmp_path / ("%s.yml" % name)).write_text(yaml.safe_dump(tasks, sort_keys=False))
+    plays = [play for play in yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
+             if "ansible.builtin.import_playbook" not in play]
+    assert len(plays) == 2
+    plays = [dict(play, become=False, tasks=_stand_in(play["tasks"], tmp_path)) for play in plays]
+    (tmp_path / "playbook.yml").write_text(yaml.safe_dump(plays, sort_keys=False))
+
+
+def fake_plan(host, holds, pending=True):
+    """A master's plan: it changes (restarts) its one instance, whose lease ``holds`` names the holder of."""
+    return {"pending": pending, "plan": {"instances": {"kube-scheduler": {"action": "update" if pending else "none",
+            "lease_access": {"status": "allowed", "lease": LEASE, "holder": "%s_4f1c" % holds,
+                             "held_here": holds == host, "holder_detail": "held by %s_4f1c" % holds}}}}}
+
+
+def inventory(tmp_path, clusters, failing=(), unchanged=()):
+    """clusters: {cluster: ([masters in inventory order], the lease holder)}; the masters plan in reverse order."""
+    hosts = {}
+    for cluster, (masters, holder) in clusters.items():
+        for name in masters:
+            hosts[name] = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+                           "fake_plan": fake_plan(name, holder, name not in unchanged), "fail_apply": name in failing}
+            if len(clusters) > 1:
+                hosts[name]["kube_scheduler_cluster"] = cluster
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump({"all": {"children": {"kube_control_plane": {"hosts": hosts}}}}, sort_keys=False))
+
+
+def run(ansible_playbook, tmp_path, extra=()):
+    proc = ansible_playbook(["-i", "inventory.yml", "-f", "10", "playbook.yml"] + list(extra), cwd=tmp_path,
+                            env={"ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
+    print(proc.stdout + proc.stderr)
+    applied = re.findall(r'"msg": "applying (\S+) in batch (\S+)"', proc.stdout)
+    return proc, applied
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_masters_with_a_change_are_applied_in_inventory_order(kind, tmp_path, ansible_playbook):
-    plays = yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
-    plan_play, apply_play = [play for play in plays if "ansible.builtin.import_playbook" not in play]
-    (group_by,) = [task["ansible.builtin.group_by"] for task in plan_play["tasks"] if "ansible.builtin.group_by" in task]
-    playbook = [
-        # m1 plans longest (12 s more than m3, 6 s more than m2: wide enough that starting the forks late on a loaded
-        # machine cannot reorder them), so it joins the group last.
-        {"name": "Plan", "hosts": "kube_control_plane", "gather_facts": False, "strategy": "free",
-         "tasks": [{"name": "Plan", "ansible.builtin.command": "sleep {{ plan_seconds }}", "changed_when": False},
-                   {"name": "Group", "ansible.builtin.group_by": {"key": group_by["key"]}}]},
-        {"name": "Group order", "hosts": group_by["key"], "gather_facts": False,
-         "tasks": [{"name": "Group order", "ansible.builtin.debug": {"msg": "grouped {{ inventory_hostname }}"}}]},
-        {"name": "Apply", "hosts": apply_play["hosts"], "serial": apply_play["serial"], "gather_facts": False,
-         "tasks": [{"name": "Apply", "ansible.builtin.debug": {"msg": "applying {{ inventory_hostname }}"}}]},
-    ]
-    (tmp_path / "playbook.yml").write_text(yaml.safe_dump(playbook, sort_keys=False))
-    (tmp_path / "inventory.ini").write_text("[kube_control_plane]\n" + "".join(
-        "%s ansible_connection=local ansible_python_interpreter=%s plan_seconds=%d\n" % (name, sys.executable, 6 * (2 - i))
-        for i, name in enumerate(MASTERS)))
-    proc = ansible_playbook(["-i", "inventory.ini", "-f", "3", "playbook.yml"], cwd=tmp_path,
-                            env={"ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    grouped = re.findall(r'"msg": "grouped (ks-m\d)"', proc.stdout)
-    applied = re.findall(r'"msg": "applying (ks-m\d)"', proc.stdout)
-    # The check below means something only when the group is not in inventory order (it is in finishing order; on a
-    # machine loaded enough to start the forks seconds apart, m2 once finished after m1: any order but m1, m2, m3
-    # still proves the point).
-    assert sorted(grouped) == list(MASTERS) and grouped != list(MASTERS), grouped
-    assert applied == list(MASTERS)
+def test_one_cluster_changes_the_lease_holder_last_one_master_at_a_time(kind, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
+    inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")})
+    proc, applied = run(ansible_playbook, tmp_path)
+    assert proc.returncode == 0
+    assert applied == [("ks-m2", "ks-m2"), ("ks-m3", "ks-m3"), ("ks-m1", "ks-m1")]
+    assert '"apply order: ks-m2, ks-m3, ks-m1"' in proc.stdout
+    assert ('"lease kube-system/kube-scheduler: held by ks-m1: moves once, when it changes (after every other master '
+            'that restarts it)"') in proc.stdout
+    assert " done: the fleet is done" not in proc.stdout  # one cluster: no fleet report
+    # A Check job shows the order too, and applies nothing.
+    proc, applied = run(ansible_playbook, tmp_path, ["--check"])
+    assert proc.returncode == 0 and not applied
+    assert '"apply order: ks-m2, ks-m3, ks-m1"' in proc.stdout
+
+
+def test_a_fleet_goes_in_waves_and_the_first_failure_stops_it_after_its_wave(tmp_path, ansible_playbook):
+    playbook("systemd", tmp_path)
+    inventory(tmp_path, {"east": (["e1", "e2", "e3"], "e1"), "west": (["w1", "w2"], "w2"), "lab": (["l1", "l2"], "l1")},
+              failing=["w2"], unchanged=["l2"])
+    proc, applied = run(ansible_playbook, tmp_path)
+    assert proc.returncode == 2
+    # Wave 1 and 2 ran as one batch each; wave 3 (e1) never started.
+    assert sorted(applied) == sorted([("e2", "e2,w1,l1"), ("w1", "e2,w1,l1"), ("l1", "e2,w1,l1"),
+                                      ("e3", "e3,w2"), ("w2", "e3,w2")])
+    assert "committed e3" in proc.stdout  # the other cluster's master of the failed wave finished
+    report = json.loads(re.search(r'TASK \[Report the fleet per cluster after this wave\].*?\n(.*?\n})\n', proc.stdout.split(
+        "wave 1 of 3 done")[1], re.S).group(1).split(" => ", 1)[1])["msg"]
+    assert report == [
+        "cluster east: done e2, e3; untouched e1",
+        "cluster west: done w1; failed and restored w2: w2: Health gate (stand-in) failed: the new process never "
+        "answered health -- put back as it was before this change. The rollout stops at this master.",
+        "cluster lab: done l1; no change l2",
+        "wave 2 of 3 failed: the fleet stops here (waves 3 to 3 not started)"]
+    assert re.search(r"fatal: \[w2\]: FAILED! => .*Health gate \(stand-in\) failed", proc.stdout)
+    recap = dict(re.findall(r"^(\w+)\s+: ok=\d+\s+changed=\d+\s+unreachable=\d+\s+failed=(\d+)", proc.stdout, re.M))
+    assert recap == {"e1": "0", "e2": "0", "e3": "0", "w1": "0", "w2": "1", "l1": "0", "l2": "0"}
+
+
+def test_a_canary_cluster_goes_first_alone(tmp_path, ansible_playbook):
+    playbook("static_pod", tmp_path)
+    inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1", "w2"], "w1")})
+    proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_canary_cluster=west"])
+    assert proc.returncode == 0
+    assert applied == [("w2", "w2"), ("w1", "w1"), ("e2", "e2"), ("e1", "e1")]
+    assert '"wave 1: w2 (canary cluster west)"' in proc.stdout
+    assert '"wave 4 of 4 done: the fleet is done"' in proc.stdout
+    proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_canary_cluster=north"])
+    assert proc.returncode == 2 and not applied
+    assert "kube_scheduler_canary_cluster: Invalid value: 'north'" in proc.stdout
+
+
+def test_the_metrics_gate_is_refused_for_more_than_one_cluster_before_any_change(tmp_path, ansible_playbook):
+    # The verify role proves a wave through one API server; one cluster with a change is still gated.
+    playbook("systemd", tmp_path)
+    inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1"], "w1")})
+    proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_rollout_verify=true"])
+    assert proc.returncode == 2 and not applied
+    assert ("kube_scheduler_rollout_verify: the metrics gate proves a wave through one cluster's API, and this rollout "
+            "changes 2 clusters (east, west) side by side") in proc.stdout

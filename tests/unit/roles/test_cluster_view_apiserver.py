@@ -181,6 +181,39 @@ def test_an_unreachable_api_server_is_a_warning_not_a_silent_pass(api, tmp_path)
                for w in result["warnings"])
 
 
+def test_the_plan_reads_who_holds_the_lease_and_whether_it_is_this_master(api, tmp_path):
+    """Issue 34: the plan knows each lease's holder (kube-scheduler's holderIdentity is <hostname>_<uuid>) and
+    whether it is this master, through the same connection as the access check; the playbooks order the holders
+    last from it. A lease that cannot be read leaves the holder unknown with the reason, and fails nothing."""
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    coordination = client.CoordinationV1Api(api.client)
+    text = identity_kubeconfig(api, "system:kube-scheduler")
+    p = plan_with_lease(tmp_path, text, ("kube-system", "kube-scheduler"))
+
+    def access():
+        return Engine(dict(p), FakeStrategy(), FakeWaiter()).run(PLAN)["plan"]["instances"]["extra"]["lease_access"]
+
+    first = access()
+    assert (first["holder"], first["held_here"], first["holder_detail"]) == ("", False, "no lease yet")
+    mine = "%s_4f1c2d7e-1b7a-4a57-9d43-2a1f0c8e5b11" % socket.gethostname()
+    coordination.create_namespaced_lease("kube-system", client.V1Lease(
+        metadata=client.V1ObjectMeta(name="kube-scheduler"),
+        spec=client.V1LeaseSpec(holder_identity=mine, lease_duration_seconds=15)))
+    try:
+        here = access()
+        assert (here["holder"], here["held_here"], here["status"]) == (mine, True, "allowed")
+        coordination.patch_namespaced_lease("kube-scheduler", "kube-system", {"spec": {"holderIdentity": "master-2_9a0b"}})
+        there = access()
+    finally:  # the lease audit below plants its own
+        coordination.delete_namespaced_lease("kube-scheduler", "kube-system")
+    assert (there["holder"], there["held_here"], there["holder_detail"]) == ("master-2_9a0b", False, "held by master-2_9a0b")
+    # A lease this identity may not get: its holder stays unknown, with the API server's answer.
+    with pytest.raises(PreflightFailed) as refused:
+        Engine(plan_with_lease(tmp_path, text, ("kube-system", "holder-forbidden")), FakeStrategy(), FakeWaiter()).run(PLAN)
+    forbidden = refused.value.plan["instances"]["extra"]["lease_access"]
+    assert forbidden["holder"] is None and forbidden["holder_detail"].startswith("the lease could not be read: HTTP 403")
+
+
 def test_the_masters_reader_without_pyyaml_reads_kubeadms_and_kubectls_kubeconfigs(api):
     text = identity_kubeconfig(api, "system:kube-scheduler")  # lists unindented under their key, as kubectl writes
     indented = (  # and indented, quoted, with comments, as people write them

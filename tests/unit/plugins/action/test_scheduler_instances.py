@@ -81,6 +81,21 @@ def test_conflict_on_one_master_stops_every_master_before_any_change(ansible_pla
     assert "nothing was changed" in output
 
 
+def test_masters_of_other_clusters_are_not_peers(ansible_playbook, tmp_path):
+    """Issue 34: a fleet in one inventory. Each cluster has its own API server, so the same lease or schedulerName
+    on another cluster's master is no conflict; within a cluster it still is."""
+    rogue = dict(BATCH, name="rogue", secure_port=10270)
+    rc, output, results = run_play(ansible_playbook, tmp_path, {
+        "master-1": {"kube_scheduler_instances": [DEFAULT, BATCH], "kube_scheduler_cluster": "east"},
+        "master-2": {"kube_scheduler_instances": [DEFAULT, rogue], "kube_scheduler_cluster": "west"}})
+    assert rc == 0, output
+    assert [i["name"] for i in results["master-2"]] == ["kube-scheduler", "rogue"]
+    rc, output, results = run_play(ansible_playbook, tmp_path, {
+        "master-1": {"kube_scheduler_instances": [DEFAULT, BATCH], "kube_scheduler_cluster": "east"},
+        "master-2": {"kube_scheduler_instances": [DEFAULT, rogue], "kube_scheduler_cluster": "east"}})
+    assert rc != 0 and "is also used by instance rogue on host master-2" in output
+
+
 def test_config_errors_reach_the_operator_with_field_paths(ansible_playbook, tmp_path):
     bad = dict(DEFAULT, config={"profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}]})
     rc, output, _results = run_play(ansible_playbook, tmp_path, {"master-1": {"kube_scheduler_instances": [bad]}})

@@ -1,0 +1,168 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A fleet in waves (issue 34 item 3): how long a config change takes over N = 1, 4 and 8 small clusters.
+
+Each cluster is FLEET_MASTERS (default 2) systemd masters (podman hosts booting systemd, ks-fleet-c<k>-m<j>) with
+one kube-scheduler each (the real KUBE_SCHEDULER_BIN); the clusters share ONE real API server (etcd and
+kube-apiserver on ks-fleet-api, extensions/molecule/resources/control-plane.yml) and each has a lease of its own
+(kube-system/fleet-c<k>) and schedulerName: one API server with a lease per cluster stands in for N API servers,
+which this machine does not hold. kube_scheduler_cluster names each master's cluster, so playbooks/systemd.yml
+plans every master at once and applies wave after wave, the k-th master of every cluster at once.
+
+First every master converges once (binary, unit, config), then one config change (percentageOfNodesToScore) is
+rolled over the masters of the first N clusters with the collection's playbook, as an operator runs it
+(ANSIBLE_FORKS = the number of masters, so a wave is not cut by the forks): T(N) is that run's wall time. Last, the
+8 clusters as ONE cluster (kube_scheduler_cluster unset: one master at a time over the whole fleet, as before
+waves). Prints each T(N), T(8)/T(1) and the machine's load average (os.getloadavg) around each run: figures, no
+pass/fail. BENCH_KEEP=1 keeps the hosts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STATE = os.path.join(REPO, ".build", "bench-fleet")
+CLUSTERS = 8
+MASTERS = int(os.environ.get("FLEET_MASTERS", "2"))
+SIZES = (1, 4, 8)
+NETWORK = "ks-fleet"
+API = "ks-fleet-api"
+IMAGE = "localhost/kubesched-test-host:bookworm"
+PLAYBOOK = os.path.join(REPO, "playbooks", "systemd.yml")
+
+
+def masters(clusters):
+    return ["ks-fleet-c%d-m%d" % (k, j) for k in range(1, clusters + 1) for j in range(1, MASTERS + 1)]
+
+
+def env():
+    version = subprocess.run([os.environ["KUBE_SCHEDULER_BIN"], "--version"], capture_output=True, text=True,
+                             check=True).stdout.split("v", 1)[1].strip()
+    minor = version.rsplit(".", 1)[0]
+    extra = {
+        "ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, ".build", "collections")),
+        "CONTAINERS_CONF": os.environ.get("CONTAINERS_CONF", os.path.join(REPO, "tests", "hosts", "containers.conf")),
+        "ANSIBLE_CONNECTION_PLUGINS": os.path.join(REPO, "tests", "hosts", "connection_plugins"),
+        "ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_RETRY_FILES_ENABLED": "False",
+        "ANSIBLE_LOCAL_TEMP": os.path.join(STATE, "ansible-tmp"),
+        "KUBE_SCHEDULER_BIN_" + minor.replace(".", "_"): os.environ["KUBE_SCHEDULER_BIN"],
+        "MOLECULE_KUBE_MINOR": minor, "MOLECULE_SCENARIO_NAME": "bench-fleet", "MOLECULE_PROJECT_DIRECTORY": REPO,
+        "MOLECULE_EPHEMERAL_DIRECTORY": STATE,
+    }
+    return dict(os.environ, **extra), version
+
+
+def sh(argv, environ, log=None, check=True):
+    with open(log or os.devnull, "w") as out:
+        code = subprocess.run(argv, env=environ, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+    if check and code != 0:
+        sys.exit("failed (%d): %s%s" % (code, " ".join(argv), ("; see " + log) if log else ""))
+    return code
+
+
+def inventory(clusters, one_cluster=False):
+    """The masters of the first ``clusters`` clusters, each with its cluster's instance (a name, lease and
+    schedulerName of its own: the 8 clusters also make one valid cluster), and the API server's host.
+    ``one_cluster``: no kube_scheduler_cluster (the masters group is one cluster)."""
+    hosts = {}
+    for host in masters(clusters):
+        cluster = host.split("-")[2]
+        hosts[host] = {"kube_scheduler_instances": [{
+            "name": "fleet-%s" % cluster, "kubeconfig_content": "{{ molecule_kubeconfig }}",
+            "config": {"leaderElection": {"resourceName": "fleet-%s" % cluster},
+                       "percentageOfNodesToScore": "{{ fleet_score | int }}",
+                       "profiles": [{"schedulerName": "fleet-%s" % cluster}]}}]}
+        if not one_cluster:
+            hosts[host]["kube_scheduler_cluster"] = cluster
+    document = {"all": {
+        "vars": {"ansible_connection": "podman_pipelined", "ansible_pipelining": True,
+                 "ansible_python_interpreter": "/usr/bin/python3", "kube_scheduler_health_timeout": 60,
+                 "molecule_extra_leases": ["fleet-c%d" % k for k in range(1, CLUSTERS + 1)]},
+        "children": {"kube_control_plane": {"hosts": hosts}, "test_control_plane": {"hosts": {API: {}}}}}}
+    path = os.path.join(STATE, "inventory-%d%s.json" % (
+        clusters, "-one" if one_cluster else ""))
+    with open(path, "w") as handle:
+        json.dump(document, handle, indent=1)
+    return path
+
+
+def start_hosts(environ):
+    if sh(["podman", "network", "exists", NETWORK], environ, check=False) != 0:
+        sh(["podman", "network", "create", NETWORK], environ)
+    for host in [API] + masters(CLUSTERS):
+        if sh(["podman", "container", "exists", host], environ, check=False) != 0:
+            sh(["podman", "run", "--detach", "--name", host, "--hostname", host, "--network", NETWORK,
+                "--systemd=always", "--label", "kubesched.bench-fleet=true", IMAGE], environ)
+
+
+def remove_hosts(environ):
+    for host in [API] + masters(CLUSTERS):
+        sh(["podman", "rm", "--force", "--time", "5", host], environ, check=False)
+    sh(["podman", "network", "rm", NETWORK], environ, check=False)
+
+
+def rollout(environ, label, path, score, forks):
+    """Wall time of one run of playbooks/systemd.yml, its masters changed and the load average around it."""
+    log = os.path.join(STATE, "%s.log" % label)
+    load = os.getloadavg()[0]
+    start = time.monotonic()
+    sh(["ansible-playbook", "-i", path, "-e", "fleet_score=%d" % score, PLAYBOOK], dict(environ, ANSIBLE_FORKS=str(forks)), log)
+    seconds = time.monotonic() - start
+    with open(log) as handle:
+        text = handle.read()
+    changed = len([1 for n in re.findall(r"^ks-fleet-\S+ +: ok=\d+ +changed=(\d+)", text, re.M) if int(n) > 0])
+    row = {"run": label, "seconds": round(seconds, 1), "masters_changed": changed,
+           "waves": len(re.findall(r"^TASK \[Stop before this wave", text, re.M)),
+           "load_before": round(load, 1), "load_after": round(os.getloadavg()[0], 1)}
+    print("fleet: " + json.dumps(row, sort_keys=True), flush=True)
+    return row
+
+
+def main():
+    for name in ("KUBE_SCHEDULER_BIN", "ETCD_BIN"):
+        if not os.access(os.environ.get(name, ""), os.X_OK):
+            sys.exit("bench-fleet needs real binaries: %s is not set (make binaries finds them: see the README)" % name)
+    os.makedirs(os.path.join(STATE, "ansible-tmp"), exist_ok=True)
+    group_vars = os.path.join(STATE, "group_vars")
+    os.makedirs(group_vars, exist_ok=True)
+    shared = os.path.join(REPO, "extensions", "molecule", "resources", "vars", "test-cluster.yml")
+    if not os.path.lexists(os.path.join(group_vars, "all.yml")):
+        os.symlink(shared, os.path.join(group_vars, "all.yml"))
+    environ, version = env()
+    print("kube-scheduler v%s; %d clusters of %d systemd masters (podman hosts ks-fleet-c<k>-m<j>) on ONE kube-apiserver "
+          "(%s) with a lease per cluster (kube-system/fleet-c<k>); %d cores; logs in %s"
+          % (version, CLUSTERS, MASTERS, API, os.cpu_count(), STATE), flush=True)
+    rows = []
+    try:
+        start_hosts(environ)
+        full = inventory(CLUSTERS)
+        sh(["ansible-playbook", "-i", full, os.path.join(REPO, "extensions", "molecule", "resources", "prepare.yml")],
+           environ, os.path.join(STATE, "prepare.log"))
+        rows.append(rollout(environ, "first converge, %d clusters" % CLUSTERS, full, 50, MASTERS * CLUSTERS))
+        for index, clusters in enumerate(SIZES):
+            rows.append(rollout(environ, "change, %d clusters" % clusters, inventory(clusters), 60 + 10 * index,
+                                MASTERS * clusters))
+        as_one = inventory(CLUSTERS, one_cluster=True)
+        rows.append(rollout(environ, "change, %d clusters as one" % CLUSTERS, as_one, 40, MASTERS * CLUSTERS))
+    finally:
+        if os.environ.get("BENCH_KEEP") != "1":
+            remove_hosts(environ)
+    print("\n%-32s %9s %8s %6s %12s" % ("run", "seconds", "changed", "waves", "load avg"))
+    for row in rows:
+        print("%-32s %9.1f %8d %6d %5.1f->%-5.1f" % (
+            row["run"], row["seconds"], row["masters_changed"], row["waves"], row["load_before"], row["load_after"]))
+    times = dict((row["run"], row["seconds"]) for row in rows)
+    one, eight = times["change, 1 clusters"], times["change, %d clusters" % CLUSTERS]
+    print("\nT(8)/T(1) = %.2f (%.1f s / %.1f s); the 8 clusters one master at a time: %.1f s"
+          % (eight / one, eight, one, times["change, %d clusters as one" % CLUSTERS]))
+
+
+if __name__ == "__main__":
+    main()
