@@ -32,7 +32,10 @@ STAND_INS = {
         {"name": "Apply (stand-in)", "ansible.builtin.debug": {
             "msg": "applying {{ inventory_hostname }} in batch {{ ansible_play_batch | join(',') }}"}},
         {"name": "Health gate (stand-in)", "ansible.builtin.fail": {"msg": "the new process never answered health"},
-         "when": "fail_apply | default(false)"}],
+         "when": "fail_apply | default(false)"},
+        # Without a later gate the engine's apply call commits (issue 36): no commit step follows.
+        {"name": "Commit in the apply call (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"},
+         "when": "not kube_scheduler_rollout_hold | bool"}],
     "commit": [{"name": "Commit (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"}}],
     "restore": [{"name": "Restore (stand-in)", "ansible.builtin.fail": {
         "msg": "{{ inventory_hostname }}: {{ ansible_failed_task.name }} failed: {{ ansible_failed_result.msg }} -- put "
