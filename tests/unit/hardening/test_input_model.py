@@ -210,8 +210,8 @@ def test_a_secure_port_of_zero_is_refused_for_an_instance():
 
 def test_a_one_mebibyte_flag_value_is_refused_with_linux_s_limit():
     _instances, errors, _warnings = resolved([{"name": "kube-scheduler", "default_scheduler": True,
-                                               "extra_flags": {"feature-gates": "x" * (1 << 20)}}])
-    assert errors == ["kube_scheduler_instances[0].extra_flags.feature-gates: Too long: 1048592 bytes, but Linux "
+                                               "extra_flags": {"vmodule": "x" * (1 << 20)}}])
+    assert errors == ["kube_scheduler_instances[0].extra_flags.vmodule: Too long: 1048586 bytes, but Linux "
                       "accepts at most 131071 bytes in one command-line argument; put large settings into the config "
                       "instead"]
 

@@ -118,7 +118,7 @@ def test_client_connection_of_the_wrong_type_is_a_decode_error():
 
 def test_values_with_quotes_specifiers_and_variables_are_quoted_for_systemd():
     value = instance(kubeconfig='/etc/kubernetes/my "odd" %n $HOME \\ dir/scheduler.conf',
-                     extra_flags={"feature-gates": 'A=true,"B"=${X}%%y\\z'})
+                     extra_flags={"vmodule": 'A=1,"B"=${X}%%y\\z'})
     resolved, errors, _warnings = resolve([value], VERSION, CONFIG_DIR)
     assert errors == []
     assert_unit_is_clean(resolved[0])
@@ -136,7 +136,7 @@ def test_no_user_text_in_unit_comments():
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
 @pytest.mark.parametrize("overrides", [
     {"kubeconfig": '/etc/kubernetes/my "odd" %n $HOME \\ dir/scheduler.conf'},
-    {"extra_flags": {"feature-gates": 'A=true,"B"=${X}%%y\\z', "v": 4, "vmodule": "a=1;b=2 #c"}},
+    {"extra_flags": {"vmodule": 'A=1,"B"=${X}%%y\\z;b=2 #c', "v": 4}},
     # schedulerNames and lease names with such characters are refused since the input model (a pod can only
     # select a DNS-1123 subdomain, the API server only accepts such a lease): test_input_model.py.
 ])
