@@ -630,7 +630,8 @@ STATIC_POD_INSTANCES = [
     {"name": "kube-scheduler", "default_scheduler": True},
     {"name": "s" * 40, "secure_port": 65535, "bind_address": "0.0.0.0",
      "kubeconfig": "/etc/kubernetes/" + "/".join(["d" * 200] * 5) + "/scheduler.conf",
-     "extra_flags": {"v": "4", "feature-gates": "A=" + "x" * (131071 - len("--feature-gates=A="))},
+     # The longest argument Linux takes, in a flag passed as it is (feature-gates are parsed as gates now).
+     "extra_flags": {"v": "4", "vmodule": "A=" + "x" * (131071 - len("--vmodule=A="))},
      "config": {"leaderElection": {"resourceName": "s" * 40}, "profiles": [{"schedulerName": "s" * 40}]}},
     {"name": "batch", "secure_port": 10300, "bind_address": "::1",
      "config": {"leaderElection": {"resourceName": "batch"}, "profiles": [{"schedulerName": "batch"}]}},
