@@ -50,16 +50,20 @@ def kubernetes_go_mod(version: str) -> str:
                                                                           r=replaces)
 
 
+def upstream_go_mod(module: str, version: str) -> tuple:
+    """A release's own go.mod text, its go line and its toolchain (the go line where it names none)."""
+    with open(download(module, "v" + version)["GoMod"], encoding="utf-8") as handle:
+        upstream = handle.read()
+    go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
+    toolchain = re.search(r"^toolchain go(\S+)$", upstream, re.M)
+    return upstream, go_line, toolchain.group(1) if toolchain else go_line
+
+
 def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
     """scheduler-plugins pins its Kubernetes with replace directives, which apply only in its own main module: they
     are repeated here as they stand in its go.mod, so the build uses exactly the modules its release names, but for
     ``substitutes`` (module -> version: one the proxy refuses, replaced by a patch it serves, said in the go.mod)."""
-    info = download("sigs.k8s.io/scheduler-plugins", "v" + version)
-    with open(info["GoMod"], encoding="utf-8") as handle:
-        upstream = handle.read()
-    go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
-    toolchain = re.search(r"^toolchain go(\S+)$", upstream, re.M)
-    toolchain = toolchain.group(1) if toolchain else go_line
+    upstream, go_line, toolchain = upstream_go_mod("sigs.k8s.io/scheduler-plugins", version)
     lines = []
     for name, target, pinned in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M):
         why = " // the release names %s: the Go module proxy does not serve it" % pinned if name in substitutes else ""
@@ -72,12 +76,7 @@ def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
 
 
 def etcd_go_mod(version: str) -> str:
-    info = download("go.etcd.io/etcd/server/v3", "v" + version)
-    with open(info["GoMod"], encoding="utf-8") as handle:
-        upstream = handle.read()
-    go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
-    toolchain = re.search(r"^toolchain go(\S+)$", upstream, re.M)
-    toolchain = toolchain.group(1) if toolchain else go_line
+    _upstream, go_line, toolchain = upstream_go_mod("go.etcd.io/etcd/server/v3", version)
     return ("// etcd v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
             "module kubesched.test/binaries/etcd\n\ngo {go}\n\ntoolchain go{tc}\n\n"
             "require go.etcd.io/etcd/server/v3 v{v}\n").format(v=version, go=go_line, tc=toolchain)
