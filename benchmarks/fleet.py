@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import time
+
+from playbook_runs import environment, sh  # benchmarks/, the script's own directory, is on sys.path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATE = os.path.join(REPO, ".build", "bench-fleet")
@@ -43,28 +44,7 @@ def masters(clusters):
 
 
 def env():
-    version = subprocess.run([os.environ["KUBE_SCHEDULER_BIN"], "--version"], capture_output=True, text=True,
-                             check=True).stdout.split("v", 1)[1].strip()
-    minor = version.rsplit(".", 1)[0]
-    extra = {
-        "ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, ".build", "collections")),
-        "CONTAINERS_CONF": os.environ.get("CONTAINERS_CONF", os.path.join(REPO, "tests", "hosts", "containers.conf")),
-        "ANSIBLE_CONNECTION_PLUGINS": os.path.join(REPO, "tests", "hosts", "connection_plugins"),
-        "ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_RETRY_FILES_ENABLED": "False",
-        "ANSIBLE_LOCAL_TEMP": os.path.join(STATE, "ansible-tmp"),
-        "KUBE_SCHEDULER_BIN_" + minor.replace(".", "_"): os.environ["KUBE_SCHEDULER_BIN"],
-        "MOLECULE_KUBE_MINOR": minor, "MOLECULE_SCENARIO_NAME": "bench-fleet", "MOLECULE_PROJECT_DIRECTORY": REPO,
-        "MOLECULE_EPHEMERAL_DIRECTORY": STATE,
-    }
-    return dict(os.environ, **extra), version
-
-
-def sh(argv, environ, log=None, check=True):
-    with open(log or os.devnull, "w") as out:
-        code = subprocess.run(argv, env=environ, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
-    if check and code != 0:
-        sys.exit("failed (%d): %s%s" % (code, " ".join(argv), ("; see " + log) if log else ""))
-    return code
+    return environment(STATE, "bench-fleet", os.path.join(REPO, "tests", "hosts", "connection_plugins"))
 
 
 def inventory(clusters, one_cluster=False):
