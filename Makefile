@@ -180,11 +180,12 @@ differential: deps binaries
 
 ## new-minor: VERSION=1.38.0-rc.0: pin that release (a pre-release where the Go module proxy serves one), build its
 ## kube-scheduler, run the differential corpus through it and the library, list every disagreement for review and
-## record its answers (tests/differential/new_minor.py; the list also in .build/new-minor-VERSION.txt)
+## record its answers (tests/differential/new_minor.py; the list also in .build/new-minor-VERSION.txt). SUBSTITUTES:
+## MODULE=VERSION pairs for modules the release needs that the Go module proxy refuses (said on their go.mod lines)
 .PHONY: new-minor
 new-minor: deps
 	@[ -n "$(VERSION)" ] || { echo "usage: make new-minor VERSION=1.38.0-rc.0" >&2; exit 2; }
-	$(BIN)/python tests/differential/new_minor.py $(VERSION)
+	$(BIN)/python tests/differential/new_minor.py $(VERSION) $(addprefix --substitute=,$(SUBSTITUTES))
 
 # The docs site: antsibull-docs lints the collection's docs (plugins, roles' argument specs, docs/docsite) and writes
 # the RST pages, sphinx builds them into $(DOCS)/html (config in docs/site). Any lint error or warning fails it.

@@ -45,7 +45,9 @@ def release_time(module: str, version: str, env: dict) -> str:
 def ldflags(project: str, version: str, env: dict) -> str:
     spec = releases.PROJECTS[project]
     flags = ["-s", "-w"]
-    if spec["stamp_packages"]:
+    if spec["stamp_keys"] == ("Version",):
+        flags.append("-X '%s.Version=v%s'" % (spec["stamp_packages"][0], version))
+    elif spec["stamp_packages"]:
         # A scheduler-plugins build is stamped with the Kubernetes release it is built on (releases.py says why).
         version = releases.kubernetes_release(releases.module_dir(project, version))
         major, minor = version.split(".")[:2]

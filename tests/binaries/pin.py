@@ -19,31 +19,36 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import releases  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def download(module: str, version: str) -> dict:
-    """`go mod download -json` of one module version: its GoMod file and unpacked Dir."""
+    """`go mod download -json` of one module version: its GoMod file and Zip. A release that needs a newer Go than
+    the machine's (1.38 needs Go 1.27) is downloaded all the same, only not unpacked: its pinned toolchain builds it."""
     answer = subprocess.run(["go", "mod", "download", "-json", "%s@%s" % (module, version)],
                             capture_output=True, text=True, check=False, env=releases.go_env())
     info = json.loads(answer.stdout or "{}")
-    if answer.returncode or info.get("Error"):
-        sys.exit("go mod download %s@%s: %s" % (module, version, info.get("Error") or answer.stderr.strip()))
+    error = info.get("Error") or answer.stderr.strip()
+    newer_go = re.search(r" requires go >= \S+ \(running go ", error) and info.get("GoMod") and info.get("Zip")
+    if (answer.returncode or info.get("Error")) and not newer_go:
+        sys.exit("go mod download %s@%s: %s" % (module, version, error))
     return info
 
 
-def kubernetes_go_mod(version: str) -> str:
-    info = download("k8s.io/kubernetes", "v" + version)
+def kubernetes_go_mod(version: str, substitutes: dict) -> str:
+    info = download(releases.PROJECTS["kubernetes"]["module"], "v" + version)
     with open(info["GoMod"], encoding="utf-8") as handle:
         upstream = handle.read()
-    with open(os.path.join(info["Dir"], ".go-version"), encoding="utf-8") as handle:
-        toolchain = handle.read().strip()
+    with zipfile.ZipFile(info["Zip"]) as archive:
+        toolchain = archive.read("k8s.io/kubernetes@v%s/.go-version" % version).decode().strip()
     go_line = re.search(r"^go (\S+)$", upstream, re.M).group(1)
     staging = re.findall(r"^\s*(k8s\.io/\S+) => \./staging/src/\1$", upstream, re.M)
     minor_patch = version.split(".", 1)[1]
     replaces = "".join("\t%s => %s v0.%s\n" % (name, name, minor_patch) for name in staging)
+    replaces += "".join(_replace(name, name, _required(upstream, name), substitutes) for name in sorted(substitutes))
     return ("// Kubernetes v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
             "module kubesched.test/binaries/kubernetes\n\ngo {go}\n\ntoolchain go{tc}\n\n"
             "require k8s.io/kubernetes v{v}\n\nreplace (\n{r})\n").format(v=version, go=go_line, tc=toolchain,
@@ -59,15 +64,28 @@ def upstream_go_mod(module: str, version: str) -> tuple:
     return upstream, go_line, toolchain.group(1) if toolchain else go_line
 
 
+def _replace(name: str, target: str, pinned: str, substitutes: dict) -> str:
+    """One replace line: ``target`` at ``pinned`` (the version the release names), or at the version
+    ``substitutes`` gives for ``name`` where the Go module proxy refuses that one, said on the line."""
+    if name not in substitutes:
+        return "\t%s => %s %s\n" % (name, target, pinned)
+    return "\t%s => %s %s // the release names %s: the Go module proxy does not serve it\n" % (
+        name, target, substitutes[name], pinned)
+
+
+def _required(upstream: str, name: str) -> str:
+    """The version of ``name`` a go.mod requires."""
+    return re.search(r"^\s*(?:require )?%s (v\S+)" % re.escape(name), upstream, re.M).group(1)
+
+
 def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
     """scheduler-plugins pins its Kubernetes with replace directives, which apply only in its own main module: they
     are repeated here as they stand in its go.mod, so the build uses exactly the modules its release names, but for
     ``substitutes`` (module -> version: one the proxy refuses, replaced by a patch it serves, said in the go.mod)."""
-    upstream, go_line, toolchain = upstream_go_mod("sigs.k8s.io/scheduler-plugins", version)
+    upstream, go_line, toolchain = upstream_go_mod(releases.PROJECTS["scheduler-plugins"]["module"], version)
     lines = []
     for name, target, pinned in re.findall(r"^(?:replace )?\s*(\S+) => (\S+) (v\S+)$", upstream, re.M):
-        why = " // the release names %s: the Go module proxy does not serve it" % pinned if name in substitutes else ""
-        lines.append("\t%s => %s %s%s\n" % (name, target, substitutes.get(name, pinned), why))
+        lines.append(_replace(name, target, pinned, substitutes))
     replaces = "".join(lines)
     text = ("// scheduler-plugins v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
             "module kubesched.test/binaries/scheduler-plugins\n\ngo {go}\n\ntoolchain go{tc}\n\n"
@@ -75,11 +93,12 @@ def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
     return text.format(v=version, go=go_line, tc=toolchain, r=replaces)
 
 
-def etcd_go_mod(version: str) -> str:
-    _upstream, go_line, toolchain = upstream_go_mod("go.etcd.io/etcd/server/v3", version)
-    return ("// etcd v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
-            "module kubesched.test/binaries/etcd\n\ngo {go}\n\ntoolchain go{tc}\n\n"
-            "require go.etcd.io/etcd/server/v3 v{v}\n").format(v=version, go=go_line, tc=toolchain)
+def plain_go_mod(project: str, module: str, version: str) -> str:
+    """A project whose release builds from its module as it is (etcd, cri-tools)."""
+    _upstream, go_line, toolchain = upstream_go_mod(module, version)
+    return ("// {p} v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
+            "module kubesched.test/binaries/{p}\n\ngo {go}\n\ntoolchain go{tc}\n\n"
+            "require {m} v{v}\n").format(p=project, m=module, v=version, go=go_line, tc=toolchain)
 
 
 def main() -> int:
@@ -89,16 +108,18 @@ def main() -> int:
     parser.add_argument("components", nargs="*", help="default: every component of the project (the proxy may "
                                                       "not serve every staging module a component needs)")
     parser.add_argument("--substitute", action="append", default=[], metavar="MODULE=VERSION",
-                        help="scheduler-plugins: build with this version of a module its release names, where the "
-                             "proxy refuses that one (k8s.io/csi-translation-lib=v0.34.4)")
+                        help="build with this version of a module the release needs, where the proxy refuses that "
+                             "one (scheduler-plugins 0.34.7: k8s.io/csi-translation-lib=v0.34.4)")
     args = parser.parse_args()
     substitutes = dict(item.split("=", 1) for item in args.substitute)
     packages = releases.PROJECTS[args.project]["packages"]
     components = args.components or list(packages)
     if args.project == "scheduler-plugins":
         text = scheduler_plugins_go_mod(args.version, substitutes)
+    elif args.project == "kubernetes":
+        text = kubernetes_go_mod(args.version, substitutes)
     else:
-        text = {"kubernetes": kubernetes_go_mod, "etcd": etcd_go_mod}[args.project](args.version)
+        text = plain_go_mod(args.project, releases.PROJECTS[args.project]["module"], args.version)
     text = text.replace("\n", "\n%s%s\n" % (releases.COMPONENTS_LINE, " ".join(components)), 1)
     directory = releases.module_dir(args.project, args.version)
     os.makedirs(directory, exist_ok=True)

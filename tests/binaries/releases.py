@@ -12,9 +12,10 @@ import re
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = os.path.join(HERE, "modules")
 
-# project -> its components' main packages, and the -X flags that stamp a release's version the way upstream does.
+# project -> its main module, its components' main packages, and the -X flags that stamp a release's version the way upstream does.
 PROJECTS = {
     "kubernetes": {
+        "module": "k8s.io/kubernetes",
         "packages": {
             "kube-scheduler": "k8s.io/kubernetes/cmd/kube-scheduler",
             "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
@@ -34,6 +35,7 @@ PROJECTS = {
     # ("emulation version 0.33 is not between [1.31, 0.33.0]": component-base 1.33 takes the binary's version from
     # gitVersion), so the stamp here is the Kubernetes release it is built on (`--version`: Kubernetes v1.33.5).
     "scheduler-plugins": {
+        "module": "sigs.k8s.io/scheduler-plugins",
         "packages": {
             "scheduler-plugins-scheduler": "sigs.k8s.io/scheduler-plugins/cmd/scheduler",
             "scheduler-plugins-controller": "sigs.k8s.io/scheduler-plugins/cmd/controller",
@@ -42,7 +44,17 @@ PROJECTS = {
         "stamp_keys": ("gitVersion",),
         "tags": "",
     },
+    # kubernetes-sigs/cri-tools: crictl, the CRI client every kubeadm node has (kubeadm's preflight requires it), on
+    # the real nodes whose static-pod preflight runs without containerd's ctr. Its Makefile stamps its own release.
+    "cri-tools": {
+        "module": "sigs.k8s.io/cri-tools",
+        "packages": {"crictl": "sigs.k8s.io/cri-tools/cmd/crictl"},
+        "stamp_packages": ("sigs.k8s.io/cri-tools/pkg/version",),
+        "stamp_keys": ("Version",),
+        "tags": "",
+    },
     "etcd": {
+        "module": "go.etcd.io/etcd/server/v3",
         "packages": {"etcd": "go.etcd.io/etcd/server/v3"},
         "stamp_packages": (),
         "stamp_keys": (),
@@ -93,9 +105,12 @@ def kubernetes_release(directory: str) -> str:
 
 
 def toolchain(directory: str) -> str:
-    """The `toolchain` line of a pinned module's go.mod: 'go1.26.10'."""
+    """The `toolchain` line of a pinned module's go.mod: 'go1.26.10'; its go line where the go command dropped the
+    toolchain line as the same (cri-tools 1.37.0: go 1.26.6)."""
     with open(os.path.join(directory, "go.mod"), encoding="utf-8") as handle:
-        return re.search(r"^toolchain (go\S+)$", handle.read(), re.M).group(1)
+        text = handle.read()
+    named = re.search(r"^toolchain (go\S+)$", text, re.M)
+    return named.group(1) if named else "go" + re.search(r"^go (\S+)$", text, re.M).group(1)
 
 
 def go_env(go_toolchain: str = "local") -> dict[str, str]:

@@ -37,11 +37,12 @@ import run as runner  # noqa: E402  pylint: disable=wrong-import-position
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import versions  # noqa: E402
 
 
-def scheduler_of(version: str) -> str:
-    """The release's kube-scheduler, pinned and built when it is not yet."""
+def scheduler_of(version: str, substitutes: list) -> str:
+    """The release's kube-scheduler, pinned (with ``substitutes``: MODULE=VERSION, pin.py --substitute) and built
+    when it is not yet."""
     if not os.path.isfile(os.path.join(releases.module_dir("kubernetes", version), "go.sum")):
         subprocess.run([sys.executable, os.path.join(os.path.dirname(build.__file__), "pin.py"), "kubernetes",
-                        version, "kube-scheduler"], check=True)
+                        version, "kube-scheduler"] + ["--substitute=" + item for item in substitutes], check=True)
     return build.build("kubernetes", version, ["kube-scheduler"], build.binaries_dir())[0]
 
 
@@ -50,9 +51,12 @@ def main(argv=None) -> int:
     parser.add_argument("version", help="an exact release or pre-release the Go module proxy serves: 1.38.0-rc.0")
     parser.add_argument("--families", default="", help="default: every family of the corpus")
     parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--substitute", action="append", default=[], metavar="MODULE=VERSION",
+                        help="pin with this version of a module the release needs where the Go module proxy refuses "
+                             "that one (1.38.0-beta.0: sigs.k8s.io/structured-merge-diff/v7=v7.0.0)")
     args = parser.parse_args(argv)
     minor = ".".join(args.version.split(".")[:2])
-    binary = scheduler_of(args.version)
+    binary = scheduler_of(args.version, args.substitute)
     os.environ["KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")] = binary
     as_minor = minor if minor in versions.SUPPORTED_MINORS else versions.NEWEST_MINOR
     print("kube-scheduler v%s (%s, %s) against the library as %s%s" % (

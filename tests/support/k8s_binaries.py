@@ -66,6 +66,18 @@ WANTED = {
 SCHEDULER_PLUGINS = {"0.34.7": ("scheduler-plugins-scheduler", "scheduler-plugins-controller")}
 SCHEDULER_PLUGINS_ALL = dict(SCHEDULER_PLUGINS, **{"0.33.5": ("scheduler-plugins-scheduler",)})
 
+# kubernetes-sigs/cri-tools: crictl for the real nodes (kubeadm requires it on every node; the static_pod scenario's
+# master without ctr runs the preflight through it), exported as CRICTL_BIN_1_37_0.
+CRI_TOOLS = {"1.37.0": ("crictl",)}
+
+# The projects beside Kubernetes that each purpose needs, project -> release -> components: found in the binaries
+# directory or built from their pinned Go modules, never downloaded.
+OTHER_PROJECTS = {
+    "demo": {},
+    "test": {"scheduler-plugins": SCHEDULER_PLUGINS, "cri-tools": CRI_TOOLS},
+    "all": {"scheduler-plugins": SCHEDULER_PLUGINS_ALL, "cri-tools": CRI_TOOLS},
+}
+
 
 # What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
 DEMO = {"kube-scheduler": ("1.37.2",), "kube-apiserver": ("1.37.2",)}
@@ -203,17 +215,18 @@ class Builds:
         return built
 
 
-def scheduler_plugins(builds: Builds, purpose: str) -> tuple[list[str], list[str]]:
-    """The export lines and report lines of the scheduler-plugins binaries (none for the demo)."""
-    releases_wanted = {"demo": {}, "test": SCHEDULER_PLUGINS, "all": SCHEDULER_PLUGINS_ALL}[purpose]
+def other_projects(builds: Builds, purpose: str) -> tuple[list[str], list[str]]:
+    """The export lines and report lines of the binaries of OTHER_PROJECTS[purpose]."""
     exports, found = [], {}
-    for version, components in sorted(releases_wanted.items(), key=lambda item: releases.version_key(item[0])):
+    wanted_releases = [(project, version, components) for project, by_release in OTHER_PROJECTS[purpose].items()
+                       for version, components in sorted(by_release.items(), key=lambda item: releases.version_key(item[0]))]
+    for project, version, components in wanted_releases:
         paths = {c: build.target(builds.directory, c, version) for c in components}
         origin = builds.directory
         missing = [c for c, path in paths.items() if not os.access(path, os.X_OK)]
         if missing and builds.go:
             try:
-                build.build("scheduler-plugins", version, missing, builds.directory)
+                build.build(project, version, missing, builds.directory)
                 origin = "built from Go modules"
             except SystemExit as error:  # build.py says what failed; the suites that need it skip, loudly
                 builds.failed.append(str(error))
@@ -271,9 +284,9 @@ def resolve(downloads: Downloads, builds: Builds, purpose: str = "test") -> tupl
         origins = ", ".join("1.%s (%s)" % (minor, found[minor][1]) for minor in sorted(found, key=int))
         missing_text = "; MISSING " + " ".join(missing) if missing else ""
         report.append("binaries: %-24s %s%s" % (component, origins or "none", missing_text))
-    plugin_exports, plugin_report = scheduler_plugins(builds, purpose)
-    exports += plugin_exports
-    report += plugin_report
+    other_exports, other_report = other_projects(builds, purpose)
+    exports += other_exports
+    report += other_report
     etcd = os.environ.get("ETCD_BIN") or shutil.which("etcd")
     if etcd:
         exports.append("export ETCD_BIN=%s" % shlex.quote(etcd))

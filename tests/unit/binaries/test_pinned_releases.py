@@ -49,8 +49,7 @@ def test_a_pin_is_complete_as_committed(project, version):
                             + packages, cwd=module, env=releases.go_env(releases.toolchain(module)),
                             capture_output=True, text=True, timeout=600, check=False)
     assert answer.returncode == 0, answer.stderr[-2000:]
-    main_module = {"kubernetes": "k8s.io/kubernetes", "etcd": "go.etcd.io/etcd/server/v3",
-                   "scheduler-plugins": "sigs.k8s.io/scheduler-plugins"}[project]
+    main_module = releases.PROJECTS[project]["module"]
     assert {line.split()[1] for line in answer.stdout.splitlines()} == {"%s@v%s" % (main_module, version)}
     if project == "kubernetes":
         # Every staging module comes at the release's own v0.<minor>.<patch>.
@@ -88,3 +87,16 @@ def test_a_scheduler_plugins_binary_is_stamped_with_its_kubernetes(component, ve
         assert answer.stdout.strip() == "Kubernetes v%s" % releases.kubernetes_release(module), answer.stdout + answer.stderr
     built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
     assert built_with.stdout.strip().endswith(": " + releases.toolchain(module))
+
+
+@needs_go
+@pytest.mark.parametrize("version", sorted(k8s_binaries.CRI_TOOLS))
+def test_a_crictl_binary_is_the_pinned_release(version):
+    """crictl says its own release (cri-tools' Makefile stamps it) and was built by the Go its module pins."""
+    path = build.target(build.binaries_dir(), "crictl", version)
+    if not os.access(path, os.X_OK):
+        pytest.skip("%s was not built (make binaries builds it)" % path)
+    answer = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    assert answer.stdout.strip() == "crictl version v%s" % version, answer.stdout + answer.stderr
+    built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
+    assert built_with.stdout.strip().endswith(": " + releases.toolchain(releases.module_dir("cri-tools", version)))
