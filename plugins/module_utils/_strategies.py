@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._cri_preflight import CriProblem, run_in_sandbox
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
@@ -36,8 +37,10 @@ class Verdict(object):
         self.problem = problem
 
 
-def _offline(run, workspace, seen_as, argv_head, flags):
-    rc, stdout, stderr = run(argv_head + offline_flags(flags) + workspace.write(seen_as))
+def _offline(runner, workspace, seen_as, flags):
+    """kube-scheduler's refusal of the workspace's config with ``flags`` (None: accepted); ``runner``: argv tail ->
+    (rc, stdout, stderr), the binary and how it runs before it."""
+    rc, stdout, stderr = runner(offline_flags(flags) + workspace.write(seen_as))
     return refusal(rc, stdout, stderr)
 
 
@@ -118,7 +121,7 @@ class SystemdStrategy(object):
             # Planned before install.yml puts the binary there: the apply call runs it before the first write.
             return Verdict("not run yet: %s is not installed; it runs before the change" % binary)
         with Workspace(spec["config"]) as workspace:
-            refused = _offline(self._run, workspace, workspace.path, [binary], spec["flags"])
+            refused = _offline(lambda tail: self._run([binary] + tail), workspace, workspace.path, spec["flags"])
         return Verdict("accepted by %s" % binary if refused is None else "refused by %s" % binary, refused)
 
 
@@ -190,7 +193,8 @@ class StaticPodStrategy(object):
                 if not os.access(spec["binary"], os.X_OK):
                     return Verdict("not run", problem="%s (%s) is not an executable file on this master"
                                    % (spec["binary"], HOST_BINARY_VARIABLE))
-                refused = _offline(self._run, workspace, workspace.path, [spec["binary"]], spec["flags"])
+                refused = _offline(lambda tail: self._run([spec["binary"]] + tail), workspace, workspace.path,
+                                   spec["flags"])
                 return Verdict("%s by %s (host binary)" % ("accepted" if refused is None else "refused", spec["binary"]),
                                refused)
             runtime = self.runtime()
@@ -199,34 +203,43 @@ class StaticPodStrategy(object):
             problem = self._image_problem(runtime, spec["image"])
             if problem:
                 return Verdict("not run", problem=problem)
-            head = runtime.run_head(workspace.path, [
-                # A hostPath that does not exist yet (the config or kubeconfig this change writes) is not mounted:
-                # the run reads the new config from its own directory, and a file the config names must exist.
-                mount for mount in spec.get("mounts") or [] if os.path.exists(mount["host"])],
-                spec["image"], "kubesched-preflight-%s-%d" % (instance["name"], os.getpid()), spec["command"])
-            refused = _offline(self._run, workspace, PREFLIGHT_DIR, head, spec["flags"])
+            # A hostPath that does not exist yet (the config or kubeconfig this change writes) is not mounted: the
+            # run reads the new config from its own directory, and a file the config names must exist.
+            mounts = [mount for mount in spec.get("mounts") or [] if os.path.exists(mount["host"])]
+            name = "kubesched-preflight-%s-%d" % (instance["name"], os.getpid())
+            try:
+                refused = _offline(runtime.runner(self._run, workspace.path, mounts, spec["image"], name, spec["command"]),
+                                   workspace, PREFLIGHT_DIR, spec["flags"])
+            except CriProblem as error:
+                return Verdict("not run", problem=str(error))
         verb = "accepted" if refused is None else "refused"
         return Verdict("%s by %s in image %s (through %s)" % (verb, spec["command"], spec["image"], runtime.tool),
                        refused)
 
     def runtime(self):
-        """How this node runs the image's binary (PreflightRuntime): containerd's ctr where containerd answers,
-        else podman (CRI-O keeps its images in containers/storage, which podman reads), else a problem that says
-        which tool is missing and the variable for a host binary."""
-        ctr_problem = None
+        """How this node runs the image's binary (PreflightRuntime): containerd's ctr where containerd answers, else
+        crictl where the node's CRI runtime answers it (CRI-O, or containerd without ctr), else podman (CRI-O keeps
+        its images in containers/storage, which podman reads), else a problem that says which tool is missing and the
+        variable for a host binary."""
+        missing = []
         if self._which("ctr"):
             rc, out, err = self._run(CTR + ["images", "list", "--quiet"])
             if rc == 0:
                 return PreflightRuntime("ctr", images=out.splitlines())
-            ctr_problem = "ctr is installed but containerd does not answer it (%s)" % ((err or out).strip() or "rc %s" % rc)
+            missing.append("ctr is installed but containerd does not answer it (%s)" % ((err or out).strip() or "rc %s" % rc))
+        if self._which("crictl"):
+            rc, out, err = self._run(["crictl", "info"])
+            if rc == 0:
+                return PreflightRuntime("crictl")
+            missing.append("crictl is installed but no CRI runtime answers it (%s)" % ((err or out).strip() or "rc %s" % rc))
         if self._which("podman"):
             return PreflightRuntime("podman")
-        found = ("%s, and there is no podman" % ctr_problem if ctr_problem else
-                 "this node has neither ctr (containerd's client) nor podman (which reads CRI-O's image store)")
+        found = (", ".join(missing) + ", and there is no podman" if missing else
+                 "this node has none of ctr (containerd's client), crictl (the CRI client kubeadm requires) and podman")
         return PreflightRuntime(None, problem=(
-            "%s to run the image's kube-scheduler for the preflight: on a containerd node install ctr (containerd's "
-            "package has it), on a CRI-O node install podman; or set %s to a kube-scheduler on the master of the "
-            "image's build" % (found, HOST_BINARY_VARIABLE)))
+            "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; it runs the image "
+            "through the node's own runtime, CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O "
+            "node; or set %s to a kube-scheduler on the master of the image's build" % (found, HOST_BINARY_VARIABLE)))
 
     def _image_problem(self, runtime, image):
         """The image must be on the node (the kubelet pulls IfNotPresent): crictl pulls it as the kubelet would,
@@ -253,7 +266,8 @@ CTR = ["ctr", "--namespace", "k8s.io"]
 
 class PreflightRuntime(object):
     """The tool that runs the image's kube-scheduler once, offline, with the manifest's hostPaths read-only:
-    ``ctr`` (containerd) or ``podman`` (CRI-O's store); ``problem`` when neither can."""
+    ``ctr`` (containerd), ``crictl`` (any CRI runtime: _cri_preflight.py) or ``podman`` (CRI-O's store);
+    ``problem`` when none can."""
 
     def __init__(self, tool, images=None, problem=None):
         self.tool = tool
@@ -263,24 +277,32 @@ class PreflightRuntime(object):
     def has(self, image, run):
         if self.tool == "ctr":
             return image in self.images
+        if self.tool == "crictl":
+            return run(["crictl", "inspecti", image])[0] == 0
         return run(["podman", "image", "exists", image])[0] == 0
 
-    def run_head(self, workspace, mounts, image, name, command):
-        """The argv up to the flags: ``command`` of ``image`` (as the manifest's command replaces the image's
-        entrypoint), the workspace read-write at PREFLIGHT_DIR, ``mounts`` ({host, container}) read-only, no
-        network but loopback (ctr's default; the flags name an unreachable API server anyway)."""
+    def runner(self, run, workspace, mounts, image, name, command):
+        """argv tail -> (rc, stdout, stderr): ``command`` of ``image`` (as the manifest's command replaces the image's
+        entrypoint), the workspace read-write at PREFLIGHT_DIR, ``mounts`` ({host, container}) read-only, no network
+        but loopback (ctr's and podman's) or the host's (crictl's sandbox: no CNI); the flags name an unreachable API
+        server either way."""
+        if self.tool == "crictl":
+            binds = [(workspace, PREFLIGHT_DIR, False)] + [(mount["host"], mount["container"], True) for mount in mounts]
+            return lambda tail: run_in_sandbox(run, name, image, command, tail, binds)
         if self.tool == "ctr":
             head = CTR + ["run", "--rm", "--mount", "type=bind,src=%s,dst=%s,options=rbind:rw" % (workspace, PREFLIGHT_DIR)]
             for mount in mounts:
                 head += ["--mount", "type=bind,src=%s,dst=%s,options=rbind:ro" % (mount["host"], mount["container"])]
-            return head + [image, name, command]
-        # SELinux (CRI-O's usual hosts) would deny the container the host's files; relabelling them (:Z) would
-        # change the labels of the kubelet's own files, so the label separation is off for this one run instead.
-        head = ["podman", "run", "--rm", "--pull=never", "--network=none", "--security-opt", "label=disable",
-                "--name", name, "--mount", "type=bind,src=%s,dst=%s" % (workspace, PREFLIGHT_DIR)]
-        for mount in mounts:
-            head += ["--mount", "type=bind,src=%s,dst=%s,ro=true" % (mount["host"], mount["container"])]
-        return head + ["--entrypoint", command, image]
+            head += [image, name, command]
+        else:
+            # SELinux (CRI-O's usual hosts) would deny the container the host's files; relabelling them (:Z) would
+            # change the labels of the kubelet's own files, so the label separation is off for this one run instead.
+            head = ["podman", "run", "--rm", "--pull=never", "--network=none", "--security-opt", "label=disable",
+                    "--name", name, "--mount", "type=bind,src=%s,dst=%s" % (workspace, PREFLIGHT_DIR)]
+            for mount in mounts:
+                head += ["--mount", "type=bind,src=%s,dst=%s,ro=true" % (mount["host"], mount["container"])]
+            head += ["--entrypoint", command, image]
+        return lambda tail: run(head + tail)
 
 
 def strategy_for(kind, run):

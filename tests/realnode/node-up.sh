@@ -7,7 +7,7 @@
 #
 # Usage (inside the node, as root):
 #   node-up.sh --pod-subnet CIDR [--name NODE] [--layout kubeadm|flag|custom_config] [--manifest-dir DIR]
-#              [--kubeadm-scheduler VERSION] [--api-service ADDRESS:PORT]
+#              [--kubeadm-scheduler VERSION] [--api-service ADDRESS:PORT] [--without-ctr]
 # Inputs in the directory of this script (or $KUBESCHED_NODE_DIR):
 #   kubelet         the kubelet binary (installed as /usr/bin/kubelet, where the packages put it)
 #   kubelet.conf    the node's kubeconfig (system:node:<NODE>, group system:nodes)
@@ -15,9 +15,14 @@
 #   scheduler.conf  optional: kubeadm's kubeconfig of kube-scheduler
 #   images/*.tar    optional: docker-archive images for containerd's k8s.io namespace (tests/realnode/images.sh)
 #   kube-proxy, kube-proxy.conf  optional, with --api-service: the real kube-proxy (iptables mode) and its kubeconfig
+#   crictl          optional: the CRI client kubeadm requires on every node (cri-tools), with /etc/crictl.yaml naming
+#                   containerd's socket as kubeadm's docs write it
+# --without-ctr: once the images are in, containerd's own client leaves the PATH, so the node answers only through
+# CRI, as a CRI-O master does (the static_pod role's preflight then runs through crictl).
 set -eu
 in="${KUBESCHED_NODE_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 api_service=""; name="$(hostname)"; layout=kubeadm; manifest_dir=/etc/kubernetes/manifests; subnet=""; kubeadm_scheduler=""
+without_ctr=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name=$2; shift 2 ;;
@@ -26,6 +31,7 @@ while [ $# -gt 0 ]; do
     --pod-subnet) subnet=$2; shift 2 ;;
     --kubeadm-scheduler) kubeadm_scheduler=${2#v}; shift 2 ;;
     --api-service) api_service=$2; shift 2 ;;
+    --without-ctr) without_ctr=1; shift ;;
     *) echo "node-up.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -147,6 +153,14 @@ for tar in "$in"/images/*.tar; do
   ctr -n k8s.io images import --no-unpack=false "$tar" >/dev/null
 done
 elapsed "images imported"
+if [ -s "$in/crictl" ]; then
+  install -m 0755 "$in/crictl" /usr/local/bin/crictl
+  printf 'runtime-endpoint: unix:///run/containerd/containerd.sock\nimage-endpoint: unix:///run/containerd/containerd.sock\n' > /etc/crictl.yaml
+fi
+if [ -n "$without_ctr" ]; then
+  install -d /usr/local/lib/kubesched-node
+  mv "$(command -v ctr)" /usr/local/lib/kubesched-node/ctr
+fi
 systemctl daemon-reload
 systemctl enable --now kubelet >/dev/null 2>&1
 i=0

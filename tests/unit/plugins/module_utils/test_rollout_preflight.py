@@ -8,6 +8,7 @@ a bad change rendered by the controller exactly as the static_pod and systemd ro
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -156,15 +157,24 @@ CONTAINERD_DOWN = (["ctr", "--namespace", "k8s.io", "images"],
                    (1, "", "ctr: failed to dial \"/run/containerd/containerd.sock\": connection refused\n"))
 
 
+CRI_DOWN = (["crictl", "info"], (1, "", "validate service connection: connection refused\n"))
+
+
 @pytest.mark.parametrize("tools, answers, runner", [
     # containerd: its own client, as before.
     (("ctr", "crictl", "podman"), [(["ctr", "--namespace", "k8s.io", "images"], (0, IMAGE + "\n", ""))], "ctr"),
-    # CRI-O: no ctr; podman reads CRI-O's image store.
-    (("crictl", "podman"), [], "podman"),
-    # ctr installed (a containerd package) but CRI-O runs the pods: containerd does not answer, podman runs it.
-    (("ctr", "crictl", "podman"), [CONTAINERD_DOWN], "podman"),
+    # CRI-O, and containerd without ctr: crictl, through the runtime the kubelet uses (the static_pod Molecule scenario
+    # runs it on a real node whose containerd answers only through CRI).
+    (("crictl", "podman"), [], "crictl"),
+    # ctr installed (a containerd package) but CRI-O runs the pods: containerd does not answer, crictl runs it.
+    (("ctr", "crictl", "podman"), [CONTAINERD_DOWN], "crictl"),
+    # CRI-O without crictl, or crictl that no runtime answers: podman reads CRI-O's image store.
+    (("podman",), [], "podman"),
+    (("crictl", "podman"), [CRI_DOWN], "podman"),
 ])
 def test_the_preflight_runs_through_the_tool_of_the_nodes_runtime(tmp_path, tools, answers, runner):
+    answers = answers + [(["crictl", "runp"], (0, "sandbox-1\n", "")), (["crictl", "create"], (0, "container-1\n", "")),
+                         (["crictl", "inspect"], (0, '{"status": {"state": "CONTAINER_EXITED", "exitCode": 0}}', ""))]
     verdict, calls = preflight_on(tools, answers, tmp_path)
     assert verdict.problem is None and verdict.refused is None, verdict.problem
     assert verdict.note == "accepted by kube-scheduler in image %s (through %s)" % (IMAGE, runner)
@@ -184,10 +194,66 @@ def test_the_preflight_runs_through_the_tool_of_the_nodes_runtime(tmp_path, tool
         mounts = [argv[i + 1] for i, word in enumerate(argv[:image_at]) if word == "--mount"]
         assert mounts[0].endswith(",dst=/kubesched-preflight")
         assert mounts[1:] == ["type=bind,src=%s,dst=/etc/kubernetes/scheduler.conf,ro=true" % (tmp_path / "scheduler.conf")]
+    if runner == "crictl":
+        assert argv == ["crictl", "rmp", "--force", "sandbox-1"]  # the sandbox goes, whatever the verdict
+
+
+def crictl_session(tmp_path, answers):
+    """The crictl calls of one preflight, with the sandbox's and the container's configs as crictl read them."""
+    seen = {}
+
+    def run(argv):
+        for word in argv:
+            if word.endswith(".json"):
+                with open(word) as handle:
+                    seen[os.path.basename(word)] = json.load(handle)
+        for prefix, answer in answers:
+            if argv[:len(prefix)] == prefix:
+                return answer
+        return 0, "", ""
+    calls = []
+    strategy = StaticPodStrategy(lambda argv: calls.append(argv) or run(argv),
+                                 which=lambda name: "/usr/bin/crictl" if name == "crictl" else None)
+    present = tmp_path / "scheduler.conf"
+    present.write_text("kubeconfig")
+    spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
+            "flags": ["--vmodule=bogus"], "image": IMAGE,
+            "mounts": [{"host": str(present), "container": "/etc/kubernetes/scheduler.conf"}]}
+    return strategy.preflight({"name": "one", "preflight": spec}, {}), calls, seen
+
+
+def test_through_crictl_a_sandbox_on_the_hosts_network_runs_the_images_command_with_the_host_paths_read_only(tmp_path):
+    verdict, calls, seen = crictl_session(tmp_path, [
+        (["crictl", "runp"], (0, "sandbox-1\n", "")), (["crictl", "create"], (0, "container-1\n", "")),
+        (["crictl", "inspect"], (0, '{"status": {"state": "CONTAINER_EXITED", "exitCode": 1}}', "")),
+        (["crictl", "logs"], (0, "", 'Error: invalid argument "bogus" for "--vmodule" flag: "bogus" does not have the '
+                                     'pattern=N format\n'))])
+    assert verdict.refused == 'invalid argument "bogus" for "--vmodule" flag: "bogus" does not have the pattern=N format'
+    assert verdict.note == "refused by kube-scheduler in image %s (through crictl)" % IMAGE
+    pod, container = seen["pod.json"], seen["container.json"]
+    assert pod["linux"]["security_context"]["namespace_options"] == {"network": 2}  # NODE: no CNI call
+    assert container["image"] == {"image": IMAGE} and container["command"] == ["kube-scheduler"]
+    assert container["args"][:3] == ["--vmodule=bogus", "--config", "/kubesched-preflight/config.yaml"]
+    assert container["mounts"][1:] == [{"host_path": str(tmp_path / "scheduler.conf"),
+                                        "container_path": "/etc/kubernetes/scheduler.conf", "readonly": True}]
+    assert container["mounts"][0]["container_path"] == "/kubesched-preflight" and not container["mounts"][0]["readonly"]
+    assert ["crictl", "create", "--no-pull", "sandbox-1"] == calls[3][:4] and calls[-1] == ["crictl", "rmp", "--force", "sandbox-1"]
+
+
+def test_when_crictl_cannot_run_the_container_the_plan_says_so_and_the_sandbox_goes(tmp_path):
+    verdict, calls, _seen = crictl_session(tmp_path, [
+        (["crictl", "runp"], (0, "sandbox-1\n", "")),
+        (["crictl", "create"], (1, "", "image not known to the runtime\n"))])
+    assert verdict.refused is None and verdict.note == "not run"
+    assert verdict.problem == ("crictl could not create the container (crictl create, rc 1): image not known to the "
+                               "runtime")
+    assert calls[-1] == ["crictl", "rmp", "--force", "sandbox-1"]
 
 
 def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
-    missing = [(["podman", "image", "exists"], (1, "", ""))]
+    _verdict, calls = preflight_on(("crictl",), [(["crictl", "inspecti"], (1, "", "not found"))], tmp_path)
+    assert ["crictl", "pull", IMAGE] in calls
+    missing = [(["podman", "image", "exists"], (1, "", "")), CRI_DOWN]
     _verdict, calls = preflight_on(("crictl", "podman"), missing, tmp_path)
     assert ["crictl", "pull", IMAGE] in calls and not any(call[:2] == ["podman", "pull"] for call in calls)
     verdict, calls = preflight_on(("podman",), missing, tmp_path)
@@ -199,19 +265,22 @@ def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
 
 
 @pytest.mark.parametrize("tools, answers, missing", [
-    ((), [], "this node has neither ctr (containerd's client) nor podman (which reads CRI-O's image store)"),
-    (("crictl",), [], "this node has neither ctr (containerd's client) nor podman (which reads CRI-O's image store)"),
-    (("ctr", "crictl"), [CONTAINERD_DOWN], "ctr is installed but containerd does not answer it (ctr: failed to dial "
-                                           "\"/run/containerd/containerd.sock\": connection refused), and there is no podman"),
+    ((), [], "this node has none of ctr (containerd's client), crictl (the CRI client kubeadm requires) and podman"),
+    (("crictl",), [CRI_DOWN], "crictl is installed but no CRI runtime answers it (validate service connection: "
+                              "connection refused), and there is no podman"),
+    (("ctr", "crictl"), [CONTAINERD_DOWN, CRI_DOWN],
+     "ctr is installed but containerd does not answer it (ctr: failed to dial \"/run/containerd/containerd.sock\": "
+     "connection refused), crictl is installed but no CRI runtime answers it (validate service connection: connection "
+     "refused), and there is no podman"),
 ])
 def test_without_a_tool_the_problem_names_the_missing_tool_and_the_host_binary_variable(tmp_path, tools, answers, missing):
     verdict, calls = preflight_on(tools, answers, tmp_path)
     assert verdict.refused is None and verdict.note == "not run"
     assert verdict.problem == (
-        "%s to run the image's kube-scheduler for the preflight: on a containerd node install ctr (containerd's "
-        "package has it), on a CRI-O node install podman; or set kube_scheduler_static_pod_preflight_binary to a "
-        "kube-scheduler on the master of the image's build" % missing)
-    assert not [call for call in calls if "run" in call]  # nothing was run
+        "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; it runs the image through "
+        "the node's own runtime, CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O node; or set "
+        "kube_scheduler_static_pod_preflight_binary to a kube-scheduler on the master of the image's build" % missing)
+    assert not [call for call in calls if "run" in call or "runp" in call]  # nothing was run
 
 
 def test_systemd_runs_nothing_before_the_binary_is_installed():
