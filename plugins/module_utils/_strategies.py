@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._cri_preflight import CriProblem, run_in_sandbox
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet_preflight import KubeletProblem, run_as_static_pod
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
@@ -208,9 +208,9 @@ class StaticPodStrategy(object):
             mounts = [mount for mount in spec.get("mounts") or [] if os.path.exists(mount["host"])]
             name = "kubesched-preflight-%s-%d" % (instance["name"], os.getpid())
             try:
-                refused = _offline(runtime.runner(self._run, workspace.path, mounts, spec["image"], name, spec["command"]),
-                                   workspace, PREFLIGHT_DIR, spec["flags"])
-            except CriProblem as error:
+                refused = _offline(runtime.runner(self._run, workspace.path, mounts, spec, name), workspace,
+                                   PREFLIGHT_DIR, spec["flags"])
+            except KubeletProblem as error:
                 return Verdict("not run", problem=str(error))
         verb = "accepted" if refused is None else "refused"
         return Verdict("%s by %s in image %s (through %s)" % (verb, spec["command"], spec["image"], runtime.tool),
@@ -218,27 +218,27 @@ class StaticPodStrategy(object):
 
     def runtime(self):
         """How this node runs the image's binary (PreflightRuntime): containerd's ctr where containerd answers, else
-        crictl where the node's CRI runtime answers it (CRI-O, or containerd without ctr), else podman (CRI-O keeps
-        its images in containers/storage, which podman reads), else a problem that says which tool is missing and the
-        variable for a host binary."""
+        podman (CRI-O keeps its images in containers/storage, which podman reads), else the kubelet itself, a static
+        pod read with crictl where the node's CRI runtime answers crictl (CRI-O, or containerd without ctr), else a
+        problem that says which tool is missing and the variable for a host binary."""
         missing = []
         if self._which("ctr"):
             rc, out, err = self._run(CTR + ["images", "list", "--quiet"])
             if rc == 0:
                 return PreflightRuntime("ctr", images=out.splitlines())
             missing.append("ctr is installed but containerd does not answer it (%s)" % ((err or out).strip() or "rc %s" % rc))
+        if self._which("podman"):
+            return PreflightRuntime("podman")
         if self._which("crictl"):
             rc, out, err = self._run(["crictl", "info"])
             if rc == 0:
-                return PreflightRuntime("crictl")
+                return PreflightRuntime("kubelet")
             missing.append("crictl is installed but no CRI runtime answers it (%s)" % ((err or out).strip() or "rc %s" % rc))
-        if self._which("podman"):
-            return PreflightRuntime("podman")
         found = (", ".join(missing) + ", and there is no podman" if missing else
-                 "this node has none of ctr (containerd's client), crictl (the CRI client kubeadm requires) and podman")
+                 "this node has none of ctr (containerd's client), podman and crictl (the CRI client kubeadm requires)")
         return PreflightRuntime(None, problem=(
-            "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; it runs the image "
-            "through the node's own runtime, CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O "
+            "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; the kubelet then runs "
+            "the image as a static pod, on CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O "
             "node; or set %s to a kube-scheduler on the master of the image's build" % (found, HOST_BINARY_VARIABLE)))
 
     def _image_problem(self, runtime, image):
@@ -266,8 +266,8 @@ CTR = ["ctr", "--namespace", "k8s.io"]
 
 class PreflightRuntime(object):
     """The tool that runs the image's kube-scheduler once, offline, with the manifest's hostPaths read-only:
-    ``ctr`` (containerd), ``crictl`` (any CRI runtime: _cri_preflight.py) or ``podman`` (CRI-O's store);
-    ``problem`` when none can."""
+    ``ctr`` (containerd), ``podman`` (CRI-O's store) or ``kubelet`` (a static pod read with crictl, on any CRI
+    runtime: _kubelet_preflight.py); ``problem`` when none can."""
 
     def __init__(self, tool, images=None, problem=None):
         self.tool = tool
@@ -277,18 +277,19 @@ class PreflightRuntime(object):
     def has(self, image, run):
         if self.tool == "ctr":
             return image in self.images
-        if self.tool == "crictl":
+        if self.tool == "kubelet":
             return run(["crictl", "inspecti", image])[0] == 0
         return run(["podman", "image", "exists", image])[0] == 0
 
-    def runner(self, run, workspace, mounts, image, name, command):
-        """argv tail -> (rc, stdout, stderr): ``command`` of ``image`` (as the manifest's command replaces the image's
-        entrypoint), the workspace read-write at PREFLIGHT_DIR, ``mounts`` ({host, container}) read-only, no network
-        but loopback (ctr's and podman's) or the host's (crictl's sandbox: no CNI); the flags name an unreachable API
-        server either way."""
-        if self.tool == "crictl":
+    def runner(self, run, workspace, mounts, spec, name):
+        """argv tail -> (rc, stdout, stderr): the ``command`` of the ``image`` of ``spec`` (as the manifest's command
+        replaces the image's entrypoint), the workspace read-write at PREFLIGHT_DIR, ``mounts`` ({host, container})
+        read-only, no network but loopback (ctr's and podman's) or the host's (the kubelet's static pod, like the
+        scheduler's own); the flags name an unreachable API server either way."""
+        image, command = spec["image"], spec["command"]
+        if self.tool == "kubelet":
             binds = [(workspace, PREFLIGHT_DIR, False)] + [(mount["host"], mount["container"], True) for mount in mounts]
-            return lambda tail: run_in_sandbox(run, name, image, command, tail, binds)
+            return lambda tail: run_as_static_pod(run, spec["manifest_dir"], name, image, command, tail, binds)
         if self.tool == "ctr":
             head = CTR + ["run", "--rm", "--mount", "type=bind,src=%s,dst=%s,options=rbind:rw" % (workspace, PREFLIGHT_DIR)]
             for mount in mounts:

@@ -183,6 +183,11 @@ options:
             suboptions:
               host: {description: The path on the master., type: path, required: true}
               container: {description: Where the container sees it., type: path, required: true}
+          manifest_dir:
+            description:
+              - The kubelet's static pod directory (static pods). On a master without C(ctr) or C(podman) the kubelet
+                runs the image as a static pod there, read with C(crictl); the manifest is removed afterwards.
+            type: path
       files:
         description:
           - In write order (the unit or manifest last); for absent instances only C(path) counts.
@@ -370,7 +375,7 @@ ARGUMENT_SPEC = dict(
         preflight=dict(type="dict", options=dict(
             config=dict(type="str", required=True), flags=dict(type="list", elements="str", default=[]),
             secret=dict(type="bool", default=False), command=dict(type="str", default="kube-scheduler"),
-            image=dict(type="str"), binary=dict(type="path"),
+            image=dict(type="str"), binary=dict(type="path"), manifest_dir=dict(type="path"),
             mounts=dict(type="list", elements="dict", default=[], options=dict(
                 host=dict(type="path", required=True), container=dict(type="path", required=True))))),
         files=dict(type="list", elements="dict", default=[], options=_FILE),

@@ -58,14 +58,16 @@ def _preflight(instance, flags, **where):
                 **where)
 
 
-def _pod_preflight(instance, pod, host_binary):
-    """The manifest's own command, image and hostPath volumes (read-only where it mounts them)."""
+def _pod_preflight(instance, pod, host_binary, manifest_dir):
+    """The manifest's own command, image and hostPath volumes (read-only where it mounts them), and the kubelet's
+    directory (where a master without ctr or podman has its kubelet run the image as a static pod)."""
     container = scheduler_container(pod)
     host_paths = dict((volume["name"], volume["hostPath"]["path"]) for volume in pod["spec"].get("volumes") or []
                       if isinstance(volume, dict) and isinstance(volume.get("hostPath"), dict))
     mounts = [{"host": host_paths[mount["name"]], "container": mount["mountPath"]}
               for mount in container.get("volumeMounts") or [] if mount.get("name") in host_paths]
-    where = {"command": container["command"][0], "image": container["image"], "mounts": mounts}
+    where = {"command": container["command"][0], "image": container["image"], "mounts": mounts,
+             "manifest_dir": manifest_dir}
     if host_binary:
         where["binary"] = host_binary
     return _preflight(instance, container["command"][1:], **where)
@@ -191,7 +193,8 @@ def static_pod_host(instances, settings, read):
             files.append(_file(where["adopted"], current_text))
         files.append(_file(where["manifest"], manifest))
         entry.update(files=files, named_files=_named_files(instance),
-                     preflight=_pod_preflight(instance, pod, settings.get("preflight_binary")), **_gate(instance))
+                     preflight=_pod_preflight(instance, pod, settings.get("preflight_binary"), manifest_dir),
+                     **_gate(instance))
         entries.append(entry)
         drift[instance["name"]] = {
             "manifest": where["manifest"],

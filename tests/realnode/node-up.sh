@@ -18,7 +18,7 @@
 #   crictl          optional: the CRI client kubeadm requires on every node (cri-tools), with /etc/crictl.yaml naming
 #                   containerd's socket as kubeadm's docs write it
 # --without-ctr: once the images are in, containerd's own client leaves the PATH, so the node answers only through
-# CRI, as a CRI-O master does (the static_pod role's preflight then runs through crictl).
+# CRI, as a CRI-O master does (the static_pod role's preflight then has the kubelet run it, read with crictl).
 set -eu
 in="${KUBESCHED_NODE_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 api_service=""; name="$(hostname)"; layout=kubeadm; manifest_dir=/etc/kubernetes/manifests; subnet=""; kubeadm_scheduler=""

@@ -146,8 +146,11 @@ def preflight_on(tools, answers, tmp_path):
     strategy = StaticPodStrategy(run, which=lambda name: "/usr/bin/" + name if name in tools else None)
     present = tmp_path / "scheduler.conf"
     present.write_text("kubeconfig")
+    manifests = tmp_path / "manifests"
+    manifests.mkdir(exist_ok=True)
     spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
             "flags": ["--config=/etc/k/one.yaml", "--secure-port=10259"], "image": IMAGE,
+            "manifest_dir": str(manifests),
             "mounts": [{"host": str(present), "container": "/etc/kubernetes/scheduler.conf"},
                        {"host": str(tmp_path / "not-written-yet.yaml"), "container": "/etc/k/one.yaml"}]}
     return strategy.preflight({"name": "one", "preflight": spec}, {}), calls
@@ -160,26 +163,30 @@ CONTAINERD_DOWN = (["ctr", "--namespace", "k8s.io", "images"],
 CRI_DOWN = (["crictl", "info"], (1, "", "validate service connection: connection refused\n"))
 
 
+def exited(exit_code, pod="kubesched-preflight-one-%d-m1" % os.getpid()):
+    return (0, json.dumps({"status": {"state": "CONTAINER_EXITED", "exitCode": exit_code,
+                                      "labels": {"io.kubernetes.pod.name": pod}}}), "")
+
+
 @pytest.mark.parametrize("tools, answers, runner", [
     # containerd: its own client, as before.
     (("ctr", "crictl", "podman"), [(["ctr", "--namespace", "k8s.io", "images"], (0, IMAGE + "\n", ""))], "ctr"),
-    # CRI-O, and containerd without ctr: crictl, through the runtime the kubelet uses (the static_pod Molecule scenario
-    # runs it on a real node whose containerd answers only through CRI).
-    (("crictl", "podman"), [], "crictl"),
-    # ctr installed (a containerd package) but CRI-O runs the pods: containerd does not answer, crictl runs it.
-    (("ctr", "crictl", "podman"), [CONTAINERD_DOWN], "crictl"),
-    # CRI-O without crictl, or crictl that no runtime answers: podman reads CRI-O's image store.
-    (("podman",), [], "podman"),
-    (("crictl", "podman"), [CRI_DOWN], "podman"),
+    # CRI-O: no ctr; podman reads CRI-O's image store.
+    (("crictl", "podman"), [], "podman"),
+    # ctr installed (a containerd package) but CRI-O runs the pods: containerd does not answer, podman runs it.
+    (("ctr", "crictl", "podman"), [CONTAINERD_DOWN], "podman"),
+    # CRI-O without podman, or containerd without ctr: the kubelet runs it as a static pod, read with crictl (the
+    # static_pod Molecule scenario runs this on a real node whose containerd answers only through CRI).
+    (("crictl",), [], "kubelet"),
+    (("ctr", "crictl"), [CONTAINERD_DOWN], "kubelet"),
 ])
 def test_the_preflight_runs_through_the_tool_of_the_nodes_runtime(tmp_path, tools, answers, runner):
-    answers = answers + [(["crictl", "runp"], (0, "sandbox-1\n", "")), (["crictl", "create"], (0, "container-1\n", "")),
-                         (["crictl", "inspect"], (0, '{"status": {"state": "CONTAINER_EXITED", "exitCode": 0}}', ""))]
+    answers = answers + [(["crictl", "ps"], (0, "container-1\n", "")), (["crictl", "inspect"], exited(0))]
     verdict, calls = preflight_on(tools, answers, tmp_path)
     assert verdict.problem is None and verdict.refused is None, verdict.problem
     assert verdict.note == "accepted by kube-scheduler in image %s (through %s)" % (IMAGE, runner)
     argv = calls[-1]
-    assert argv[0] == runner
+    assert argv[0] == {"kubelet": "crictl"}.get(runner, runner)
     if runner == "podman":
         assert calls[-2] == ["podman", "image", "exists", IMAGE]  # present: nothing pulled
         # The manifest's command replaces the image's entrypoint, as in the pod; no network, no pull, no relabelling
@@ -194,66 +201,75 @@ def test_the_preflight_runs_through_the_tool_of_the_nodes_runtime(tmp_path, tool
         mounts = [argv[i + 1] for i, word in enumerate(argv[:image_at]) if word == "--mount"]
         assert mounts[0].endswith(",dst=/kubesched-preflight")
         assert mounts[1:] == ["type=bind,src=%s,dst=/etc/kubernetes/scheduler.conf,ro=true" % (tmp_path / "scheduler.conf")]
-    if runner == "crictl":
-        assert argv == ["crictl", "rmp", "--force", "sandbox-1"]  # the sandbox goes, whatever the verdict
+    if runner == "kubelet":
+        assert argv == ["crictl", "logs", "container-1"] and os.listdir(tmp_path / "manifests") == []
 
 
-def crictl_session(tmp_path, answers):
-    """The crictl calls of one preflight, with the sandbox's and the container's configs as crictl read them."""
-    seen = {}
+def kubelet_session(tmp_path, answers):
+    """One preflight through the kubelet: the calls, and the static pod as the kubelet found it in its directory."""
+    manifests = tmp_path / "manifests"
+    manifests.mkdir(exist_ok=True)
+    seen = []
 
     def run(argv):
-        for word in argv:
-            if word.endswith(".json"):
-                with open(word) as handle:
-                    seen[os.path.basename(word)] = json.load(handle)
+        calls.append(argv)
+        seen.extend(json.loads((manifests / name).read_text()) for name in os.listdir(manifests)
+                    if not name.startswith("."))
         for prefix, answer in answers:
             if argv[:len(prefix)] == prefix:
                 return answer
         return 0, "", ""
     calls = []
-    strategy = StaticPodStrategy(lambda argv: calls.append(argv) or run(argv),
-                                 which=lambda name: "/usr/bin/crictl" if name == "crictl" else None)
+    strategy = StaticPodStrategy(run, which=lambda name: "/usr/bin/crictl" if name == "crictl" else None)
     present = tmp_path / "scheduler.conf"
     present.write_text("kubeconfig")
     spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
-            "flags": ["--vmodule=bogus"], "image": IMAGE,
+            "flags": ["--vmodule=bogus"], "image": IMAGE, "manifest_dir": str(manifests),
             "mounts": [{"host": str(present), "container": "/etc/kubernetes/scheduler.conf"}]}
-    return strategy.preflight({"name": "one", "preflight": spec}, {}), calls, seen
+    verdict = strategy.preflight({"name": "one", "preflight": spec}, {})
+    return verdict, calls, seen
 
 
-def test_through_crictl_a_sandbox_on_the_hosts_network_runs_the_images_command_with_the_host_paths_read_only(tmp_path):
-    verdict, calls, seen = crictl_session(tmp_path, [
-        (["crictl", "runp"], (0, "sandbox-1\n", "")), (["crictl", "create"], (0, "container-1\n", "")),
-        (["crictl", "inspect"], (0, '{"status": {"state": "CONTAINER_EXITED", "exitCode": 1}}', "")),
+def test_through_the_kubelet_a_static_pod_runs_the_images_command_with_the_host_paths_read_only(tmp_path):
+    verdict, calls, seen = kubelet_session(tmp_path, [
+        # Another run's container (the kubelet removed it meanwhile), then one of another pod, then this run's.
+        (["crictl", "ps"], (0, "gone\nother\nmine\n", "")),
+        (["crictl", "inspect", "--output", "json", "gone"], (1, "", "not found")),
+        (["crictl", "inspect", "--output", "json", "other"], exited(0, pod="kube-scheduler-m1")),
+        (["crictl", "inspect", "--output", "json", "mine"], exited(1)),
         (["crictl", "logs"], (0, "", 'Error: invalid argument "bogus" for "--vmodule" flag: "bogus" does not have the '
                                      'pattern=N format\n'))])
     assert verdict.refused == 'invalid argument "bogus" for "--vmodule" flag: "bogus" does not have the pattern=N format'
-    assert verdict.note == "refused by kube-scheduler in image %s (through crictl)" % IMAGE
-    pod, container = seen["pod.json"], seen["container.json"]
-    assert pod["linux"]["security_context"]["namespace_options"] == {"network": 2}  # NODE: no CNI call
-    assert container["image"] == {"image": IMAGE} and container["command"] == ["kube-scheduler"]
+    assert verdict.note == "refused by kube-scheduler in image %s (through kubelet)" % IMAGE
+    pod = seen[0]
+    assert pod["metadata"]["name"] == "kubesched-preflight-one-%d" % os.getpid()
+    assert pod["metadata"]["namespace"] == "kube-system" and pod["spec"]["restartPolicy"] == "Never"
+    assert pod["spec"]["hostNetwork"] is True  # no CNI: the run serves nothing
+    container = pod["spec"]["containers"][0]
+    assert container["image"] == IMAGE and container["command"] == ["kube-scheduler"]
     assert container["args"][:3] == ["--vmodule=bogus", "--config", "/kubesched-preflight/config.yaml"]
-    assert container["mounts"][1:] == [{"host_path": str(tmp_path / "scheduler.conf"),
-                                        "container_path": "/etc/kubernetes/scheduler.conf", "readonly": True}]
-    assert container["mounts"][0]["container_path"] == "/kubesched-preflight" and not container["mounts"][0]["readonly"]
-    assert ["crictl", "create", "--no-pull", "sandbox-1"] == calls[3][:4] and calls[-1] == ["crictl", "rmp", "--force", "sandbox-1"]
+    volumes = dict((volume["name"], volume["hostPath"]["path"]) for volume in pod["spec"]["volumes"])
+    mounts = [(volumes[mount["name"]], mount["mountPath"], mount["readOnly"]) for mount in container["volumeMounts"]]
+    assert mounts[1:] == [(str(tmp_path / "scheduler.conf"), "/etc/kubernetes/scheduler.conf", True)]
+    assert mounts[0][1:] == ("/kubesched-preflight", False)
+    assert calls[-1] == ["crictl", "logs", "mine"]
+    assert os.listdir(tmp_path / "manifests") == []  # the manifest is gone: the kubelet stops the pod
 
 
-def test_when_crictl_cannot_run_the_container_the_plan_says_so_and_the_sandbox_goes(tmp_path):
-    verdict, calls, _seen = crictl_session(tmp_path, [
-        (["crictl", "runp"], (0, "sandbox-1\n", "")),
-        (["crictl", "create"], (1, "", "image not known to the runtime\n"))])
-    assert verdict.refused is None and verdict.note == "not run"
-    assert verdict.problem == ("crictl could not create the container (crictl create, rc 1): image not known to the "
-                               "runtime")
-    assert calls[-1] == ["crictl", "rmp", "--force", "sandbox-1"]
+def test_when_the_kubelet_does_not_run_it_the_plan_says_so_and_the_manifest_goes(tmp_path, monkeypatch):
+    monkeypatch.setattr("time.monotonic", iter(range(0, 1000, 50)).__next__)  # 50 s a poll: the timeout comes at once
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
+    verdict, _calls, seen = kubelet_session(tmp_path, [(["crictl", "ps"], (0, "", ""))])
+    assert verdict.refused is None and verdict.note == "not run" and seen
+    assert verdict.problem == ("the kubelet did not run the preflight pod kubesched-preflight-one-%d to its end within "
+                               "90.0s (not started): is the kubelet running, and the image on the node?" % os.getpid())
+    assert os.listdir(tmp_path / "manifests") == []
 
 
 def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
     _verdict, calls = preflight_on(("crictl",), [(["crictl", "inspecti"], (1, "", "not found"))], tmp_path)
     assert ["crictl", "pull", IMAGE] in calls
-    missing = [(["podman", "image", "exists"], (1, "", "")), CRI_DOWN]
+    missing = [(["podman", "image", "exists"], (1, "", ""))]
     _verdict, calls = preflight_on(("crictl", "podman"), missing, tmp_path)
     assert ["crictl", "pull", IMAGE] in calls and not any(call[:2] == ["podman", "pull"] for call in calls)
     verdict, calls = preflight_on(("podman",), missing, tmp_path)
@@ -265,7 +281,7 @@ def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
 
 
 @pytest.mark.parametrize("tools, answers, missing", [
-    ((), [], "this node has none of ctr (containerd's client), crictl (the CRI client kubeadm requires) and podman"),
+    ((), [], "this node has none of ctr (containerd's client), podman and crictl (the CRI client kubeadm requires)"),
     (("crictl",), [CRI_DOWN], "crictl is installed but no CRI runtime answers it (validate service connection: "
                               "connection refused), and there is no podman"),
     (("ctr", "crictl"), [CONTAINERD_DOWN, CRI_DOWN],
@@ -277,10 +293,10 @@ def test_without_a_tool_the_problem_names_the_missing_tool_and_the_host_binary_v
     verdict, calls = preflight_on(tools, answers, tmp_path)
     assert verdict.refused is None and verdict.note == "not run"
     assert verdict.problem == (
-        "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; it runs the image through "
-        "the node's own runtime, CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O node; or set "
-        "kube_scheduler_static_pod_preflight_binary to a kube-scheduler on the master of the image's build" % missing)
-    assert not [call for call in calls if "run" in call or "runp" in call]  # nothing was run
+        "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; the kubelet then runs the "
+        "image as a static pod, on CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O node; or "
+        "set kube_scheduler_static_pod_preflight_binary to a kube-scheduler on the master of the image's build" % missing)
+    assert not [call for call in calls if "run" in call or "logs" in call]  # nothing was run
 
 
 def test_systemd_runs_nothing_before_the_binary_is_installed():
