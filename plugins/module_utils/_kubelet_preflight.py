@@ -59,7 +59,9 @@ def preflight_pod(name, image, command, args, mounts):
 
 def run_as_static_pod(run, manifest_dir, name, image, command, args, mounts, timeout=90.0, sleep=time.sleep):
     """Run ``command args`` of ``image`` as the static pod ``name`` of the kubelet watching ``manifest_dir``;
-    (exit code, stdout, stderr) of its container. ``run``: argv -> (rc, stdout, stderr)."""
+    (exit code, stdout, stderr) of its container. ``run``: argv -> (rc, stdout, stderr). The first of ``mounts`` is
+    the run's own directory: its container is the one that mounts it (a container of an earlier run that the kubelet
+    has not removed yet may have the same pod name, never the same directory)."""
     manifest = os.path.join(manifest_dir, name + ".json")
     # Written under a dot name (the kubelet skips those) and renamed: the kubelet never reads half a file.
     hidden = os.path.join(manifest_dir, "." + name + ".json")
@@ -67,7 +69,7 @@ def run_as_static_pod(run, manifest_dir, name, image, command, args, mounts, tim
         json.dump(preflight_pod(name, image, command, args, mounts), handle)
     try:
         os.rename(hidden, manifest)
-        container = _wait_for_exit(run, name, timeout, sleep)
+        container = _wait_for_exit(run, name, mounts[0][0], timeout, sleep)
         rc, out, err = run(["crictl", "logs", container["id"]])
         if rc != 0:
             raise KubeletProblem("crictl logs %s failed (rc %s): %s" % (container["id"], rc, (err or out).strip()))
@@ -78,8 +80,9 @@ def run_as_static_pod(run, manifest_dir, name, image, command, args, mounts, tim
                 os.remove(path)
 
 
-def _wait_for_exit(run, name, timeout, sleep):
-    """The container of the static pod (the kubelet names it ``name-<node>``) once it exited."""
+def _wait_for_exit(run, name, run_dir, timeout, sleep):
+    """The container of the static pod (the kubelet names it ``name-<node>``) that mounts ``run_dir``, once it
+    exited."""
     deadline = time.monotonic() + timeout
     state = "not started"
     while True:
@@ -89,7 +92,7 @@ def _wait_for_exit(run, name, timeout, sleep):
             raise KubeletProblem("crictl ps failed (rc %s): %s" % (rc, (err or out).strip()))
         for container_id in out.split():
             found = _status(run, container_id)
-            if found is None or not found["pod"].startswith(name + "-"):
+            if found is None or not found["pod"].startswith(name + "-") or run_dir not in found["host_paths"]:
                 continue
             state = found["state"]
             if state == _EXITED:
@@ -107,4 +110,5 @@ def _status(run, container_id):
     status = json.loads(out).get("status") or {}
     labels = status.get("labels") or {}
     return {"pod": labels.get("io.kubernetes.pod.name", ""), "state": status.get("state"),
-            "exit_code": int(status.get("exitCode") or 0)}
+            "exit_code": int(status.get("exitCode") or 0),
+            "host_paths": [mount.get("hostPath") for mount in status.get("mounts") or []]}

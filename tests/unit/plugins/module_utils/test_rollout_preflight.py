@@ -99,7 +99,7 @@ def recording_run(answers):
         calls.append(argv)
         for prefix, answer in answers:
             if argv[:len(prefix)] == prefix:
-                return answer
+                return answer(argv) if callable(answer) else answer
         return 0, "", ""
     return run, calls
 
@@ -163,9 +163,16 @@ CONTAINERD_DOWN = (["ctr", "--namespace", "k8s.io", "images"],
 CRI_DOWN = (["crictl", "info"], (1, "", "validate service connection: connection refused\n"))
 
 
-def exited(exit_code, pod="kubesched-preflight-one-%d-m1" % os.getpid()):
-    return (0, json.dumps({"status": {"state": "CONTAINER_EXITED", "exitCode": exit_code,
-                                      "labels": {"io.kubernetes.pod.name": pod}}}), "")
+def exited(exit_code, manifests, pod="kubesched-preflight-one-%d-m1" % os.getpid(), mounted=None):
+    """crictl inspect of an exited container of ``pod``, as the kubelet ran it from the manifest in ``manifests``: it
+    mounts that pod's hostPaths (or ``mounted``, for a container of another run)."""
+    def answer(_argv):
+        paths = mounted or [volume["hostPath"]["path"] for name in os.listdir(manifests) if not name.startswith(".")
+                            for volume in json.loads((manifests / name).read_text())["spec"]["volumes"]]
+        return (0, json.dumps({"status": {"state": "CONTAINER_EXITED", "exitCode": exit_code,
+                                          "labels": {"io.kubernetes.pod.name": pod},
+                                          "mounts": [{"hostPath": path} for path in paths]}}), "")
+    return answer
 
 
 @pytest.mark.parametrize("tools, answers, runner", [
@@ -181,7 +188,7 @@ def exited(exit_code, pod="kubesched-preflight-one-%d-m1" % os.getpid()):
     (("ctr", "crictl"), [CONTAINERD_DOWN], "kubelet"),
 ])
 def test_the_preflight_runs_through_the_tool_of_the_nodes_runtime(tmp_path, tools, answers, runner):
-    answers = answers + [(["crictl", "ps"], (0, "container-1\n", "")), (["crictl", "inspect"], exited(0))]
+    answers = answers + [(["crictl", "ps"], (0, "container-1\n", "")), (["crictl", "inspect"], exited(0, tmp_path / "manifests"))]
     verdict, calls = preflight_on(tools, answers, tmp_path)
     assert verdict.problem is None and verdict.refused is None, verdict.problem
     assert verdict.note == "accepted by kube-scheduler in image %s (through %s)" % (IMAGE, runner)
@@ -217,7 +224,7 @@ def kubelet_session(tmp_path, answers):
                     if not name.startswith("."))
         for prefix, answer in answers:
             if argv[:len(prefix)] == prefix:
-                return answer
+                return answer(argv) if callable(answer) else answer
         return 0, "", ""
     calls = []
     strategy = StaticPodStrategy(run, which=lambda name: "/usr/bin/crictl" if name == "crictl" else None)
@@ -231,12 +238,15 @@ def kubelet_session(tmp_path, answers):
 
 
 def test_through_the_kubelet_a_static_pod_runs_the_images_command_with_the_host_paths_read_only(tmp_path):
+    manifests = tmp_path / "manifests"
     verdict, calls, seen = kubelet_session(tmp_path, [
-        # Another run's container (the kubelet removed it meanwhile), then one of another pod, then this run's.
-        (["crictl", "ps"], (0, "gone\nother\nmine\n", "")),
+        # A container the kubelet removed meanwhile, one of another pod, one of an earlier run of the same name (its
+        # own directory), then this run's.
+        (["crictl", "ps"], (0, "gone\nother\nearlier\nmine\n", "")),
         (["crictl", "inspect", "--output", "json", "gone"], (1, "", "not found")),
-        (["crictl", "inspect", "--output", "json", "other"], exited(0, pod="kube-scheduler-m1")),
-        (["crictl", "inspect", "--output", "json", "mine"], exited(1)),
+        (["crictl", "inspect", "--output", "json", "other"], exited(0, manifests, pod="kube-scheduler-m1")),
+        (["crictl", "inspect", "--output", "json", "earlier"], exited(0, manifests, mounted=["/tmp/kubesched-preflight-old"])),
+        (["crictl", "inspect", "--output", "json", "mine"], exited(1, manifests)),
         (["crictl", "logs"], (0, "", 'Error: invalid argument "bogus" for "--vmodule" flag: "bogus" does not have the '
                                      'pattern=N format\n'))])
     assert verdict.refused == 'invalid argument "bogus" for "--vmodule" flag: "bogus" does not have the pattern=N format'
