@@ -34,8 +34,7 @@ def preflight_pod(name, image, command, args, mounts):
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": "kube-system",
-                     "labels": {"app.kubernetes.io/managed-by": "kubesched.schedulers",
-                                "kubesched.schedulers/preflight": "true"}},
+                     "labels": {"app.kubernetes.io/managed-by": "kubesched.schedulers"}},
         "spec": {
             "hostNetwork": True,
             "restartPolicy": "Never",
