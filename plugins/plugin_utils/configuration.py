@@ -93,7 +93,8 @@ def _features(version: str, gates=None) -> validation.Features:
     has_dra = "DynamicResourcesArgs" in args_kind_plugins(version)
     dra = default_plugin_args("DynamicResourcesArgs", {}, version, gates) if has_dra else {}
     return validation.Features(capacity_scoring_gate(version), "shape" in volume, dra.get("filterTimeout") is not None,
-                               "bindingTimeout" in dra)
+                               "bindingTimeout" in dra,
+                               feature_gates_model.enabled("TopologyAwareWorkloadScheduling", version, gates))
 
 
 def _decode(content, config, version: str, out_of_tree=None):
