@@ -28,7 +28,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults impo
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, parse_text
 
 
@@ -36,7 +36,9 @@ class Result(object):
     def __init__(self, version: str):
         self.version = version
         self.errors = []
-        self.warnings = []
+        # A preview minor's facts come from a pre-release: every answer for it says so, first, refused or not.
+        self.preview = preview_warning(version)
+        self.warnings = [self.preview] if self.preview else []
         self.effective = None
         self.rendered = None
         self.checksum = None
@@ -309,7 +311,7 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     if errors:
         return result.fail(errors)
 
-    result.warnings = _warnings(user_profiles, profiles, registry)
+    result.warnings = result.warnings + _warnings(user_profiles, profiles, registry)
     result.effective = effective
     result.rendered = dump_yaml(user)
     result.checksum = sha256(result.rendered)  # what the static pod annotation and the roles compare
