@@ -195,6 +195,10 @@ def scheduler_config_of(objects):
     "custom", "one_replica_no_election", "ds_custom", "survey_strings", "survey_strings_daemonset", "sp_gang"])
 def test_every_object_matches_the_openapi_schema_of_its_version(rendered, case):
     version = CASES[case].get("kube_scheduler_deployment_version", "1.34.0")
+    schemas = kubernetes_validate.utils.latest_version()
+    if [int(part) for part in version.split(".")[:2]] > [int(part) for part in schemas.split(".")[:2]]:
+        # A preview minor (versions.PREVIEW_MINORS) ships after the newest schemas of kubernetes-validate.
+        pytest.skip("kubernetes-validate %s has no schemas of Kubernetes %s yet" % (schemas, version))
     problems = []
     for obj in objects_of(rendered, case):
         try:
