@@ -15,6 +15,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import (
     REMOVED_IN, ROLE_VARIABLES, check_role, deprecations)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
@@ -44,6 +45,8 @@ class ActionModule(ControllerOnly, ActionBase):
                         % (args["role"], "\n".join(problems)))
         version = next((normalised[name] for name in _UNTEMPLATED_TYPE if normalised.get(name)), None)
         result.update(changed=False, version=version)
+        if version and preview_warning(version):
+            result["warnings"] = [preview_warning(version)]
         old_names = deprecations(args["role"], values)
         if old_names:
             result["deprecations"] = [dict(msg=message, version=REMOVED_IN, collection_name="kubesched.schedulers")

@@ -18,7 +18,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_real_paths, paths_to_resolve, real_paths
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
@@ -148,6 +148,9 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 return dict(result, failed=True, resolved=answer.get("resolved"), msg="%s: the variables are not "
                             "valid on this master, nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         result.update(answer)
+        preview = preview_warning(version)
+        if preview:
+            result["warnings"] = [preview] + list(result.get("warnings") or [])
         # A plan outside check mode changes nothing: it says what is pending and leaves "changed" (and the diff on
         # screen) to the apply step. In check mode the plan is what a Check job reports.
         result["pending"] = bool(answer.get("changed"))

@@ -15,7 +15,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction imp
     leaks, redact_message, redact_result, redact_text, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_scan import configs_in_configmaps, scan, table
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
+    UnsupportedVersion, normalise, preview_warning)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
@@ -88,6 +89,7 @@ class ActionModule(ControllerOnly, ActionBase):
         if report.get("converted") and report["converted"].get("converted"):
             report["converted"]["converted"] = redact_text(report["converted"]["converted"])
         result.update(changed=False, **report)
+        _warn_previews(result, [report["current"]["minor"]] + list(report["targets"]))
         if args["fail_on_error"] and not report["ok"]:
             broken = ", ".join("%s (%s)" % (minor, "; ".join([e["message"] for e in target["errors"]]
                                                              + ([target["skew"]] if "skew" in target else [])))
@@ -142,12 +144,24 @@ class ActionModule(ControllerOnly, ActionBase):
         broken = [report["where"] for report in reports if not report["ok"]]
         result.update(changed=False, objects=reports, table=lines, ok=not broken,
                       scanned={"configmaps": read, "configs": len(reports)})
+        _warn_previews(result, [args["current_version"]] + list(args["target_versions"]))
         if args["fail_on_error"] and broken:
             result.update(failed=True, msg="%d of %d scheduler configs would not start on a target: %s"
                           % (len(broken), len(reports), "; ".join(broken)))
         if leaks(result, secrets):
             result["_ansible_no_log"] = True
         return result
+
+
+def _warn_previews(result, versions):
+    """Each preview minor among the versions checked, once (each minor's own report carries it too)."""
+    warnings = []
+    for version in versions:
+        preview = preview_warning(version)
+        if preview and preview not in warnings:
+            warnings.append(preview)
+    if warnings:
+        result["warnings"] = list(result.get("warnings") or []) + warnings
 
 
 class ClusterUnreadable(Exception):

@@ -26,7 +26,8 @@ options:
   kubernetes_version:
     description:
       - Kubernetes release of the kube-scheduler, such as V(1.34.2) or V(1.34); only the minor matters.
-      - Supported minors are 1.30 to 1.37.
+      - Supported minors are 1.30 to 1.37, and 1.38 as a preview (measured on kube-scheduler v1.38.0-beta.0, a
+        pre-release; every use of it warns so).
     type: str
     required: true
 """

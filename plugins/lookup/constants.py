@@ -22,7 +22,7 @@ options:
     elements: str
     required: true
     choices: [annotations, legacy_annotations, probe_timings, temp_file_mark, config_dir, state_dir, state_subdirs,
-              pod_config_dir, metrics_token_secret_suffix]
+              pod_config_dir, metrics_token_secret_suffix, newest_minor]
 """
 
 EXAMPLES = r"""

@@ -20,7 +20,8 @@ version_added: 0.1.0
 description:
   - Decodes a C(kubescheduler.config.k8s.io/v1) C(KubeSchedulerConfiguration) strictly, applies the defaults and
     runs every validation and profile-building check of the real C(kube-scheduler) of the chosen Kubernetes minor
-    version (1.30 to 1.37), including the leader-election rule that would only fail after start-up.
+    version (1.30 to 1.37, and 1.38 as a preview measured on kube-scheduler v1.38.0-beta.0, which the result's
+    C(warnings) say), including the leader-election rule that would only fail after start-up.
   - Validation and rendering run on the controller, so the managed hosts need nothing but Python.
   - Without O(dest) it only validates and renders, and contacts no host. With O(dest) it writes the canonical text
     atomically on the host, with check mode, diff mode and file attributes.
@@ -97,7 +98,7 @@ options:
         refuses VolumeBindingArgs' C(shape)).
       - A value kube-scheduler refuses at start is an error in its words - an unknown gate (C(unrecognized feature
         gate)), a locked one, a gate whose dependencies are off - checked against the gates measured on that minor's
-        binary (1.30 to 1.37).
+        binary (1.30 to 1.37, and v1.38.0-beta.0 for the 1.38 preview).
     type: raw
   scheduler_plugins_version:
     description:
@@ -392,6 +393,8 @@ warnings:
   description:
     - Things kube-scheduler accepts that are probably mistakes, such as pluginConfig for a plugin no profile
       enables, or a score weight of 0 that kube-scheduler turns into 1. They are shown as Ansible warnings too.
+    - For a preview minor (1.38) the first one says which pre-release of kube-scheduler its facts were measured on,
+      whether the config is accepted or not.
   returned: when there are any
   type: list
   elements: str

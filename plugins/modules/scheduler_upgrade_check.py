@@ -12,7 +12,8 @@ short_description: Check a KubeSchedulerConfiguration against the Kubernetes min
 version_added: 0.2.0
 description:
   - Runs one config through the library's model of the current and of each target kube-scheduler minor (1.30 to
-    1.37 verified against the real upstream binaries, built from upstream's Go modules) and reports, per target, whether it would start,
+    1.37 verified against the real upstream binaries, built from upstream's Go modules, and 1.38 as a preview against
+    its pre-release v1.38.0-beta.0, with a warning) and reports, per target, whether it would start,
     every error in kube-scheduler's own words and field paths, and what would be different there.
   - C(changes.plugins) lists, per profile and extension point, the enabled plugins that appear, disappear, change
     weight or order in the effective configuration (for example the deprecated volume-limit plugins that leave the

@@ -28,7 +28,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.defaults impo
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, minor_of, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, parse_text
 
 
@@ -36,7 +36,9 @@ class Result(object):
     def __init__(self, version: str):
         self.version = version
         self.errors = []
-        self.warnings = []
+        # A preview minor's facts come from a pre-release: every answer for it says so, first, refused or not.
+        self.preview = preview_warning(version)
+        self.warnings = [self.preview] if self.preview else []
         self.effective = None
         self.rendered = None
         self.checksum = None
@@ -93,7 +95,8 @@ def _features(version: str, gates=None) -> validation.Features:
     has_dra = "DynamicResourcesArgs" in args_kind_plugins(version)
     dra = default_plugin_args("DynamicResourcesArgs", {}, version, gates) if has_dra else {}
     return validation.Features(capacity_scoring_gate(version), "shape" in volume, dra.get("filterTimeout") is not None,
-                               "bindingTimeout" in dra)
+                               "bindingTimeout" in dra,
+                               feature_gates_model.enabled("TopologyAwareWorkloadScheduling", version, gates))
 
 
 def _decode(content, config, version: str, out_of_tree=None):
@@ -308,7 +311,7 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     if errors:
         return result.fail(errors)
 
-    result.warnings = _warnings(user_profiles, profiles, registry)
+    result.warnings = result.warnings + _warnings(user_profiles, profiles, registry)
     result.effective = effective
     result.rendered = dump_yaml(user)
     result.checksum = sha256(result.rendered)  # what the static pod annotation and the roles compare

@@ -14,6 +14,7 @@ Pure Python: no Ansible imports.
 from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import TEMP_MARK
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import NEWEST_MINOR
 
 # --- keys on Kubernetes objects -----------------------------------------------------------------------------------
 # One domain for every annotation and label this collection writes: the one its documentation has named since the
@@ -88,4 +89,6 @@ FOR_ROLES = {
     "state_dir": STATE_DIR,
     "state_subdirs": STATE_SUBDIRS,
     "pod_config_dir": POD_CONFIG_DIR,
+    # What a role without a version takes the newest minor to be: the newest released one, never a preview.
+    "newest_minor": NEWEST_MINOR,
 }

@@ -17,9 +17,10 @@ import copy
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import (
-    args_kind_plugins, default_multipoint, extension_points, in_tree_plugins)
+    args_kind_plugins, default_disabled, default_multipoint, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND, plugin_args_types
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import (
+    API_VERSION, KIND, configuration_type, plugin_args_types)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import float32
 
 
@@ -287,10 +288,13 @@ def merge_plugin_set(default_set, custom_set):
 
 
 def default_plugins(version, gates=None):
-    """getDefaultPlugins(): every extension point empty except the multiPoint default set."""
+    """getDefaultPlugins(): the multiPoint default set, and the disabled lists applyFeatureGates sets (every other
+    extension point empty)."""
     plugins = dict((point, {}) for point in extension_points(version))
     plugins["multiPoint"] = {"enabled": [{"name": name, "weight": weight}
                                          for name, weight in default_multipoint(version, gates)]}
+    for point, names in default_disabled(version, gates).items():
+        plugins[point] = {"disabled": [{"name": name, "weight": 0} for name in names]}
     return plugins
 
 
@@ -328,8 +332,9 @@ def _profile(profile, version, registered, name_default, gates=None, out_of_tree
     out = {"schedulerName": profile.get("schedulerName") if profile.get("schedulerName") is not None
            else name_default,
            "plugins": plugins}
-    if profile.get("percentageOfNodesToScore") is not None:
-        out["percentageOfNodesToScore"] = profile["percentageOfNodesToScore"]
+    for name in ("percentageOfNodesToScore", "percentageOfPlacementsToScore"):
+        if profile.get(name) is not None:
+            out[name] = profile[name]
     if plugin_config:
         out["pluginConfig"] = plugin_config
     return out
@@ -366,6 +371,11 @@ def _extra_plugin_names(extra_plugins):
     for plugin in extra_plugins or ():
         names.add(plugin if isinstance(plugin, str) else plugin.get("name"))
     return names
+
+
+def _has_field(version, name):
+    """Whether that version's KubeSchedulerConfiguration has the top-level field ``name``."""
+    return name in configuration_type(version, tuple(extension_points(version))).fields
 
 
 def set_defaults(config, version, extra_plugins=None, gates=None, out_of_tree=None):
@@ -417,6 +427,12 @@ def set_defaults(config, version, extra_plugins=None, gates=None, out_of_tree=No
                               "default-scheduler" if len(profiles) == 1 else "", gates, out_of_tree)
                      for profile in profiles],
     }
+    placements = config.get("percentageOfPlacementsToScore")
+    if placements is None and _has_field(version, "percentageOfPlacementsToScore") and feature_gates.enabled(
+            "TopologyAwareWorkloadScheduling", version, gates):
+        placements = 0  # DefaultPercentageOfPlacementsToScore: adaptive
+    if placements is not None:
+        out["percentageOfPlacementsToScore"] = placements
     if config.get("extenders"):
         out["extenders"] = [_extender(extender or {}) for extender in config["extenders"]]
     ignored = extender_ignored_resources(config)

@@ -6,9 +6,10 @@
 pkg/features/kube_features.go (defaultVersionedKubernetesFeatureGates) gives every gate a list of versioned
 specs: from that release on, the gate has that default, stage and lock. A kube-scheduler binary of minor N
 uses the newest spec whose release is <= N; a gate that release's file no longer lists does not exist there
-(REMOVED). The specs below are copied from kube_features.go of v1.37.2 (the older minors' files agree with
-them for the releases they cover; VolumeCapacityPriority, GangScheduling and WorkloadAwarePreemption from the
-last release that lists them). Adding a minor is adding its specs here, not a comparison in the code.
+(REMOVED). The specs below are copied from kube_features.go of v1.37.2 and of v1.38.0-beta.0, the pre-release the
+1.38 preview is measured on (the older minors' files agree with them for the releases they cover;
+VolumeCapacityPriority, GangScheduling, WorkloadAwarePreemption and DynamicResourceAllocation from the last release
+that lists them). Adding a minor is adding its specs here, not a comparison in the code.
 
 Pure Python: no Ansible imports.
 """
@@ -24,13 +25,13 @@ ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
 
 # gate -> ((first minor, default, stage, locked to default), ...), oldest first.
 GATES = {
-    # DRA: DynamicResources in the default plugins (applyDynamicResources).
+    # DRA: DynamicResources in the default plugins (applyDynamicResources), until 1.38 lists it there always.
     "DynamicResourceAllocation": ((26, False, ALPHA, False), (32, False, BETA, False), (34, True, GA, False),
                                   (35, True, GA, True)),
     # DynamicResourcesArgs.filterTimeout defaults to 10s while on.
     "DRASchedulerFilterTimeout": ((34, True, BETA, False),),
     # DynamicResourcesArgs.bindingTimeout defaults to 10m while both are on.
-    "DRADeviceBindingConditions": ((34, False, ALPHA, False), (36, True, BETA, False)),
+    "DRADeviceBindingConditions": ((34, False, ALPHA, False), (36, True, BETA, False), (38, True, GA, True)),
     "DRAResourceClaimDeviceStatus": ((32, False, ALPHA, False), (33, True, BETA, False), (37, True, GA, True)),
     # VolumeBindingArgs.shape: defaulted and allowed while on (VolumeCapacityPriority until 1.32).
     "VolumeCapacityPriority": ((21, False, ALPHA, False),),
@@ -42,7 +43,7 @@ GATES = {
     "GenericWorkload": ((35, False, ALPHA, False), (37, False, BETA, False)),
     "WorkloadAwarePreemption": ((36, False, ALPHA, False),),
     # TopologyPlacementGenerator and PodGroupPodsCount in the default plugins.
-    "TopologyAwareWorkloadScheduling": ((36, False, ALPHA, False),),
+    "TopologyAwareWorkloadScheduling": ((36, False, ALPHA, False), (38, False, BETA, False)),
     # DeferredPodScheduling in the default plugins (before NodeResourcesFit).
     "InPlacePodVerticalScalingSchedulerPreemption": ((37, False, ALPHA, False),),
 }
@@ -52,6 +53,7 @@ REMOVED = {
     "VolumeCapacityPriority": 33,       # renamed StorageCapacityScoring
     "GangScheduling": 37,               # folded into GenericWorkload
     "WorkloadAwarePreemption": 37,
+    "DynamicResourceAllocation": 38,   # GA and locked since 1.35; DRA is always on
 }
 
 

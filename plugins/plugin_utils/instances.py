@@ -30,7 +30,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import servin
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text, parsed, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
-    UnsupportedVersion, full_version, health_paths, normalise)
+    UnsupportedVersion, full_version, health_paths, normalise, preview_warning)
 
 VAR = "kube_scheduler_instances"
 # Each instance is a kube-scheduler process with a port, a config, a lease and a unit or manifest of its own, checked
@@ -82,6 +82,9 @@ def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, ce
         return [], [str(exc)], []
     where = {"node": node or {}, "cert_dir": cert_dir}
     resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir, where)
+    preview = preview_warning(kubernetes_version)
+    if preview:
+        warnings.insert(0, preview)
     if errors:
         return [], errors, warnings
     errors.extend(_check_together(resolved, VAR))
@@ -197,7 +200,8 @@ def _resolve_one(raw, path, kubernetes_version, config_dir, where):
             "kube-system/kube-scheduler and compete with it (only one of them would ever schedule): give it a "
             "lease of its own (leaderElection.resourceName), or set default_scheduler: true if it is the "
             "cluster's default scheduler" % (path, name))
-    warnings = ["%s.config: %s" % (path, warning) for warning in result.warnings]
+    # A preview minor's warning is the version's, not the instance's: resolve() gives it once.
+    warnings = ["%s.config: %s" % (path, warning) for warning in result.warnings if warning != result.preview]
     if instance["serving_cert"] is None and not ipaddress.ip_address(address).is_loopback:
         warnings.append("%s.serving_cert: false: instance %s serves /metrics on %s with a self-signed certificate no "
                         "client can verify; leave serving_cert unset to get one signed by the cluster CA"

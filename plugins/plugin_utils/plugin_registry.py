@@ -20,25 +20,26 @@ EXTENSION_POINTS = (
     "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
     "reserve", "permit", "preBind", "bind", "postBind",
 )
-# Extension points later releases add to the Plugins struct (types.go, after multiPoint), by the release that adds
-# them: 1.36 the workload-aware placement points (TopologyAwareWorkloadScheduling, KEP-5732), 1.37
-# podGroupPostFilter (PostFilter for a PodGroup that cannot be scheduled, kube-scheduler@v0.37.2 types.go).
-EXTENSION_POINTS_ADDED = {
-    36: ("placementGenerate", "placementScore"),
-    37: ("podGroupPostFilter",),
-}
-PLACEMENT_EXTENSION_POINTS = EXTENSION_POINTS_ADDED[36]
+# Extension points later releases add to the Plugins struct (types.go, after multiPoint), in the struct's order, each
+# with the release that adds it: 1.36 the workload-aware placement points (TopologyAwareWorkloadScheduling,
+# KEP-5732), 1.37 podGroupPostFilter (PostFilter for a PodGroup that cannot be scheduled, kube-scheduler@v0.37.2
+# types.go), 1.38 placementFeasible (whether a placement suits a pod group, kube-scheduler@v0.38.0-beta.0 types.go:
+# before podGroupPostFilter).
+EXTENSION_POINTS_ADDED = (
+    ("placementGenerate", 36), ("placementScore", 36), ("placementFeasible", 38), ("podGroupPostFilter", 37),
+)
 # frameworkImpl.getExtensionPoints walks them in another order (errors name the first one a plugin fails); the
-# added points come last, in the order they were added.
+# added points come last, in the struct's order (v1.38.0-beta.0 framework.go).
 FRAMEWORK_ORDER = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind", "postBind",
-                   "permit", "preEnqueue", "queueSort") + tuple(
-                       point for since in sorted(EXTENSION_POINTS_ADDED) for point in EXTENSION_POINTS_ADDED[since])
+                   "permit", "preEnqueue", "queueSort") + tuple(point for point, _since in EXTENSION_POINTS_ADDED)
+# validatePluginConfig's stagesToPluginSet (validation.go) checks the points of 1.30, podGroupPostFilter from 1.37,
+# and the placement points from 1.38 (v1.38.0-beta.0's validation.go lists them).
+_VALIDATED_SINCE = {"podGroupPostFilter": 37, "placementGenerate": 38, "placementScore": 38, "placementFeasible": 38}
 
 
 def _added_points(version):
     minor = minor_number(version)
-    return tuple(point for since in sorted(EXTENSION_POINTS_ADDED) if since <= minor
-                 for point in EXTENSION_POINTS_ADDED[since])
+    return tuple(point for point, since in EXTENSION_POINTS_ADDED if since <= minor)
 
 
 def extension_points(version):
@@ -47,10 +48,10 @@ def extension_points(version):
 
 
 def validation_stages(version):
-    """validatePluginConfig's stagesToPluginSet of that version: the 12 points of 1.30, plus podGroupPostFilter
-    from 1.37 (the placement points are not in it)."""
-    return EXTENSION_POINTS + tuple(point for point in _added_points(version)
-                                    if point not in PLACEMENT_EXTENSION_POINTS)
+    """validatePluginConfig's stagesToPluginSet of that version, in the Plugins struct order: the 12 points of 1.30,
+    podGroupPostFilter from 1.37, the placement points from 1.38."""
+    minor = minor_number(version)
+    return EXTENSION_POINTS + tuple(point for point in _added_points(version) if _VALIDATED_SINCE[point] <= minor)
 
 
 def interface_name(point):
@@ -161,6 +162,13 @@ _PLUGIN_CHANGES = {
                              "DynamicResourcesArgs"),
         "DeferredPodScheduling": (("preFilter", "filter", "permit"), None),
     },
+    38: {
+        # v1.38.0-beta.0: default_preemption.go implements fwk.ReservePlugin (for PodGroup preemption; the default
+        # plugins disable it at reserve while GenericWorkload is off); gangscheduling.go implements
+        # fwk.PlacementFeasiblePlugin and no longer PermitPlugin.
+        "DefaultPreemption": (("preEnqueue", "postFilter", "reserve", "podGroupPostFilter"), "DefaultPreemptionArgs"),
+        "GangScheduling": (("preEnqueue", "placementFeasible"), None),
+    },
 }
 
 
@@ -204,6 +212,9 @@ _BASE_MULTIPOINTS = {
     31: _BASE_MULTIPOINT,
     # v1.37.2: NodeName before NodeUnschedulable.
     37: _BASE_MULTIPOINT[:2] + (("NodeName", 0), ("NodeUnschedulable", 0)) + _BASE_MULTIPOINT[4:],
+    # v1.38.0-beta.0: DynamicResources (weight 2) is a default plugin before DefaultPreemption, its gate gone.
+    38: _BASE_MULTIPOINT[:2] + (("NodeName", 0), ("NodeUnschedulable", 0)) + _BASE_MULTIPOINT[4:14]
+    + (("DynamicResources", 2),) + _BASE_MULTIPOINT[14:],
 }
 
 # applyFeatureGates of each release, in its order: (gate, plugin, weight, the plugin it is inserted before, or None
@@ -225,6 +236,18 @@ _GATED_DEFAULTS = {
          ("GenericWorkload", "GangScheduling", 0, APPEND),
          ("TopologyAwareWorkloadScheduling", "TopologyPlacementGenerator", 0, APPEND),
          ("TopologyAwareWorkloadScheduling", "PodGroupPodsCount", 1, APPEND)),
+    38: (("NodeDeclaredFeatures", "NodeDeclaredFeatures", 0, APPEND),
+         ("InPlacePodVerticalScalingSchedulerPreemption", "DeferredPodScheduling", 0, "NodeResourcesFit"),
+         ("GenericWorkload", "GangScheduling", 0, APPEND),
+         ("TopologyAwareWorkloadScheduling", "TopologyPlacementGenerator", 0, APPEND),
+         ("TopologyAwareWorkloadScheduling", "PodGroupPodsCount", 1, APPEND)),
+}
+# What applyFeatureGates does while a gate is off, by release: (gate, extension point, plugin put on that point's
+# disabled list). v1.38.0-beta.0: DefaultPreemption reserves only for PodGroup preemption, so without
+# GenericWorkload its Reserve is disabled (the multiPoint entry then skips reserve).
+_DISABLED_WITHOUT_GATE = {
+    30: (),
+    38: (("GenericWorkload", "reserve", "DefaultPreemption"),),
 }
 
 
@@ -246,3 +269,12 @@ def default_multipoint(version, gates=None):
         at = len(plugins) if before is APPEND else names.index(before)
         plugins.insert(at, (name, weight))
     return plugins
+
+
+def default_disabled(version, gates=None):
+    """The default disabled lists of that version {extension point: [name]}, with the feature gates in force."""
+    disabled = {}
+    for gate, point, name in _of_release(_DISABLED_WITHOUT_GATE, minor_number(version)):
+        if not feature_gates.enabled(gate, version, gates):
+            disabled.setdefault(point, []).append(name)
+    return disabled

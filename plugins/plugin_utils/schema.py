@@ -147,13 +147,31 @@ def plugin_args_types(version: str) -> dict:
     return kinds
 
 
-@functools.lru_cache(maxsize=None)
-def configuration_type(_version: str, extension_points: tuple) -> Struct:
-    """The KubeSchedulerConfiguration struct of that version (profile ``plugins`` fields from the registry).
+# Fields later releases add to KubeSchedulerConfiguration ("top") and KubeSchedulerProfile ("profile") of
+# config/v1/types.go, each placed after the field named, by the release that adds them: percentageOfPlacementsToScore
+# at both levels in 1.38 (kube-scheduler@v0.38.0-beta.0; kubernetes/kubernetes#139859; not in v1.36.3 nor v1.37.2).
+_FIELDS_ADDED = {
+    38: {"top": (("percentageOfPlacementsToScore", INT32, "percentageOfNodesToScore"),),
+         "profile": (("percentageOfPlacementsToScore", INT32, "percentageOfNodesToScore"),)},
+}
 
-    The other fields are the same in 1.30-1.37: PercentageOfPlacementsToScore is not in 1.36 nor in v1.37.2
-    (kube-scheduler@v0.37.2 config/v1/types.go; kubernetes/kubernetes#139859 was opened for 1.37).
-    """
+
+def _with_added(fields: dict, level: str, minor: int) -> dict:
+    """``fields`` with the fields releases up to ``minor`` add to that struct, each in its place."""
+    for since in sorted(_FIELDS_ADDED):
+        if since > minor:
+            continue
+        for name, kind, after in _FIELDS_ADDED[since].get(level, ()):
+            items = list(fields.items())
+            at = [key for key, _value in items].index(after) + 1
+            fields = dict(items[:at] + [(name, kind)] + items[at:])
+    return fields
+
+
+@functools.lru_cache(maxsize=None)
+def configuration_type(version: str, extension_points: tuple) -> Struct:
+    """The KubeSchedulerConfiguration struct of that version (profile ``plugins`` fields from the registry)."""
+    minor = minor_number(version)
     plugin = Struct("v1.Plugin", {"name": STRING, "weight": INT32})
     plugin_set = Struct("v1.PluginSet", {"enabled": List(plugin), "disabled": List(plugin)})
     plugins = Struct("v1.Plugins", dict((point, plugin_set) for point in tuple(extension_points) + ("multiPoint",)))
@@ -163,6 +181,7 @@ def configuration_type(_version: str, extension_points: tuple) -> Struct:
         "plugins": plugins,
         "pluginConfig": List(Struct("v1.PluginConfig", {"name": STRING, "args": Raw()})),
     }
+    profile_fields = _with_added(profile_fields, "profile", minor)
     top_fields = dict(TYPE_META)
     top_fields.update({
         "parallelism": INT32,
@@ -191,4 +210,4 @@ def configuration_type(_version: str, extension_points: tuple) -> Struct:
             "ignorable": BOOL})),
         "delayCacheUntilActive": BOOL,
     })
-    return Struct("v1.KubeSchedulerConfiguration", top_fields)
+    return Struct("v1.KubeSchedulerConfiguration", _with_added(top_fields, "top", minor))

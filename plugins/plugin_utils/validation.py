@@ -27,12 +27,15 @@ _REMOVED_FROM_131 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimit
 class Features(object):
     """The feature gates validation depends on, as the version's defaults reveal them."""
 
-    def __init__(self, capacity_scoring_gate: str, capacity_scoring: bool, dra_filter_timeout: bool, dra_binding: bool):
+    def __init__(self, capacity_scoring_gate: str, capacity_scoring: bool, dra_filter_timeout: bool, dra_binding: bool,
+                 topology_aware_scheduling: bool = False):
         # VolumeCapacityPriority was renamed StorageCapacityScoring in 1.33 (validation_pluginargs.go).
         self.capacity_scoring_gate = capacity_scoring_gate
         self.capacity_scoring = capacity_scoring
         self.dra_filter_timeout = dra_filter_timeout
         self.dra_binding = dra_binding
+        # TopologyAwareWorkloadScheduling: percentageOfPlacementsToScore (1.38) may be set only while it is on.
+        self.topology_aware_scheduling = topology_aware_scheduling
 
 
 def removed_plugins(version: str) -> tuple:
@@ -86,6 +89,14 @@ def _validate_percentage(path: str, value):
     return []
 
 
+def _validate_placements(path: str, value, features: Features):
+    """validatePercentageOfPlacementsToScore: a set value needs TopologyAwareWorkloadScheduling, then [0-100]."""
+    if value is not None and not features.topology_aware_scheduling:
+        return [E.forbidden(path, "percentageOfPlacementsToScore requires TopologyAwareWorkloadScheduling feature gate "
+                                  "to be enabled")]
+    return _validate_percentage(path, value)
+
+
 def _validate_leader_election(le: dict, minor: int = 34) -> list:
     """component-base config/validation ValidateLeaderElectionConfiguration."""
     if not le.get("leaderElect"):
@@ -129,11 +140,14 @@ def _args_validators(version: str, features: Features) -> dict:
     return validators
 
 
-def _validate_profile(path: str, profile: dict, version: str, validators: dict, typed_args: set) -> list:
+def _validate_profile(path: str, profile: dict, version: str, validators: dict, typed_args: set,
+                      features: Features) -> list:
     errs = []
     if not profile.get("schedulerName"):
         errs.append(E.required(path + ".schedulerName"))
     errs.extend(_validate_percentage(path + ".percentageOfNodesToScore", profile.get("percentageOfNodesToScore")))
+    errs.extend(_validate_placements(path + ".percentageOfPlacementsToScore",
+                                     profile.get("percentageOfPlacementsToScore"), features))
     removed = removed_plugins(version)
     plugins = profile.get("plugins")
     if plugins is not None:
@@ -248,7 +262,7 @@ def validate_configuration(config: dict, version: str, features: Features, typed
         existing = {}
         for i, profile in enumerate(profiles):
             path = "profiles[%d]" % i
-            errs.extend(_validate_profile(path, profile, version, validators, typed_args))
+            errs.extend(_validate_profile(path, profile, version, validators, typed_args, features))
             name = profile.get("schedulerName", "")
             if name in existing:
                 # field.Duplicate with a *field.Path value, which prints through its String().
@@ -257,6 +271,8 @@ def validate_configuration(config: dict, version: str, features: Features, typed
             existing[name] = i
         errs.extend(_validate_common_queue_sort(profiles, version))
     errs.extend(_validate_percentage("percentageOfNodesToScore", config.get("percentageOfNodesToScore")))
+    errs.extend(_validate_placements("percentageOfPlacementsToScore", config.get("percentageOfPlacementsToScore"),
+                                     features))
     initial = config.get("podInitialBackoffSeconds", 0)
     if initial <= 0:
         errs.append(E.invalid("podInitialBackoffSeconds", initial, "must be greater than 0"))

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import re
 
-# Minor versions whose kube-scheduler behaviour is modelled, oldest first.
-SUPPORTED_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
-NEWEST_MINOR = SUPPORTED_MINORS[-1]
+# Released minor versions whose kube-scheduler behaviour is modelled, each measured on a release of it, oldest first.
+RELEASED_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+# Minors accepted before they ship, each modelled on the pre-release of its kube-scheduler named here: every use of
+# one is warned about (preview_warning) until `make new-minor VERSION=<minor>.0` measures the release and the minor
+# moves to RELEASED_MINORS.
+PREVIEW_MINORS = {"1.38": "1.38.0-beta.0"}
+# Every minor the collection accepts, oldest first.
+SUPPORTED_MINORS = RELEASED_MINORS + tuple(sorted(PREVIEW_MINORS, key=lambda minor: int(minor.split(".")[1])))
+# The newest released minor: what a missing version means, never a preview.
+NEWEST_MINOR = RELEASED_MINORS[-1]
 
 _VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<patch>\d+))?$", re.ASCII)
 
@@ -25,11 +32,20 @@ def _outside(minor: str) -> str:
     """Why a minor outside SUPPORTED_MINORS is refused, and what to do: a newer one is not measured yet (each minor is
     measured on its own kube-scheduler before the collection accepts it), an older one is no longer validated."""
     number = tuple(int(part) for part in minor.split("."))
-    if number > tuple(int(part) for part in NEWEST_MINOR.split(".")):
-        return ("%s is newer than %s, the newest minor this collection knows: use a kubesched.schedulers release that "
-                "supports %s (a config validated as %s may still fail on %s, whose kube-scheduler has other defaults, "
-                "plugins and feature gates)" % (minor, NEWEST_MINOR, minor, NEWEST_MINOR, minor))
+    newest = SUPPORTED_MINORS[-1]
+    if number > tuple(int(part) for part in newest.split(".")):
+        known = "the newest minor this collection knows"
+        if newest in PREVIEW_MINORS:
+            known += " (a preview; %s is the newest released one)" % NEWEST_MINOR
+        return ("%s is newer than %s, %s: use a kubesched.schedulers release that supports %s (a config validated as "
+                "%s may still fail on %s, whose kube-scheduler has other defaults, plugins and feature gates)"
+                % (minor, newest, known, minor, newest, minor))
     return "%s is older than %s, the oldest minor this collection validates" % (minor, SUPPORTED_MINORS[0])
+
+
+def _supported_list() -> str:
+    """The accepted minors as an error lists them, previews marked."""
+    return ", ".join(minor + (" (preview)" if minor in PREVIEW_MINORS else "") for minor in SUPPORTED_MINORS)
 
 
 def _written(number) -> str:
@@ -60,7 +76,7 @@ def normalise(value, variable="kubernetes_version", full=False) -> str:
     minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
     if minor not in SUPPORTED_MINORS:
         raise UnsupportedVersion("%s: Unsupported value: %r: %s; supported minor versions are %s"
-                                 % (variable, value, _outside(minor), ", ".join(SUPPORTED_MINORS)))
+                                 % (variable, value, _outside(minor), _supported_list()))
     if match.group("patch") is None:
         if full:
             raise UnsupportedVersion(
@@ -82,8 +98,18 @@ def minor_of(version: str | None) -> str:
     if minor not in SUPPORTED_MINORS:
         raise UnsupportedVersion(
             "kubernetes_version %s is not supported: %s; supported minor versions are %s"
-            % (version, _outside(minor), ", ".join(SUPPORTED_MINORS)))
+            % (version, _outside(minor), _supported_list()))
     return minor
+
+
+def preview_warning(version: str | None) -> str | None:
+    """The warning every use of a preview minor carries (what it was measured on, and that it will be measured
+    again), or None for a released minor."""
+    minor = minor_of(version)
+    if minor not in PREVIEW_MINORS:
+        return None
+    return ("Kubernetes %s is a preview: its facts were measured on kube-scheduler v%s, a pre-release; re-measured "
+            "when %s.0 ships (make new-minor VERSION=%s.0)" % (minor, PREVIEW_MINORS[minor], minor, minor))
 
 
 def minor_number(version: str | None) -> int:

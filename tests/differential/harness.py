@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # on the same machine re-checks the binaries against the recordings without running them again.
 CACHE_DIR = os.environ.get("DIFF_CACHE_DIR") or os.path.join(
     os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "kubesched", "differential")
-BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+BINARY_MINORS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37", "1.38")
 # A target is a Kubernetes minor ("1.33": its kube-scheduler) or a scheduler-plugins release
 # ("scheduler-plugins-0.33.5": its cmd/scheduler, built on the Kubernetes release scheduler_plugins.RELEASES names).
 SCHEDULER_PLUGINS = "scheduler-plugins-"

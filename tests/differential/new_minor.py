@@ -58,7 +58,9 @@ def main(argv=None) -> int:
     minor = ".".join(args.version.split(".")[:2])
     binary = scheduler_of(args.version, args.substitute)
     os.environ["KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")] = binary
-    as_minor = minor if minor in versions.SUPPORTED_MINORS else versions.NEWEST_MINOR
+    # A minor the library does not know is compared with the newest one it models, a preview included: the nearest
+    # table of facts.
+    as_minor = minor if minor in versions.SUPPORTED_MINORS else versions.SUPPORTED_MINORS[-1]
     print("kube-scheduler v%s (%s, %s) against the library as %s%s" % (
         args.version, binary, harness.binary_go(binary), as_minor,
         "" if as_minor == minor else " (the newest minor it knows): each disagreement is something %s changed" % minor))

@@ -1,4 +1,5 @@
-"""What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection."""
+"""What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection; and
+what the tests that check objects against a Kubernetes version's OpenAPI schema share."""
 from __future__ import annotations
 
 import json
@@ -46,3 +47,15 @@ def json_task_results():
                 results[task["task"]["name"]] = result
         return results
     return parse
+
+
+@pytest.fixture(scope="session")
+def skip_without_openapi_schemas():
+    """Skip, saying so, when kubernetes-validate has no schemas of ``version`` (a preview minor,
+    versions.PREVIEW_MINORS, ships after its newest ones)."""
+    def check(version):
+        kubernetes_validate = pytest.importorskip("kubernetes_validate")
+        newest = kubernetes_validate.utils.latest_version()
+        if [int(part) for part in version.split(".")[:2]] > [int(part) for part in newest.split(".")[:2]]:
+            pytest.skip("kubernetes-validate %s has no schemas of Kubernetes %s yet" % (newest, version))
+    return check

@@ -14,7 +14,8 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import static_pod_manifest as builder
 
-VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0", "1.37.2"]
+# 1.38 is a preview: kubeadm v1.38.0-beta.0 writes the scheduler's manifest as 1.37 does.
+VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0", "1.37.2", "1.38.0"]
 KUBECONFIG = "/etc/kubernetes/scheduler.conf"
 
 # kube-scheduler.yaml as kubeadm 1.31 writes it (GetStaticPodSpecs + ComponentPod + the scheduler's volumes),
@@ -148,7 +149,7 @@ def test_probes_of_1_32_and_1_33_are_livez_and_readyz_on_the_port_number(version
     assert "ports" not in container
 
 
-@pytest.mark.parametrize("version", ["1.34.2", "1.35.0", "1.36.0", "1.37.2"])
+@pytest.mark.parametrize("version", ["1.34.2", "1.35.0", "1.36.0", "1.37.2", "1.38.0"])
 def test_probes_from_1_34_name_the_port_the_container_declares(version):
     _text, pod = render(version)
     container = pod["spec"]["containers"][0]
@@ -287,8 +288,9 @@ def test_yaml_is_sorted_and_never_folds_long_flags():
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_manifests_are_valid_pods_for_their_version(version, tmp_path):
+def test_manifests_are_valid_pods_for_their_version(version, tmp_path, skip_without_openapi_schemas):
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    skip_without_openapi_schemas(version)
     manifests = [render(version)[1], render(version, base=yaml.safe_load(KUBEADM_1_31))[1],
                  render(version, base=kubeadm_1_34(), port=10300)[1],
                  render(version, name="two", port=10260, bind="0.0.0.0")[1]]

@@ -7,10 +7,11 @@ import sys
 
 import pytest
 
-# kubeadm's PauseVersion (cmd/kubeadm/app/constants/constants.go) of each release branch, read upstream.
+# kubeadm's PauseVersion (cmd/kubeadm/app/constants/constants.go) of each release branch, read upstream; 1.38 (a
+# preview) in v1.38.0-beta.0's.
 KUBEADM_PAUSE = {"1.30.14": "3.9", "1.31.8": "3.10", "1.32.5": "3.10", "1.33.3": "3.10", "1.34.7": "3.10.1",
                  "1.35.4": "3.10.1", "v1.35.4": "3.10.1", "1.36.3": "3.10.2",
-                 "1.37.2": "3.10.2"}
+                 "1.37.2": "3.10.2", "1.38.0": "3.10.2"}
 
 PLAY = """
 - name: {case}

@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Behaviour the real kube-scheduler binaries showed in the differential harness (tests/differential): v1.30.12-v1.35.4
 and OpenShift's fork's v1.36.3 when first written; the recordings are now of upstream v1.30.14, v1.34.4, v1.35.4,
-v1.36.3 and v1.37.2 built from upstream's Go modules (tests/binaries), which answer the same,
-pinned here so the library keeps it without the binaries. Each expectation is what
+v1.36.3, v1.37.2 and the pre-release v1.38.0-beta.0 (1.38, a preview) built from upstream's Go modules
+(tests/binaries), which answer the same, pinned here so the library keeps it without the binaries. Each expectation is what
 ``kube-scheduler --config F --write-config-to OUT`` printed or wrote for that input, on every minor unless said.
 """
 
@@ -587,3 +587,85 @@ def test_volume_binding_empty_shape_is_defaulted_on_1_37(run, shape):
     result = run(text, version="1.37")
     args = [c["args"] for c in result.effective["profiles"][0]["pluginConfig"] if c["name"] == "VolumeBinding"][0]
     assert args["shape"] == [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+
+
+# -- 1.38 (a preview): kube-scheduler v1.38.0-beta.0, built from upstream Go modules --------------------------------
+
+@pytest.mark.parametrize("point, plugin", [("placementFeasible", "GangScheduling"), ("reserve", "DefaultPreemption"),
+                                           ("podGroupPostFilter", "DefaultPreemption"),
+                                           ("multiPoint", "GangScheduling")])
+def test_plugins_accepted_on_1_38(run, point, plugin):
+    assert run(PLACEMENT % (point, plugin), version="1.38").ok
+
+
+@pytest.mark.parametrize("point, plugin, message", [
+    ("permit", "GangScheduling", 'plugin "GangScheduling" does not extend PermitPlugin plugin'),
+    ("placementFeasible", "DefaultPreemption",
+     'plugin "DefaultPreemption" does not extend PlacementFeasiblePlugin plugin'),
+    ("placementFeasible", "NodeResourcesFit", 'plugin "NodeResourcesFit" does not extend PlacementFeasiblePlugin plugin'),
+    ("placementFeasible", "NoSuch", 'PlacementFeasiblePlugin "NoSuch" does not exist'),
+    ("placementFeasible", "GangScheduling}, {name: GangScheduling",
+     'plugin "GangScheduling" already registered as "PlacementFeasiblePlugin"'),
+])
+def test_plugins_refused_on_1_38(run, messages, point, plugin, message):
+    assert messages(run(PLACEMENT % (point, plugin), version="1.38")) == [PROFILE_INIT + message]
+
+
+@pytest.mark.parametrize("point, plugin", [("placementGenerate", "EBSLimits"), ("placementScore", "AzureDiskLimits"),
+                                           ("placementFeasible", "EBSLimits")])
+def test_removed_plugins_in_placement_points_are_refused_by_validation_on_1_38(run, messages, point, plugin):
+    # v1.38.0-beta.0's stagesToPluginSet lists the placement points (v1.37.2 said 'PlacementGeneratePlugin
+    # "EBSLimits" does not exist' when it built the profile).
+    assert messages(run(PLACEMENT % (point, plugin), version="1.38")) == [
+        'profiles[0].plugins.%s.enabled[0]: Invalid value: "%s": was invalid in version "v1" '
+        '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")' % (point, plugin)]
+
+
+@pytest.mark.parametrize("version", ["1.36", "1.37"])
+def test_placement_feasible_is_an_unknown_field_before_1_38(run, messages, version):
+    assert messages(run(PLACEMENT % ("placementFeasible", "GangScheduling"), version=version)) == [
+        'strict decoding error: unknown field "profiles[0].plugins.placementFeasible"']
+
+
+def test_default_plugins_on_1_38(run):
+    # DynamicResources (weight 2) before DefaultPreemption without a gate; without GenericWorkload DefaultPreemption's
+    # Reserve is disabled, and placementFeasible is written empty.
+    plugins = run("", version="1.38").effective["profiles"][0]["plugins"]
+    names = [(p["name"], p["weight"]) for p in plugins["multiPoint"]["enabled"]]
+    assert names[names.index(("DefaultPreemption", 0)) - 1] == ("DynamicResources", 2)
+    assert plugins["reserve"] == {"disabled": [{"name": "DefaultPreemption", "weight": 0}]}
+    assert plugins["placementFeasible"] == {}
+    with_gate = run("", version="1.38", feature_gates="GenericWorkload=true")
+    assert with_gate.effective["profiles"][0]["plugins"]["reserve"] == {}
+    assert with_gate.plugins["default-scheduler"]["reserve"] == [
+        {"name": "VolumeBinding"}, {"name": "DynamicResources"}, {"name": "DefaultPreemption"}]
+    assert with_gate.plugins["default-scheduler"]["placementFeasible"] == [{"name": "GangScheduling"}]
+
+
+def test_default_preemption_enabled_at_reserve_on_1_38(run):
+    result = run(PLACEMENT % ("reserve", "DefaultPreemption"), version="1.38")
+    assert result.effective["profiles"][0]["plugins"]["reserve"] == {
+        "enabled": [{"name": "DefaultPreemption", "weight": 0}], "disabled": [{"name": "DefaultPreemption", "weight": 0}]}
+    assert result.plugins["default-scheduler"]["reserve"] == [
+        {"name": "VolumeBinding"}, {"name": "DynamicResources"}, {"name": "DefaultPreemption"}]
+
+
+@pytest.mark.parametrize("body, field", [("percentageOfPlacementsToScore: 5\n", "percentageOfPlacementsToScore"),
+                                         ("profiles:\n- percentageOfPlacementsToScore: 5\n",
+                                          "profiles[0].percentageOfPlacementsToScore")])
+def test_percentage_of_placements_to_score_needs_its_gate_on_1_38(run, messages, body, field):
+    assert messages(run(body, version="1.38")) == [
+        field + ": Forbidden: percentageOfPlacementsToScore requires TopologyAwareWorkloadScheduling feature gate to be "
+        "enabled"]
+
+
+def test_percentage_of_placements_to_score_with_its_gate_on_1_38(run, messages):
+    gates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    assert run("", version="1.38", feature_gates=gates).effective["percentageOfPlacementsToScore"] == 0
+    assert "percentageOfPlacementsToScore" not in run("", version="1.38").effective
+    kept = run("profiles:\n- percentageOfPlacementsToScore: 5\n", version="1.38", feature_gates=gates).effective
+    assert kept["percentageOfPlacementsToScore"] == 0 and kept["profiles"][0]["percentageOfPlacementsToScore"] == 5
+    assert messages(run("percentageOfPlacementsToScore: -1\nprofiles:\n- percentageOfPlacementsToScore: 200\n",
+                        version="1.38", feature_gates=gates)) == [
+        "profiles[0].percentageOfPlacementsToScore: Invalid value: 200: not in valid range [0-100]",
+        "percentageOfPlacementsToScore: Invalid value: -1: not in valid range [0-100]"]

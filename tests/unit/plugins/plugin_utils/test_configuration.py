@@ -35,19 +35,23 @@ def test_exactly_one_input(kwargs):
         process(**kwargs)
 
 
-@pytest.mark.parametrize("version", ["1.29", "2.0", "latest", "1.38.0"])
+@pytest.mark.parametrize("version", ["1.29", "2.0", "latest", "1.39.0"])
 def test_bad_version_is_a_usage_error(version):
     with pytest.raises(ValueError):
         process(config={}, kubernetes_version=version)
 
 
 def test_a_minor_newer_than_the_newest_known_names_it_and_the_way_on():
-    newer = "1.%d.0" % (int(versions.NEWEST_MINOR.split(".")[1]) + 1)
+    newest = versions.SUPPORTED_MINORS[-1]
+    newer = "1.%d.0" % (int(newest.split(".")[1]) + 1)
     with pytest.raises(ValueError) as raised:
         process(config={}, kubernetes_version=newer)
     message = str(raised.value)
-    assert "newer than %s, the newest minor this collection knows" % versions.NEWEST_MINOR in message
+    assert "newer than %s, the newest minor this collection knows" % newest in message
     assert "use a kubesched.schedulers release that supports %s" % newer.rsplit(".", 1)[0] in message
+    if newest in versions.PREVIEW_MINORS:
+        assert "(a preview; %s is the newest released one)" % versions.NEWEST_MINOR in message
+        assert "%s (preview)" % newest in message
     with pytest.raises(versions.UnsupportedVersion, match="older than 1.30, the oldest minor this collection"):
         versions.normalise("1.29.3")
 

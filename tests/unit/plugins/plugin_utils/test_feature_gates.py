@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import PREVIEW_MINORS, SUPPORTED_MINORS
 
 
 def _module_cache():
@@ -28,7 +28,11 @@ def _module_cache():
 
 
 def _release_dir(minor):
-    """The newest k8s.io/kubernetes@v<minor>.P in the module cache, or None."""
+    """The newest k8s.io/kubernetes@v<minor>.P in the module cache (a preview minor: the pre-release it is measured
+    on), or None."""
+    if minor in PREVIEW_MINORS:
+        found = os.path.join(_module_cache(), "k8s.io", "kubernetes@v%s" % PREVIEW_MINORS[minor])
+        return found if os.path.isdir(found) else None
     found = glob.glob(os.path.join(_module_cache(), "k8s.io", "kubernetes@v%s.*" % minor))
     found = [path for path in found if re.search(r"@v\d+\.\d+\.\d+$", path)]
     return max(found, key=lambda path: int(path.rsplit(".", 1)[1])) if found else None
@@ -66,7 +70,7 @@ def upstream_spec(release_dir, gate, minor):
 def test_gate_as_upstream_release_defines_it(version, gate):
     release_dir = _release_dir(version)
     if release_dir is None:
-        pytest.skip("k8s.io/kubernetes@v%s.* is not in the Go module cache" % version)
+        pytest.skip("k8s.io/kubernetes@v%s is not in the Go module cache" % PREVIEW_MINORS.get(version, version + ".*"))
     minor = int(version.split(".")[1])
     assert feature_gates.spec(gate, version) == upstream_spec(release_dir, gate, minor)
 

@@ -93,14 +93,17 @@ def test_every_default_plugin_is_registered(version):
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)
 def test_extension_points(version):
-    """types.go struct Plugins field order; 1.36 adds the placement extension points."""
+    """types.go struct Plugins field order; 1.36 adds the placement extension points, 1.37 podGroupPostFilter, 1.38
+    placementFeasible (before podGroupPostFilter)."""
     base = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
             "reserve", "permit", "preBind", "bind", "postBind")
     points = extension_points(version)
     assert points[:12] == base
     assert "multiPoint" not in points
     assert points[12:] == {"1.36": ("placementGenerate", "placementScore"),
-                           "1.37": ("placementGenerate", "placementScore", "podGroupPostFilter")}.get(version, ())
+                           "1.37": ("placementGenerate", "placementScore", "podGroupPostFilter"),
+                           "1.38": ("placementGenerate", "placementScore", "placementFeasible",
+                                    "podGroupPostFilter")}.get(version, ())
 
 
 @pytest.mark.parametrize("version", SUPPORTED_MINORS)

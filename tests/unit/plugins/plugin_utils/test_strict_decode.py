@@ -43,11 +43,17 @@ def test_unknown_field_at_any_depth(run, messages, fields, body, path):
     ("percentageOfPlacementsToScore: 50\n", "percentageOfPlacementsToScore"),
     ("profiles:\n- percentageOfPlacementsToScore: 50\n", "profiles[0].percentageOfPlacementsToScore"),
 ])
-def test_percentage_of_placements_to_score_is_not_a_1_36_field(run, messages, body, path):
-    # The field arrives with the topology-aware scheduling beta (kubernetes/kubernetes#139859, opened
-    # 2026-06 for 1.37); no released 1.30-1.36 KubeSchedulerConfiguration has it.
+def test_percentage_of_placements_to_score_is_a_field_from_1_38(run, messages, body, path):
+    # The field arrives with the topology-aware scheduling beta (kubernetes/kubernetes#139859): no 1.30-1.37
+    # KubeSchedulerConfiguration has it; kube-scheduler v1.38.0-beta.0 decodes it and, with
+    # TopologyAwareWorkloadScheduling off (its default), forbids it.
     for version in SUPPORTED:
-        assert messages(run(body, version=version)) == [UNKNOWN % path]
+        if version < "1.38":
+            assert messages(run(body, version=version)) == [UNKNOWN % path]
+        else:
+            assert messages(run(body, version=version)) == [
+                path + ": Forbidden: percentageOfPlacementsToScore requires TopologyAwareWorkloadScheduling feature "
+                "gate to be enabled"]
 
 
 def test_all_unknown_fields_are_reported_in_sorted_key_order(run, messages):
