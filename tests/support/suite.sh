@@ -28,7 +28,7 @@ fi
 versions=""
 for need in "${needs[@]}"; do
   for var in ${need//|/ }; do
-    [ "$var" != ETCD_BIN ] && [ -x "${!var:-}" ] && versions+=" ${var%_BIN*}=$("${!var}" --version 2>&1 | sed -n 's/^Kubernetes //p' | head -1)"
+    [ "$var" != ETCD_BIN ] && [ -x "${!var:-}" ] && versions+=" ${var%_BIN*}=$("${!var}" --version 2>&1 | sed -n 's/^Kubernetes //p; s/^crictl version //p' | head -1)"
   done
 done
 start=$(date +%s)
