@@ -45,13 +45,14 @@ def release_time(module: str, version: str, env: dict) -> str:
 def ldflags(project: str, version: str, env: dict) -> str:
     spec = releases.PROJECTS[project]
     flags = ["-s", "-w"]
-    if spec["stamp_keys"] == ("Version",):
-        flags.append("-X '%s.Version=v%s'" % (spec["stamp_packages"][0], version))
-    elif spec["stamp_packages"]:
-        # A scheduler-plugins build is stamped with the Kubernetes release it is built on (releases.py says why).
-        version = releases.kubernetes_release(releases.module_dir(project, version))
+    if spec["stamp_packages"]:
+        # Kubernetes and scheduler-plugins builds are stamped with the Kubernetes release they are built on
+        # (releases.py says why for scheduler-plugins), cri-tools with its own.
+        if spec["stamped_with"] == "kubernetes":
+            version = releases.kubernetes_release(releases.module_dir(project, version))
         major, minor = version.split(".")[:2]
-        values = {"gitVersion": "v" + version, "gitMajor": major, "gitMinor": minor, "gitTreeState": "clean"}
+        values = {"gitVersion": "v" + version, "gitMajor": major, "gitMinor": minor, "gitTreeState": "clean",
+                  "Version": "v" + version}
         if "buildDate" in spec["stamp_keys"]:
             values["buildDate"] = release_time("k8s.io/kubernetes", version, env)
         flags += ["-X '%s.%s=%s'" % (package, key, values[key])

@@ -93,8 +93,9 @@ def scheduler_plugins_go_mod(version: str, substitutes: dict) -> str:
     return text.format(v=version, go=go_line, tc=toolchain, r=replaces)
 
 
-def plain_go_mod(project: str, module: str, version: str) -> str:
+def plain_go_mod(project: str, version: str) -> str:
     """A project whose release builds from its module as it is (etcd, cri-tools)."""
+    module = releases.PROJECTS[project]["module"]
     _upstream, go_line, toolchain = upstream_go_mod(module, version)
     return ("// {p} v{v} from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).\n"
             "module kubesched.test/binaries/{p}\n\ngo {go}\n\ntoolchain go{tc}\n\n"
@@ -119,7 +120,7 @@ def main() -> int:
     elif args.project == "kubernetes":
         text = kubernetes_go_mod(args.version, substitutes)
     else:
-        text = plain_go_mod(args.project, releases.PROJECTS[args.project]["module"], args.version)
+        text = plain_go_mod(args.project, args.version)
     text = text.replace("\n", "\n%s%s\n" % (releases.COMPONENTS_LINE, " ".join(components)), 1)
     directory = releases.module_dir(args.project, args.version)
     os.makedirs(directory, exist_ok=True)

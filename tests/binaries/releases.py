@@ -12,7 +12,8 @@ import re
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = os.path.join(HERE, "modules")
 
-# project -> its main module, its components' main packages, and the -X flags that stamp a release's version the way upstream does.
+# project -> its main module, its components' main packages, and the -X flags that stamp a release's version the way
+# upstream does (with the Kubernetes release the build is on, or the project's own: stamped_with).
 PROJECTS = {
     "kubernetes": {
         "module": "k8s.io/kubernetes",
@@ -25,6 +26,7 @@ PROJECTS = {
         },
         # hack/lib/version.sh: every key twice, for k8s.io/client-go/pkg/version and k8s.io/component-base/version.
         "stamp_packages": ("k8s.io/client-go/pkg/version", "k8s.io/component-base/version"),
+        "stamped_with": "kubernetes",
         # hack/lib/golang.sh builds release binaries with these tags (grpcnotrace where not debugging).
         "tags": "selinux,notest,grpcnotrace",
         "stamp_keys": ("gitVersion", "gitMajor", "gitMinor", "gitTreeState", "buildDate"),
@@ -41,6 +43,7 @@ PROJECTS = {
             "scheduler-plugins-controller": "sigs.k8s.io/scheduler-plugins/cmd/controller",
         },
         "stamp_packages": ("k8s.io/component-base/version",),
+        "stamped_with": "kubernetes",
         "stamp_keys": ("gitVersion",),
         "tags": "",
     },
@@ -50,6 +53,7 @@ PROJECTS = {
         "module": "sigs.k8s.io/cri-tools",
         "packages": {"crictl": "sigs.k8s.io/cri-tools/cmd/crictl"},
         "stamp_packages": ("sigs.k8s.io/cri-tools/pkg/version",),
+        "stamped_with": "own",
         "stamp_keys": ("Version",),
         "tags": "",
     },

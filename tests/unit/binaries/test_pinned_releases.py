@@ -61,16 +61,31 @@ def test_a_pin_is_complete_as_committed(project, version):
         assert staging and {m["Replace"]["Version"] for m in staging} == {"v0." + version.split(".", 1)[1]}
 
 
-@needs_go
-@pytest.mark.parametrize("component,version", [(c, v) for c, vs in k8s_binaries.WANTED.items() for v in vs])
-def test_a_built_binary_is_the_pinned_release(component, version):
+def built_binary(component, version):
+    """The binary make binaries built, or a skip naming the file where it was not built."""
     path = build.target(build.binaries_dir(), component, version)
     if not os.access(path, os.X_OK):
         pytest.skip("%s was not built (make binaries builds it)" % path)
+    return path
+
+
+def version_line(path):
     answer = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
-    assert answer.stdout.strip() == "Kubernetes v%s" % version, answer.stdout + answer.stderr
+    return answer.stdout.strip(), answer.stdout + answer.stderr
+
+
+def assert_built_by_the_pinned_go(path, module):
     built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
-    assert built_with.stdout.strip().endswith(": " + releases.toolchain(releases.module_dir("kubernetes", version)))
+    assert built_with.stdout.strip().endswith(": " + releases.toolchain(module))
+
+
+@needs_go
+@pytest.mark.parametrize("component,version", [(c, v) for c, vs in k8s_binaries.WANTED.items() for v in vs])
+def test_a_built_binary_is_the_pinned_release(component, version):
+    path = built_binary(component, version)
+    said, output = version_line(path)
+    assert said == "Kubernetes v%s" % version, output
+    assert_built_by_the_pinned_go(path, releases.module_dir("kubernetes", version))
 
 
 @needs_go
@@ -78,25 +93,19 @@ def test_a_built_binary_is_the_pinned_release(component, version):
 def test_a_scheduler_plugins_binary_is_stamped_with_its_kubernetes(component, version):
     """A scheduler-plugins build says the Kubernetes release it is built on (releases.py: stamped with its own
     release, component-base refuses to start it), and was built by the Go its module pins."""
-    path = build.target(build.binaries_dir(), component, version)
-    if not os.access(path, os.X_OK):
-        pytest.skip("%s was not built (make binaries builds it)" % path)
+    path = built_binary(component, version)
     module = releases.module_dir("scheduler-plugins", version)
     if component == "scheduler-plugins-scheduler":  # the controller has no --version flag
-        answer = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
-        assert answer.stdout.strip() == "Kubernetes v%s" % releases.kubernetes_release(module), answer.stdout + answer.stderr
-    built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
-    assert built_with.stdout.strip().endswith(": " + releases.toolchain(module))
+        said, output = version_line(path)
+        assert said == "Kubernetes v%s" % releases.kubernetes_release(module), output
+    assert_built_by_the_pinned_go(path, module)
 
 
 @needs_go
 @pytest.mark.parametrize("version", sorted(k8s_binaries.CRI_TOOLS))
 def test_a_crictl_binary_is_the_pinned_release(version):
     """crictl says its own release (cri-tools' Makefile stamps it) and was built by the Go its module pins."""
-    path = build.target(build.binaries_dir(), "crictl", version)
-    if not os.access(path, os.X_OK):
-        pytest.skip("%s was not built (make binaries builds it)" % path)
-    answer = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=False)
-    assert answer.stdout.strip() == "crictl version v%s" % version, answer.stdout + answer.stderr
-    built_with = subprocess.run(["go", "version", path], capture_output=True, text=True, timeout=60, check=True)
-    assert built_with.stdout.strip().endswith(": " + releases.toolchain(releases.module_dir("cri-tools", version)))
+    path = built_binary("crictl", version)
+    said, output = version_line(path)
+    assert said == "crictl version v%s" % version, output
+    assert_built_by_the_pinned_go(path, releases.module_dir("cri-tools", version))
