@@ -223,23 +223,27 @@ class StaticPodStrategy(object):
         problem that says which tool is missing and the variable for a host binary."""
         missing = []
         if self._which("ctr"):
-            rc, out, err = self._run(CTR + ["images", "list", "--quiet"])
-            if rc == 0:
-                return PreflightRuntime("ctr", images=out.splitlines())
-            missing.append("ctr is installed but containerd does not answer it (%s)" % ((err or out).strip() or "rc %s" % rc))
+            images = self._answer(CTR + ["images", "list", "--quiet"], "containerd does not answer it", missing)
+            if images is not None:
+                return PreflightRuntime("ctr", images=images.splitlines())
         if self._which("podman"):
             return PreflightRuntime("podman")
-        if self._which("crictl"):
-            rc, out, err = self._run(["crictl", "info"])
-            if rc == 0:
-                return PreflightRuntime("kubelet")
-            missing.append("crictl is installed but no CRI runtime answers it (%s)" % ((err or out).strip() or "rc %s" % rc))
+        if self._which("crictl") and self._answer(["crictl", "info"], "no CRI runtime answers it", missing) is not None:
+            return PreflightRuntime("kubelet")
         found = (", ".join(missing) + ", and there is no podman" if missing else
                  "this node has none of ctr (containerd's client), podman and crictl (the CRI client kubeadm requires)")
         return PreflightRuntime(None, problem=(
             "%s to run the image's kube-scheduler for the preflight: install crictl (cri-tools; the kubelet then runs "
             "the image as a static pod, on CRI-O or containerd), or ctr on a containerd node, or podman on a CRI-O "
             "node; or set %s to a kube-scheduler on the master of the image's build" % (found, HOST_BINARY_VARIABLE)))
+
+    def _answer(self, argv, silent, missing):
+        """What an installed tool printed, or None after noting in ``missing`` that it is ``silent`` and why."""
+        rc, out, err = self._run(argv)
+        if rc == 0:
+            return out
+        missing.append("%s is installed but %s (%s)" % (argv[0], silent, (err or out).strip() or "rc %s" % rc))
+        return None
 
     def _image_problem(self, runtime, image):
         """The image must be on the node (the kubelet pulls IfNotPresent): crictl pulls it as the kubelet would,
