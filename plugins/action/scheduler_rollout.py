@@ -32,6 +32,7 @@ _KINDS = {
     "preflight_binary": inputs.optional_path, "user": inputs.account,
     "group": inputs.account, "health_timeout": inputs.integer(1, 3600, "a number of seconds"),
     "settle": inputs.integer(0, 600, "a number of seconds"),
+    "standby_port_offset": inputs.integer(1, 65534, "a number of ports"),
 }
 
 # The static_pod role's names of the options compared on the host with the kubelet's directory.
@@ -61,6 +62,9 @@ ARGUMENT_SPEC = {
     "lease_check": {"type": "bool", "default": True},
     "lease_rbac_create": {"type": "bool", "default": False},
     "lease_rbac_kubeconfig": {"type": "path", "default": "/etc/kubernetes/admin.conf"},
+    # Make before break (plugin_utils/temporary_standby.py): the instances the plan of all masters gave a standby.
+    "standbys": {"type": "list", "elements": "str", "default": []},
+    "standby_port_offset": {"type": "int", "default": 1000},
 }
 
 
@@ -108,10 +112,14 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if args["kind"] == "systemd":
             if not args["binary_path"]:
                 return dict(result, failed=True, msg="binary_path: Required value: the systemd kind runs a binary")
-            engine.update(systemd_host(instances, {
-                "unit_dir": args["unit_dir"], "config_dir": args["config_dir"], "binary_link": args["binary_link"],
-                "binary_path": args["binary_path"], "version": args["kubernetes_version"],
-                "user": args["user"], "group": args["group"]}))
+            try:
+                engine.update(systemd_host(instances, {
+                    "unit_dir": args["unit_dir"], "config_dir": args["config_dir"], "binary_link": args["binary_link"],
+                    "binary_path": args["binary_path"], "version": args["kubernetes_version"],
+                    "user": args["user"], "group": args["group"], "standbys": args["standbys"],
+                    "standby_port_offset": args["standby_port_offset"]}))
+            except RolloutError as exc:
+                return dict(result, failed=True, msg=str(exc))
         else:
             # One read call: the kubelet's directory (unless given) with the manifests in it, what else the render
             # builds on, and the config and state directories as the host resolves them (to compare with the kubelet's).
@@ -130,7 +138,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 host, drift = static_pod_host(instances, {
                     "manifest_dir": found["path"], "config_dir": args["config_dir"],
                     "state_dir": args["state_dir"], "version": args["kubernetes_version"],
-                    "preflight_binary": args["preflight_binary"]}, answer.get("read") or {})
+                    "preflight_binary": args["preflight_binary"], "standbys": args["standbys"],
+                    "standby_port_offset": args["standby_port_offset"]}, answer.get("read") or {})
             except RolloutError as exc:
                 return dict(result, failed=True, msg=str(exc))
             engine.update(host)

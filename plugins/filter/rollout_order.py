@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs, temporary_standby
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import (
     OrderError, fleet_report, master_view, waves)
 
@@ -27,15 +27,30 @@ def _cluster(host, value, default):
         raise _error(str(exc)) from None
 
 
+def _flag(host, value):
+    try:
+        return inputs.boolean(value, "%s (of %s)" % (temporary_standby.ENABLED_VARIABLE, host))
+    except inputs.InputError as exc:
+        raise _error(str(exc)) from None
+
+
 def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_plane", gate=False):
     """``hosts``: the planned masters in inventory order; their plans (kube_scheduler_plan) and clusters
     (kube_scheduler_cluster) are read from ``hostvars``."""
     views = [master_view(host, hostvars[host].get("kube_scheduler_plan"),
                          _cluster(host, hostvars[host].get("kube_scheduler_cluster"), default_cluster)) for host in hosts]
+    for view in views:
+        view["make_before_break"] = _flag(view["host"], hostvars[view["host"]].get(temporary_standby.ENABLED_VARIABLE, True))
     try:
         result = waves(views, canary or None)
     except OrderError as exc:
         raise _error(str(exc)) from None
+    # Make before break: per cluster, the instances whose lease no other master stands by for.
+    result["standbys"] = {}
+    for name in result["clusters"]:
+        found, lines = temporary_standby.needed([view for view in views if view["cluster"] == name])
+        result["standbys"].update(found)
+        result["lines"].extend(lines)
     changing = [name for name, cluster in result["clusters"].items() if cluster["order"]]
     if gate and len(changing) > 1:
         # The verify role proves a batch through one API server (kube_scheduler_verify_kubeconfig, one per run).

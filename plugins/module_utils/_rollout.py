@@ -37,6 +37,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
 
 MAX_READ = 1024 * 1024
 # The engine sets modes with chmod: octal only (the roles render "0644"); a symbolic mode would need the current mode.
@@ -356,7 +357,14 @@ class Engine(object):
                 "%s: a change applied by an earlier run was never committed or restored (the run stopped before the "
                 "master's last gate); it is pending: the apply step gates it again and holds it, and a restore puts "
                 "back what was there before it (backups in %s)" % (", ".join(held.names()) or "directories", p["state_dir"]))
-        changed = bool(plan["directories"] or plan["link_changed"] or held is not None
+        left = _standby.leftovers(p["instances"])
+        if left:
+            # A run stopped while a temporary standby ran (make before break): the apply step removes it first.
+            plan["standby_leftovers"] = [found["name"] for found in left]
+            self.result.setdefault("warnings", []).append(
+                "%s: a temporary standby an earlier run started is still on this master (%s); the apply step removes "
+                "it first" % (", ".join(plan["standby_leftovers"]), ", ".join(path for found in left for path in found["paths"])))
+        changed = bool(plan["directories"] or plan["link_changed"] or held is not None or left
                        or any(e["action"] != NONE or (e.get("lease_access") or {}).get("will_create")
                               for e in plan["instances"].values()))
         self._ask_the_binary(plan, diff, refusals)
@@ -473,6 +481,17 @@ class Engine(object):
         p = self.p
         self.preflight(plan)
         self._create_lease_rbac(plan)
+        left = [problem for found in _standby.leftovers(p["instances"])
+                for problem in _standby.remove(self.strategy, self.waiter, found, p["health_timeout"])]
+        if left:
+            raise RolloutFailed("nothing was changed: " + "; ".join(left))
+        # Make before break: the standbys start before the first write of their instances (plugin_utils/temporary_standby.py).
+        self._standbys = _standby.TemporaryStandbys(self.strategy, self.waiter, write_atomically,
+                                                    p["health_timeout"], p["settle"])
+        standbys = [instance["standby"] for instance in p["instances"]
+                    if instance.get("standby") and instance["state"] == "present"
+                    and plan["instances"][instance["name"]]["action"] in (UPDATE, RESTART)
+                    and self.waiter.listener(instance["port"]) is not None]
         # A change an earlier apply held and nothing committed is as unproven as this one: this change builds on it,
         # and a restore goes back to before both (each instance's first backup is kept).
         held = self.held = HeldChange.load(p["state_dir"]) or HeldChange(p["state_dir"])
@@ -487,6 +506,9 @@ class Engine(object):
             raise RolledBack("%s. %s" % (exc, self._restore(held)))
         failure = None
         try:
+            if standbys:
+                self._standbys.start(standbys)
+                self.result["standbys"] = [standby["name"] for standby in standbys]
             if plan["link_changed"]:
                 link = p["link"]
                 before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
@@ -538,6 +560,10 @@ class Engine(object):
                 applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
             if failed:
                 raise RolloutFailed("; ".join(failed))
+            # Every instance answers from its new process: the standbys go and hand the leases back.
+            left = self._standbys.stop_all()
+            if left:
+                raise RolloutFailed("; ".join(left))
             if held.touched or held.made or held.changed_dirs or held.link_before is not None:
                 held.save()
         except (RolloutFailed, OSError) as exc:
@@ -639,6 +665,12 @@ class Engine(object):
             answers.append("After restore %s answers health again at %s." % (instance["name"], instance["health_url"])
                            if not error else
                            "After restore %s is STILL NOT HEALTHY at %s: %s." % (instance["name"], instance["health_url"], error))
+        standbys = getattr(self, "_standbys", None)
+        if standbys is not None and standbys.running:
+            # Once the instances are back: the leases the standbys hold move back to them.
+            names = [standby["name"] for standby in standbys.running]
+            left = standbys.stop_all()
+            answers.extend(left or ["The temporary standby %s is removed." % ", ".join(names)])
         return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
                         + ["Backups are kept in %s." % p["state_dir"]])
 

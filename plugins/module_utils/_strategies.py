@@ -82,6 +82,10 @@ class SystemdStrategy(object):
     def stop(self, instance):
         self._run(["systemctl", "disable", "--now", instance["unit"]])
 
+    def start_standby(self, standby):
+        """A temporary standby's runtime unit is started, never enabled (nothing of it outlives the call)."""
+        self._must(["systemctl", "start", standby["unit"]])
+
     def remove(self, instance, remove_files, waiter, timeout):
         """Stopped first, then its files go (the caller reloads systemd)."""
         del waiter, timeout  # systemctl stop returns once the process is gone
@@ -160,6 +164,9 @@ class StaticPodStrategy(object):
 
     def restart(self, instance):
         """Nothing to do: the kubelet replaces a pod whose manifest changed (the gate waits for the new one)."""
+
+    def start_standby(self, standby):
+        """Nothing to do: the kubelet starts the temporary standby's pod from its manifest."""
 
     def stop(self, instance):
         """Nothing to do: the manifest is gone (removed, or a new instance's restored away) and the kubelet stops

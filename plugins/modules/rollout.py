@@ -215,6 +215,41 @@ options:
           kubeconfig: {description: "The instance's kubeconfig; the one in O(instances[].files) when this call writes it.", type: path, required: true}
           namespace: {description: The lease's namespace., type: str, required: true}
           name: {description: The lease's name., type: str, required: true}
+      standby:
+        description:
+          - Make before break. A temporary standby of this instance, with the new config on a spare port. When the
+            plan updates or restarts the running instance, the apply call starts the standby first and waits until it
+            is ready. Then the standby takes the lease when the old process releases it.
+          - The standby goes once the instance's new process has passed its health gate, and the lease moves back.
+            After a failure it goes once the instance is restored.
+        type: dict
+        suboptions:
+          name: {description: "The standby's pod or unit name.", type: str, required: true}
+          standby_for: {description: The instance it stands in for., type: str, required: true}
+          unit: {description: "Its runtime unit (systemd), started and never enabled.", type: str}
+          port: {description: Its secure port; it must be free., type: int, required: true}
+          health_url: {description: "Its readiness URL, which answers once it takes part in the election.", type: str, required: true}
+          files:
+            description: Its config copy, then its manifest or runtime unit.
+            type: list
+            elements: dict
+            required: true
+            suboptions:
+              path: {description: The file., type: path, required: true}
+              content: {description: Its text., type: str}
+              owner: {description: Its owner., type: str, default: root}
+              group: {description: Its group., type: str, default: root}
+              mode: {description: Its mode, octal., type: str, default: "0600"}
+              secret: {description: Never show its content., type: bool, default: false}
+      standby_leftover:
+        description:
+          - Where this instance's temporary standby would be. A run that stopped while the standby ran leaves its
+            files. The plan reports them, and the apply step stops that standby and removes them before anything else.
+        type: dict
+        suboptions:
+          paths: {description: Its files., type: list, elements: path, required: true}
+          unit: {description: Its runtime unit (systemd)., type: str}
+          port: {description: Its port (a static pod's must be free before the call goes on)., type: int, required: true}
   lease_rbac:
     description: What the apply call may do about a lease right the plan found missing.
     type: dict
@@ -381,7 +416,14 @@ ARGUMENT_SPEC = dict(
         files=dict(type="list", elements="dict", default=[], options=_FILE),
         lease_access=dict(type="dict", options=dict(
             kubeconfig=dict(type="path", required=True), namespace=dict(type="str", required=True),
-            name=dict(type="str", required=True))))),
+            name=dict(type="str", required=True))),
+        standby=dict(type="dict", options=dict(
+            name=dict(type="str", required=True), standby_for=dict(type="str", required=True),
+            unit=dict(type="str"), port=dict(type="int", required=True), health_url=dict(type="str", required=True),
+            files=dict(type="list", elements="dict", required=True, options=_FILE))),
+        standby_leftover=dict(type="dict", options=dict(
+            paths=dict(type="list", elements="path", required=True), unit=dict(type="str"),
+            port=dict(type="int", required=True))))),
     lease_rbac=dict(type="dict", options=dict(create=dict(type="bool", default=False),
                                               kubeconfig=dict(type="path", default="/etc/kubernetes/admin.conf"))),
     health_timeout=dict(type="int", default=180),
@@ -402,7 +444,7 @@ def main():
                               required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
     params = module.params
     for instance in params["instances"]:
-        for spec in instance["files"]:
+        for spec in instance["files"] + ((instance["standby"] or {}).get("files") or []):
             if spec["secret"] and spec["content"]:
                 module.no_log_values.add(spec["content"])
         if instance["preflight"] and instance["preflight"]["secret"]:

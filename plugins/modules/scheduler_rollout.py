@@ -157,6 +157,23 @@ options:
     description: An administrator's kubeconfig on the master, used only to create the lease RBAC (O(lease_rbac_create)).
     type: path
     default: /etc/kubernetes/admin.conf
+  standbys:
+    description:
+      - Make before break. Each named instance gets a temporary standby before it is replaced, so that its lease
+        moves to the standby and back instead of staying unheld until the new process starts.
+      - The standby is a kube-scheduler with the new config and flags on its port plus O(standby_port_offset), and it
+        retries the lease every 250ms. For static pods it is a static pod named C(kubesched-standby-<instance>); for
+        systemd it is a runtime unit C(/run/systemd/system/kubesched-standby-<instance>.service), never enabled.
+      - It is used only when the apply call updates or restarts the running instance. It is gone when the call
+        returns, also after a failure. The rollout playbooks name the instances that need one, from the plan of
+        every master (see the rollout order guide).
+    type: list
+    elements: str
+    default: []
+  standby_port_offset:
+    description: How far above an instance's secure port its temporary standby listens (O(standbys)).
+    type: int
+    default: 1000
   manifest_dir:
     description:
       - The kubelet's static pod directory (static pods). Empty means the one the kubelet on the master watches

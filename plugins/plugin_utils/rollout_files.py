@@ -20,6 +20,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_ma
     is_scheduler_pod, scheduler_container, static_pod_manifest, to_manifest_yaml)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, parse_text
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit, unit_name
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import temporary_standby
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import health_paths
 
 
 class RolloutError(Exception):
@@ -73,6 +75,20 @@ def _pod_preflight(instance, pod, host_binary, manifest_dir):
     return _preflight(instance, container["command"][1:], **where)
 
 
+def _offset(settings):
+    return settings.get("standby_port_offset", temporary_standby.DEFAULT_PORT_OFFSET)
+
+
+def _standby_instance(instance, instances, settings):
+    """The instance as its temporary standby (plugin_utils/temporary_standby.py), checked against the master's
+    other instances for a clash of names or ports."""
+    try:
+        return temporary_standby.standby_instance(instance, _offset(settings), [other for other in instances if other is not instance],
+                                                  health_paths(settings["version"])["readiness"])
+    except temporary_standby.StandbyError as exc:
+        raise RolloutError(str(exc)) from None
+
+
 # --- systemd: a unit per instance, the binary behind one stable link -------------------------------------------
 
 def systemd_paths(instance, unit_dir):
@@ -102,6 +118,12 @@ def systemd_host(instances, settings):
         files.append(_file(unit_path, systemd_unit(instance, settings["binary_link"], user, group), mode="0644"))
         entry.update(files=files, named_files=_named_files(instance), preflight=_preflight(instance, instance["flags"]),
                      **_gate(instance))
+        entry["standby_leftover"] = temporary_standby.leftover(instance, "systemd", _offset(settings))
+        if instance["name"] in settings.get("standbys", ()):
+            standby = _standby_instance(instance, instances, settings)
+            entry["standby"] = temporary_standby.systemd_standby(
+                standby, systemd_unit(standby, settings["binary_path"], user, group),
+                lambda path: _file(path, instance["config_rendered"], "root", group, "0640", instance["config_has_secrets"]))
         entries.append(entry)
     return {
         "kind": "systemd",
@@ -195,6 +217,14 @@ def static_pod_host(instances, settings, read):
         entry.update(files=files, named_files=_named_files(instance),
                      preflight=_pod_preflight(instance, pod, settings.get("preflight_binary"), manifest_dir),
                      **_gate(instance))
+        entry["standby_leftover"] = temporary_standby.leftover(instance, "static_pod", _offset(settings), manifest_dir)
+        if instance["name"] in settings.get("standbys", ()):
+            standby = _standby_instance(instance, instances, settings)
+            entry["standby"] = temporary_standby.static_pod_standby(
+                standby, static_pod_manifest(standby, settings["version"], checksum, base or None,
+                                             instance["image"] if instance.get("image_given") else None),
+                manifest_dir, to_manifest_yaml,
+                lambda path: _file(path, instance["config_rendered"], secret=instance["config_has_secrets"]))
         entries.append(entry)
         drift[instance["name"]] = {
             "manifest": where["manifest"],

@@ -34,13 +34,13 @@ def master_view(host, plan, cluster):
     who holds the lease (``holder`` null when it could not be read)."""
     plan = plan or {}
     leases = {}
-    for _name, entry in sorted(((plan.get("plan") or {}).get("instances") or {}).items()):
+    for name, entry in sorted(((plan.get("plan") or {}).get("instances") or {}).items()):
         access = (entry or {}).get("lease_access")
         if not access or not access.get("lease"):
             continue
         holder = access.get("holder")
         unknown = access.get("detail") if access.get("status") == "not checked" else access.get("holder_detail")
-        leases[access["lease"]] = {"moves": entry.get("action") in MOVES, "holder": holder,
+        leases[access["lease"]] = {"instance": name, "moves": entry.get("action") in MOVES, "holder": holder,
                                    "held_here": bool(access.get("held_here")) and bool(holder),
                                    "unknown": None if holder is not None else (unknown or "not read")}
     return {"host": host, "cluster": cluster, "pending": bool(plan.get("pending")), "leases": leases}

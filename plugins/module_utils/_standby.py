@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Make before break on the master (issue 34): the temporary standbys of one apply call.
+
+The controller renders a standby (plugin_utils/temporary_standby.py: the new config, a spare port, a short retry
+period) for an instance that holds a lease no other master stands by for. The engine (_rollout.py) starts it before
+it writes the instance's files, so that the standby takes the lease the moment the old process releases it; once the
+instance's new process answers its health gate, the standby goes and the lease moves back. Every standby a call
+started is gone when the call returns, also after a failure (the engine's one restore removes it once the instance
+is back). A standby a killed run left behind is found by its files on the next run (``leftovers``) and removed.
+Host code: stdlib only.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import remove_path
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
+
+
+def leftovers(instances):
+    """The standbys of present ``instances`` whose files a run that stopped half-way left on this master:
+    [{name, paths (those present), unit, port}]."""
+    found = []
+    for instance in instances:
+        spec = instance.get("standby_leftover")
+        if instance.get("state", "present") != "present" or not spec:
+            continue
+        present = [path for path in spec["paths"] if os.path.lexists(path)]
+        if present:
+            found.append({"name": instance["name"], "paths": present, "unit": spec.get("unit"), "port": spec["port"]})
+    return found
+
+
+class TemporaryStandbys(object):
+    """The standbys this call runs; ``write`` writes one file spec (the engine's atomic writer)."""
+
+    def __init__(self, strategy, waiter, write, timeout, settle):
+        self.strategy = strategy
+        self.waiter = waiter
+        self._write = write
+        self.timeout = timeout
+        self.settle = settle
+        self.running = []  # the specs started (their files written), in start order
+
+    def start(self, specs):
+        """Each standby written, started and answering its readiness gate from a process of its own. Raises
+        RolloutFailed (the caller restores, and ``stop_all`` removes what was started) when a port is taken or a
+        standby never answers."""
+        for spec in specs:
+            pid = self.waiter.listener(spec["port"])
+            if pid is not None:
+                raise RolloutFailed("%s: port %d, for the temporary standby of %s, is taken by process %s on this "
+                                    "master; set kube_scheduler_standby_port_offset to a free range, or "
+                                    "kube_scheduler_make_before_break: false" % (spec["name"], spec["port"],
+                                                                                  spec["standby_for"], pid))
+        for spec in specs:
+            self.running.append(spec)
+            for file_spec in spec["files"]:
+                self._write(file_spec)
+        self.strategy.reload([file_spec["path"] for spec in specs for file_spec in spec["files"]])
+        for spec in specs:
+            self.strategy.start_standby(spec)
+        with ThreadPoolExecutor(max_workers=len(specs) or 1) as pool:
+            gates = [(spec, pool.submit(self.waiter.wait_new_healthy, spec["port"], spec["health_url"], None,
+                                        self.timeout, self.settle)) for spec in specs]
+        failed = ["the temporary standby %s gave no ready answer within %ss: %s" % (spec["name"], self.timeout, error)
+                  for spec, (_pid, error) in ((spec, future.result()) for spec, future in gates) if error]
+        if failed:
+            raise RolloutFailed("; ".join(failed))
+
+    def stop_all(self):
+        """Every standby this call started goes: the lease it holds moves back. Returns what could not be removed
+        (the caller reports it), never raises."""
+        problems = []
+        for spec in reversed(self.running):
+            problems.extend(remove(self.strategy, self.waiter, {"name": spec["name"], "unit": spec.get("unit"),
+                                                                "port": spec["port"],
+                                                                "paths": [f["path"] for f in spec["files"]]},
+                                   self.timeout))
+        self.running = []
+        return problems
+
+
+def remove(strategy, waiter, found, timeout):
+    """A standby ({name, paths, unit, port}) stopped and its files removed, the unit file last seen by systemd;
+    returns the problems, one line each."""
+    def remove_files():
+        for path in reversed(found["paths"]):
+            remove_path(path)
+
+    try:
+        strategy.remove({"name": found["name"], "unit": found.get("unit"), "port": found["port"]}, remove_files, waiter, timeout)
+        strategy.reload(found["paths"])
+    except (RolloutFailed, OSError) as exc:
+        return ["the temporary standby %s was NOT removed: %s (remove %s)" % (found["name"], exc, ", ".join(found["paths"]))]
+    return []
+

@@ -1,0 +1,162 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Make before break (issue 34): a temporary standby for an instance whose lease has no standby elsewhere.
+
+Replacing the only process that elects on a lease leaves the lease unheld until the new process has started and
+taken it: about 14 s for a static pod (the kubelet stops the old pod, then starts the new one). So, before such an
+instance is replaced, a second kube-scheduler with the NEW config and flags (the ones the plan's preflight checked)
+starts beside it on a spare port, as a standby of the same lease: a static pod of its own, or a runtime unit
+(/run/systemd/system, gone at the next boot) for systemd. When the old process stops it releases the lease (client-go
+releases on a clean stop) and the standby takes it at its next retry; once the replaced instance answers health and
+stands by, the temporary one stops, releases the lease, and the instance takes it back at its own next retry.
+So the lease is unheld for about one retry period of the standby plus one of the instance.
+
+The standby retries every STANDBY_RETRY_PERIOD (kube-scheduler honours --leader-elect-retry-period beside --config;
+measured on v1.37.2 with --write-config-to), or the config's own retryPeriod when that is shorter: never longer than
+the config's, so client-go's rule renewDeadline > 1.2 * retryPeriod, which the config already meets, still holds.
+
+Which instances get one is decided for the whole cluster at once (``needed``, from every master's plan): the
+instance's master holds the lease, the change restarts the instance, and no other master of the cluster has an
+instance on that lease. The rendering (``static_pod_standby``, ``systemd_standby``) is the controller's; the host
+engine starts, gates and removes the standby (module_utils/_rollout.py, _strategies.py). Pure Python.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
+
+# How far above the instance's port its temporary standby listens (the role variable, and its default).
+PORT_OFFSET_VARIABLE = "kube_scheduler_standby_port_offset"
+DEFAULT_PORT_OFFSET = 1000
+# Whether a master's change may use temporary standbys at all (a master variable; default true).
+ENABLED_VARIABLE = "kube_scheduler_make_before_break"
+STANDBY_RETRY_PERIOD = "250ms"
+# Where a systemd master's temporary standby unit goes: systemd's runtime directory, emptied at boot.
+RUNTIME_UNIT_DIR = "/run/systemd/system"
+# client-go's default retry period (leaderelection), which kube-scheduler's config defaults to.
+_DEFAULT_RETRY_PERIOD = "2s"
+
+
+class StandbyError(ValueError):
+    """A temporary standby cannot be made as asked (a port or a name another instance uses)."""
+
+
+def standby_name(instance_name):
+    return "kubesched-standby-%s" % instance_name
+
+
+def _retry_flags(config_rendered):
+    """--leader-elect-retry-period for the standby, or nothing when the config already retries as often."""
+    config, _strict, error = parse_text(config_rendered or "")
+    election = (config or {}).get("leaderElection") if not error and isinstance(config, dict) else None
+    current = parse_duration(str((election or {}).get("retryPeriod") or _DEFAULT_RETRY_PERIOD))
+    wanted = parse_duration(STANDBY_RETRY_PERIOD)
+    return ["--leader-elect-retry-period=%s" % STANDBY_RETRY_PERIOD] if wanted < current else []
+
+
+def _config_path(instance, name):
+    """The standby's copy of the new config, beside the instance's (the directory its process may read)."""
+    return "%s/%s.yaml" % (instance["config_path"].rsplit("/", 1)[0], name)
+
+
+def standby_instance(instance, offset, others, readiness_path):
+    """The resolved ``instance`` as its temporary standby: its own name, port (the instance's plus ``offset``),
+    config path (a copy of the new config beside the instance's) and a shorter leader-election retry period; its
+    gate is ``readiness_path`` (versions.health_paths), which answers once its informers synced, so it is in the
+    election before the instance stops. ``others``: the master's instances (a standby must not take their names or
+    ports)."""
+    name = standby_name(instance["name"])
+    port = instance["secure_port"] + offset
+    if not 0 < port < 65536:
+        raise StandbyError("%s: Invalid value: %d: the temporary standby of %s would listen on port %d; choose an offset "
+                           "that keeps it between 1 and 65535" % (PORT_OFFSET_VARIABLE, offset, instance["name"], port))
+    for other in others:
+        if other["name"] == name or (other.get("state") == "present" and other.get("secure_port") == port):
+            raise StandbyError("%s: Invalid value: %d: the temporary standby of %s (%s, port %d) would clash with "
+                               "instance %s (port %s); choose another offset, or set %s: false"
+                               % (PORT_OFFSET_VARIABLE, offset, instance["name"], name, port, other["name"],
+                                  other.get("secure_port"), ENABLED_VARIABLE))
+    config_path = _config_path(instance, name)
+    flags = []
+    for flag in instance["flags"]:
+        if flag.startswith("--config="):
+            flag = "--config=%s" % config_path
+        elif flag.startswith("--secure-port="):
+            flag = "--secure-port=%d" % port
+        flags.append(flag)
+    origin = instance["health_url"][:-len(instance["health_path"])]
+    health_url = "%s:%d%s" % (origin.rsplit(":", 1)[0], port, readiness_path)
+    return dict(instance, name=name, standby_for=instance["name"], secure_port=port, config_path=config_path,
+                health_url=health_url, flags=flags + _retry_flags(instance["config_rendered"]))
+
+
+def _spec(standby, files, unit=None):
+    spec = {"name": standby["name"], "standby_for": standby["standby_for"], "port": standby["secure_port"],
+            "health_url": standby["health_url"], "files": files}
+    if unit:
+        spec["unit"] = unit
+    return spec
+
+
+def static_pod_standby(standby, pod, manifest_dir, manifest_yaml, config_file):
+    """The engine's spec for a static pod standby: the config copy and its manifest, made from the instance's new
+    ``pod`` rendered for ``standby`` (standby_instance): a pod name of its own, no checksum annotation, and a label
+    naming the instance it stands in for (not kubeadm's component label: nothing may take it for the scheduler)."""
+    pod = copy.deepcopy(pod)
+    metadata = pod["metadata"]
+    metadata["name"] = standby["name"]
+    metadata["labels"] = {"kubesched.schedulers/standby-for": standby["standby_for"],
+                          "tier": "control-plane"}
+    annotations = dict(metadata.get("annotations") or {})
+    annotations.pop(CHECKSUM_ANNOTATION, None)
+    if annotations:
+        metadata["annotations"] = annotations
+    else:
+        metadata.pop("annotations", None)
+    return _spec(standby, [config_file(standby["config_path"]),
+                           {"path": "%s/%s.yaml" % (manifest_dir.rstrip("/"), standby["name"]),
+                            "content": manifest_yaml(pod), "owner": "root", "group": "root", "mode": "0600"}])
+
+
+def systemd_standby(standby, unit_text, config_file):
+    """The engine's spec for a systemd standby: the config copy and a runtime unit of its own."""
+    unit = "%s.service" % standby["name"]
+    return _spec(standby, [config_file(standby["config_path"]),
+                           {"path": "%s/%s" % (RUNTIME_UNIT_DIR, unit), "content": unit_text, "owner": "root",
+                            "group": "root", "mode": "0644"}], unit)
+
+
+def leftover(instance, kind, offset, manifest_dir=None):
+    """What the engine looks for on every run, so that a standby a killed run left behind is removed: the files,
+    unit and port the standby of the resolved ``instance`` would have."""
+    name = standby_name(instance["name"])
+    config_path = _config_path(instance, name)
+    if kind == "static_pod":
+        return {"paths": ["%s/%s.yaml" % (manifest_dir.rstrip("/"), name), config_path], "port": instance["secure_port"] + offset}
+    unit = "%s.service" % name
+    return {"paths": ["%s/%s" % (RUNTIME_UNIT_DIR, unit), config_path], "unit": unit, "port": instance["secure_port"] + offset}
+
+
+def needed(masters):
+    """Per master (``masters``: rollout_order.master_view of one cluster's masters, each lease reading naming its
+    ``instance``), the instances that need a temporary standby, and a line each for the plan."""
+    electing = {}
+    for master in masters:
+        for lease in master["leases"]:
+            electing.setdefault(lease, set()).add(master["host"])
+    out, lines = {}, []
+    for master in masters:
+        if not master["pending"] or not master.get("make_before_break", True):
+            continue
+        for lease, reading in sorted(master["leases"].items()):
+            if reading["moves"] and reading["held_here"] and electing[lease] == {master["host"]}:
+                out.setdefault(master["host"], []).append(reading["instance"])
+                lines.append("%s: %s holds lease %s and no other master stands by for it: a temporary standby with the "
+                             "new config takes the lease while %s is replaced (make before break), then hands it back"
+                             % (master["host"], reading["instance"], lease, reading["instance"]))
+    return out, lines
