@@ -20,6 +20,9 @@ On three masters the config-only change runs twice (issue 34): "holder first", t
 inventory order, kube_scheduler_lease_check: false so the plan does not read the holder, after the lease was handed
 to m1 by restarting its holder), and "leader last", the playbooks' order now (the plan reads the holder and changes
 it last).
+On one master it runs twice too: "no standby" (kube_scheduler_make_before_break: false: the instance is replaced
+and the lease waits for the new process) and "standby", the playbooks' default now (make before break: a temporary
+standby with the new config takes the lease while the instance is replaced, then hands it back).
 Prints figures, checks nothing. LEASE_GAPS_MODES (default "static_pod systemd"), BENCH_KEEP=1 keeps the hosts.
 Needs KUBE_SCHEDULER_BIN, the control plane's binaries and a kubelet (`make bench-lease-gaps` has `make binaries`
 find them) and podman.
@@ -188,8 +191,11 @@ class Bench:
                 self.hand_lease_to(mode, self.cluster.masters[0])
                 self.measure(mode, masters, "config-only, holder first", self.instances(mode, next(scores)),
                              {"kube_scheduler_lease_check": False})
+            if masters == 1:
+                self.measure(mode, masters, "config-only, no standby", self.instances(mode, next(scores)),
+                             {"kube_scheduler_make_before_break": False})
             score = next(scores)
-            self.measure(mode, masters, "config-only, leader last" if masters == 3 else "config-only",
+            self.measure(mode, masters, "config-only, leader last" if masters == 3 else "config-only, standby",
                          self.instances(mode, score))
             self.measure(mode, masters, "bad (unknown feature gate)", self.instances(mode, score, bad=True))
 
