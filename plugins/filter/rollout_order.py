@@ -34,13 +34,15 @@ def _flag(host, value):
         raise _error(str(exc)) from None
 
 
-def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_plane", gate=False):
-    """``hosts``: the planned masters in inventory order; their plans (kube_scheduler_plan) and clusters
-    (kube_scheduler_cluster) are read from ``hostvars``."""
+def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_plane", gate=False, kind=None):
+    """``hosts``: the planned masters in inventory order; their plans (kube_scheduler_plan), clusters
+    (kube_scheduler_cluster) and kube_scheduler_make_before_break are read from ``hostvars``; ``kind`` (systemd,
+    static_pod) gives the latter's default."""
     views = [master_view(host, hostvars[host].get("kube_scheduler_plan"),
                          _cluster(host, hostvars[host].get("kube_scheduler_cluster"), default_cluster)) for host in hosts]
     for view in views:
-        view["make_before_break"] = _flag(view["host"], hostvars[view["host"]].get(temporary_standby.ENABLED_VARIABLE, True))
+        view["make_before_break"] = _flag(view["host"], hostvars[view["host"]].get(
+            temporary_standby.ENABLED_VARIABLE, temporary_standby.ENABLED_BY_KIND.get(kind, False)))
     try:
         result = waves(views, canary or None)
     except OrderError as exc:

@@ -31,6 +31,8 @@ STAND_INS = {
     "apply": [
         {"name": "Apply (stand-in)", "ansible.builtin.debug": {
             "msg": "applying {{ inventory_hostname }} in batch {{ ansible_play_batch | join(',') }}"}},
+        {"name": "Standbys (stand-in)", "ansible.builtin.debug": {
+            "msg": "standbys of {{ inventory_hostname }}: {{ kube_scheduler_rollout_standbys | join(',') }}"}},
         {"name": "Health gate (stand-in)", "ansible.builtin.fail": {"msg": "the new process never answered health"},
          "when": "fail_apply | default(false)"},
         # Without a later gate the engine's apply call commits (issue 36): no commit step follows.
@@ -155,3 +157,22 @@ def test_the_metrics_gate_is_refused_for_more_than_one_cluster_before_any_change
     assert proc.returncode == 2 and not applied
     assert ("kube_scheduler_rollout_verify: the metrics gate proves a wave through one cluster's API, and this rollout "
             "changes 2 clusters (east, west) side by side") in proc.stdout
+
+
+@pytest.mark.parametrize("kind,standby", [("static_pod", True), ("systemd", False)])
+def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_the_kind_defaults_to_one(
+        kind, standby, tmp_path, ansible_playbook):
+    """Make before break (issue 34 item 2): the plan of every master names the instance, the apply step gets it."""
+    playbook(kind, tmp_path)
+    inventory(tmp_path, {"one": (["ks-m1"], "ks-m1")})
+    line = ("ks-m1: kube-scheduler holds lease kube-system/kube-scheduler and no other master stands by for it: a "
+            "temporary standby with the new config takes the lease while kube-scheduler is replaced")
+    for extra, expected in (((), standby), (("-e", "kube_scheduler_make_before_break=%s" % (not standby)), not standby)):
+        proc, applied = run(ansible_playbook, tmp_path, list(extra))
+        assert proc.returncode == 0 and applied == [("ks-m1", "ks-m1")]
+        assert (line in proc.stdout) is expected
+        assert ('"standbys of ks-m1: %s"' % ("kube-scheduler" if expected else "")) in proc.stdout
+    # Three masters: the others stand by for the lease, no temporary one.
+    inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")})
+    proc, _applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_make_before_break=true"])
+    assert proc.returncode == 0 and "temporary standby" not in proc.stdout and '"standbys of ks-m1: "' in proc.stdout

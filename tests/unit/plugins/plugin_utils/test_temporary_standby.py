@@ -63,15 +63,19 @@ def test_the_master_variable_turns_it_off_and_clusters_are_judged_apart():
     hostvars = {}
     for host, master in plans.items():
         hostvars[host] = {"kube_scheduler_cluster": host[0], "kube_scheduler_plan": _plan_of(master)}
-    result = rollout_waves(sorted(plans), hostvars)
+    result = rollout_waves(sorted(plans), hostvars, kind="static_pod")
     # b1 holds the lease, but b2 (same cluster) stands by for it; a1 is alone in cluster a.
     assert result["standbys"] == {"a1": ["i0"]}
     assert any(line.startswith("a1: i0 holds lease") for line in result["lines"])
+    # systemd's default is off (a restart is shorter than the standby's hand-back); a master variable turns it on.
+    assert rollout_waves(sorted(plans), hostvars, kind="systemd")["standbys"] == {}
+    hostvars["a1"]["kube_scheduler_make_before_break"] = True
+    assert rollout_waves(sorted(plans), hostvars, kind="systemd")["standbys"] == {"a1": ["i0"]}
     hostvars["a1"]["kube_scheduler_make_before_break"] = "false"
-    assert rollout_waves(sorted(plans), hostvars)["standbys"] == {}
+    assert rollout_waves(sorted(plans), hostvars, kind="static_pod")["standbys"] == {}
     hostvars["a1"]["kube_scheduler_make_before_break"] = "sometimes"
     with pytest.raises(Exception, match="kube_scheduler_make_before_break .of a1.: must be true or false"):
-        rollout_waves(sorted(plans), hostvars)
+        rollout_waves(sorted(plans), hostvars, kind="static_pod")
 
 
 def _plan_of(master):
