@@ -55,8 +55,8 @@ class TemporaryStandbys(object):
             if pid is not None:
                 raise RolloutFailed("%s: port %d, for the temporary standby of %s, is taken by process %s on this "
                                     "master; set kube_scheduler_standby_port_offset to a free range, or "
-                                    "kube_scheduler_make_before_break: false" % (spec["name"], spec["port"],
-                                                                                  spec["standby_for"], pid))
+                                    "kube_scheduler_make_before_break: false"
+                                    % (spec["name"], spec["port"], spec["standby_for"], pid))
         for spec in specs:
             self.running.append(spec)
             for file_spec in spec["files"]:
@@ -98,4 +98,3 @@ def remove(strategy, waiter, found, timeout):
     except (RolloutFailed, OSError) as exc:
         return ["the temporary standby %s was NOT removed: %s (remove %s)" % (found["name"], exc, ", ".join(found["paths"]))]
     return []
-

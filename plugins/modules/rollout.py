@@ -239,7 +239,7 @@ options:
               content: {description: Its text., type: str}
               owner: {description: Its owner., type: str, default: root}
               group: {description: Its group., type: str, default: root}
-              mode: {description: Its mode, octal., type: str, default: "0600"}
+              mode: {description: "Its mode, octal.", type: str, default: "0600"}
               secret: {description: Never show its content., type: bool, default: false}
       standby_leftover:
         description:

@@ -105,9 +105,9 @@ def test_a_failed_instance_gate_restores_the_instance_then_removes_the_standby(t
     with pytest.raises(RolledBack, match="The temporary standby kubesched-standby-kube-scheduler is removed"):
         Engine(p, Recorder(log), Waiter(log, root, failing={PORT})).run("apply")
     # The restored instance answers again (its gate on the old config) before the standby hands the lease back.
-    assert [entry[:2] for entry in log] == [("start standby", "kubesched-standby-kube-scheduler.service"),
-                                           ("gate", STANDBY_PORT), ("gate", PORT), ("gate", PORT),
-                                           ("remove", "kubesched-standby-kube-scheduler.service")]
+    assert [entry[:2] for entry in log] == [
+        ("start standby", "kubesched-standby-kube-scheduler.service"), ("gate", STANDBY_PORT), ("gate", PORT),
+        ("gate", PORT), ("remove", "kubesched-standby-kube-scheduler.service")]
     assert log[3][2] == "a: 1\n"
     assert not [name for name in snapshot(root) if "standby" in name]
 
