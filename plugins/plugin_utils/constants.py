@@ -37,6 +37,8 @@ WORKLOAD_ANNOTATION = DOMAIN + "/workload"
 # The verify role's test pods: the run they belong to (a label, to find and delete them) and the scheduler name.
 VERIFY_RUN_LABEL = DOMAIN + "/verify-run"
 VERIFY_SCHEDULER_NAME_ANNOTATION = DOMAIN + "/scheduler-name"
+# On the pod of a temporary standby (make before break: temporary_standby.py): the instance it stands in for.
+STANDBY_FOR_LABEL = DOMAIN + "/standby-for"
 
 # What the templates read: the role-facing names of the keys above.
 ANNOTATIONS = {

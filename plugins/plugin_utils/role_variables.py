@@ -35,6 +35,10 @@ _HOST_COMMON = {
     "kube_scheduler_lease_rbac_create": K.boolean,
     "kube_scheduler_lease_rbac_kubeconfig": K.path,
     "kube_scheduler_rollout_hold": K.boolean,
+    # Make before break (temporary_standby.py): the playbooks read the first per master, and set the last.
+    "kube_scheduler_make_before_break": K.boolean,
+    "kube_scheduler_standby_port_offset": K.integer(1, 65534, "a number of ports"),
+    "kube_scheduler_rollout_standbys": K.list_of_at_most(100, "a master runs at most 100 instances"),
     # Serving on the node's address with a certificate of the cluster CA (serving.py; instances.py checks the
     # address itself). The CA's content is never shown: its kind names only the type.
     "kube_scheduler_node_address": K.optional(K.text, empty=""),

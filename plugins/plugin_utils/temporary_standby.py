@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION, STANDBY_FOR_LABEL
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 
@@ -117,7 +117,7 @@ def static_pod_standby(standby, pod, manifest_dir, manifest_yaml, config_file):
     pod = copy.deepcopy(pod)
     metadata = pod["metadata"]
     metadata["name"] = standby["name"]
-    metadata["labels"] = {"kubesched.schedulers/standby-for": standby["standby_for"],
+    metadata["labels"] = {STANDBY_FOR_LABEL: standby["standby_for"],
                           "tier": "control-plane"}
     annotations = dict(metadata.get("annotations") or {})
     annotations.pop(CHECKSUM_ANNOTATION, None)
