@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import CONFIG_VOLUME
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
-    UnsupportedVersion, minor_number, normalise)
+    UnsupportedVersion, normalise, since)
 
 KUBEADM_SCHEDULER_NAME = "kube-scheduler"
 KUBEADM_KUBECONFIG = "/etc/kubernetes/scheduler.conf"
@@ -37,10 +37,10 @@ class KubeadmPatchError(ValueError):
 def _api_version(kubernetes_version):
     # The collection's one version rule (plugin_utils/versions.py): v1.35.4 and 1.35.4 alike, a YAML float named.
     try:
-        minor = minor_number(normalise(kubernetes_version))
+        version = normalise(kubernetes_version)
     except UnsupportedVersion as exc:
         raise KubeadmPatchError(str(exc)) from None
-    return "kubeadm.k8s.io/v1beta4" if minor >= 31 else "kubeadm.k8s.io/v1beta3"
+    return "kubeadm.k8s.io/v1beta4" if since("kubeadm_config_v1beta4", version) else "kubeadm.k8s.io/v1beta3"
 
 
 _KINDS = {"name": "a string", "flags": "a list of --name=value strings", "config_path": "a path",

@@ -10,6 +10,8 @@ and structs with %#v (staging/src/k8s.io/apimachinery/pkg/util/validation/field/
 
 from __future__ import annotations
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import since
+
 # field.ErrorType.String() of the types the scheduler's validation uses.
 INVALID = "Invalid value"
 REQUIRED = "Required value"
@@ -138,7 +140,7 @@ def not_supported(path: str, value, valid_values) -> ConfigError:
 
 def for_minor(errors: list, minor: int) -> list:
     """The errors with their messages as that Kubernetes minor prints them."""
-    if minor >= 34:
+    if since("field_error_value_as_json", minor):
         for err in errors:
             if err.modern is not None:
                 err.message = err.modern

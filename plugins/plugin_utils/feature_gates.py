@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, since
 
 ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
 
@@ -110,7 +110,7 @@ def _pairs(value, minor):
     for pair in value.split(","):
         if not pair:
             continue
-        if minor >= 31:
+        if since("feature_gates_flag_by_component", minor):
             component, colon, pair = pair.partition(":")
             if not colon:
                 component, pair = "", component
@@ -176,7 +176,7 @@ def parse(value, version):
         if errors:
             raise FeatureGateError(errors[0] if len(errors) == 1 else "[%s]" % ", ".join(errors))
     except FeatureGateError as exc:
-        if minor < 31 and isinstance(value, str):
+        if not since("feature_gates_flag_by_component", minor) and isinstance(value, str):
             # 1.30's flag parser reports it (cobra): the whole value quoted.
             raise FeatureGateError('invalid argument "%s" for "--feature-gates" flag: %s' % (value, exc))
         raise

@@ -23,7 +23,7 @@ import copy
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION, PROBE_TIMINGS
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import dropped_from_adopted_command
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import since
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import dump_yaml, plain
 
 CONFIG_VOLUME = "kubesched-config"
@@ -32,7 +32,6 @@ KUBECONFIG_VOLUME = "kubeconfig"
 SERVING_CERT_VOLUME = "kubesched-serving-cert"
 SERVING_KEY_VOLUME = "kubesched-serving-key"
 PROBE_PORT_NAME = "probe-port"
-NAMED_PROBE_PORT_SINCE = 34
 
 
 def _probe(kind, host, path, port):
@@ -45,7 +44,7 @@ def _probe(kind, host, path, port):
 
 def named_probe_port(kubernetes_version):
     """Whether kubeadm of this minor version probes the port by its name (probe-port) rather than its number."""
-    return minor_number(kubernetes_version) >= NAMED_PROBE_PORT_SINCE
+    return since("kubeadm_named_probe_port", kubernetes_version)
 
 
 def kubeadm_probes(bind_address, port, kubernetes_version):
@@ -53,7 +52,7 @@ def kubeadm_probes(bind_address, port, kubernetes_version):
     host = "" if bind_address in ("0.0.0.0", "::") else bind_address
     if named_probe_port(kubernetes_version):
         port = PROBE_PORT_NAME
-    if minor_number(kubernetes_version) >= 32:
+    if since("kubeadm_probes_livez_readyz", kubernetes_version):
         return {
             "livenessProbe": _probe("livenessProbe", host, "/livez", port),
             "readinessProbe": _probe("readinessProbe", host, "/readyz", port),

@@ -24,6 +24,7 @@ import re
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import schema as S
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import ARGS_SCHEME_LINE, of_release, since
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import float32
 
 SCHEME = "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme/scheme.go:30"
@@ -82,9 +83,10 @@ class _Walker(object):
             msg = "json: cannot unmarshal %s into Go value of type %s" % (value_desc, go_type)
         else:
             fields = list(stack)
-            if (self.minor or 0) >= 35 and struct.name == "KubeSchedulerConfiguration" and fields in (
-                    ["enableProfiling"], ["enableContentionProfiling"]):
-                # v1.35.4 names the embedded struct these fields come from.
+            if (self.minor is not None and since("type_error_names_debugging_configuration", self.minor)
+                    and struct.name == "KubeSchedulerConfiguration"
+                    and fields in (["enableProfiling"], ["enableContentionProfiling"])):
+                # v1.35.4 names the embedded struct these fields come from (the nested args walker has no minor).
                 fields = ["DebuggingConfiguration"] + fields
             msg = "json: cannot unmarshal %s into Go struct field %s.%s of type %s" % (
                 value_desc, struct.name, ".".join(fields), go_type)
@@ -299,8 +301,7 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
 
 def _args_scheme(version: str) -> str:
     """Where the nested args decoder's scheme was created, as kube-scheduler names it (seen in v1.30.12-v1.35.4)."""
-    minor = int(version.split(".")[1])
-    return "pkg/runtime/scheme.go:%d" % (100 if minor <= 32 else 110 if minor <= 34 else 111)
+    return "pkg/runtime/scheme.go:%d" % of_release(ARGS_SCHEME_LINE, version)
 
 
 def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: str, version=None, extra_kinds=()):

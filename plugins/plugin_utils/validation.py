@@ -16,7 +16,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils import valida
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import args_kind_plugins, validation_stages
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_number, since
 
 # invalidPluginsByVersion: empty for v1 in 1.30; the in-tree volume-limit plugins are listed for v1 from 1.31 on.
 # kube-scheduler v1.31.8 refuses them ("was invalid in version") in enabled lists and pluginConfig, although its
@@ -39,7 +39,7 @@ class Features(object):
 
 
 def removed_plugins(version: str) -> tuple:
-    return _REMOVED_FROM_131 if minor_number(version) >= 31 else ()
+    return _REMOVED_FROM_131 if since("volume_limit_plugins_invalid", version) else ()
 
 
 def _removed_detail() -> str:
@@ -111,8 +111,8 @@ def _validate_leader_election(le: dict, minor: int = 34) -> list:
     if durations["leaseDuration"] <= durations["renewDeadline"]:
         # v1.34.7 on: "must be greater than `RenewDeadline`" (the value is still the renew deadline).
         errs.append(E.invalid("leaderElection.leaseDuration", A.go_duration(le.get("renewDeadline", "0s")),
-                              "LeaseDuration must be greater than RenewDeadline" if minor <= 33
-                              else "must be greater than `RenewDeadline`"))
+                              "must be greater than `RenewDeadline`" if since("lease_duration_message_backquoted", minor)
+                              else "LeaseDuration must be greater than RenewDeadline"))
     for name, detail in (("resourceLock", "resourceLock is required"),
                          ("resourceNamespace", "resourceNamespace is required"),
                          ("resourceName", "resourceName is required")):
@@ -193,7 +193,7 @@ def _validate_common_queue_sort(profiles: list, version: str = "1.34") -> list:
         if not _same_plugin_set(canon, curr):
             # "queueSort must be ..." up to v1.33.3, "must be ..." from v1.34.7 on (as the binaries print it).
             errs.append(E.invalid("profiles[%d].plugins.queueSort" % i, _go_plugin_set(curr),
-                                  ("queueSort " if minor_number(version) <= 33 else "")
+                                  ("" if since("queue_sort_message_unprefixed", version) else "queueSort ")
                                   + "must be the same for all profiles"))
         for plugin_config in profiles[i].get("pluginConfig") or []:
             if plugin_config.get("name", "") == queue_sort_name and plugin_config.get("args") != queue_sort_args:

@@ -15,6 +15,7 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import since
 
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_NAME_RE = re.compile("^" + _QUALIFIED_NAME_FMT + "$")
@@ -192,7 +193,7 @@ def _validate_function_shape(shape, path: str, minor=None) -> list:
     for i in range(1, len(shape)):
         if shape[i - 1].get("utilization", 0) >= shape[i].get("utilization", 0):
             errs.append(E.invalid(child(index(path, i), "utilization"), shape[i].get("utilization", 0),
-                                  ("utilization " if minor is not None and minor <= 33 else "")
+                                  ("" if since("shape_sort_message_unprefixed", minor) else "utilization ")
                                   + "values must be sorted in increasing order"))
             break
     for i, point in enumerate(shape):
@@ -249,10 +250,10 @@ def validate_node_resources_fit_args(path: str, args: dict, minor=None) -> list:
         errs.extend(_validate_resources(strategy.get("resources"), child(strategy_path, "resources")))
         ratio = strategy.get("requestedToCapacityRatio")
         ratio_path = child(strategy_path, "requestedToCapacityRatio")
-        if minor is not None and minor >= 36:
+        if minor is not None and since("requested_to_capacity_ratio_by_type", minor):
             # kube-scheduler v1.36.3: requestedToCapacityRatio belongs to its type. Without it that type is Required
             # (1.30-1.35 panic), with another type (an unsupported one included) it is Forbidden and its shape is
-            # not checked; the shape's errors name requestedToCapacityRatio.shape.
+            # not checked; the shape's errors name requestedToCapacityRatio.shape. (No minor: the older check.)
             if strategy_type == "RequestedToCapacityRatio":
                 if ratio is None:
                     errs.append(E.required(ratio_path, "must be specified when type is RequestedToCapacityRatio"))

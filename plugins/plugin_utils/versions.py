@@ -113,7 +113,8 @@ def preview_warning(version: str | None) -> str | None:
 
 
 def minor_number(version: str | None) -> int:
-    """The minor number (30 for "1.30.2"), for comparisons such as ``minor_number(v) >= 31``."""
+    """The minor number (30 for "1.30.2"). A behaviour that changed in some release is asked with ``since`` (a fact
+    of CHANGED_IN), never by comparing this number with a literal minor."""
     return int(minor_of(version).split(".")[1])
 
 
@@ -129,5 +130,75 @@ def full_version(version: str) -> str:
 def health_paths(version: str) -> dict:
     """kube-scheduler's HTTPS health endpoints: /livez and /readyz from 1.31 (the probes kubeadm writes move to them
     in 1.32), /healthz before."""
-    newer = minor_number(version) >= 31
+    newer = since("kube_scheduler_livez_readyz", version)
     return {"liveness": "/livez" if newer else "/healthz", "readiness": "/readyz" if newer else "/healthz"}
+
+
+# The release in which upstream changed a behaviour this collection copies, keyed by what changed (issue 32): code
+# asks since(fact, version) rather than comparing minors, so the facts about releases stay in this one table and a
+# new minor that changes one is an entry here, not a branch in the code. Each says where upstream changed it.
+CHANGED_IN = {
+    # kube-scheduler's HTTPS health endpoints the collection probes are /livez and /readyz (/healthz before):
+    # health_paths.
+    "kube_scheduler_livez_readyz": "1.31",
+    # --feature-gates is a ColonSeparatedMultimapStringString: a "kube:" component prefix (or none) is taken, and
+    # a refused gate is reported in its own words. In 1.30 it is featureGate.Set: plain name=value pairs, and the
+    # flag parser (cobra) reports a refusal with the whole value quoted, `invalid argument "<value>" for
+    # "--feature-gates" flag: ...` (feature_gates._pairs and parse).
+    "feature_gates_flag_by_component": "1.31",
+    # sigs.k8s.io/yaml's convertToJSONableObject says "unsupported map key ..." (was "Unsupported") from its 1.31
+    # vendoring (yaml_io.parse_text).
+    "yaml_map_key_error_lower_case": "1.31",
+    # invalidPluginsByVersion lists the in-tree volume-limit plugins for v1 (empty in 1.30): kube-scheduler v1.31.8
+    # refuses them in enabled lists and pluginConfig (validation.removed_plugins).
+    "volume_limit_plugins_invalid": "1.31",
+    # kubeadm.k8s.io/v1beta4 (extraArgs a list of {name, value}) is kubeadm's ClusterConfiguration; v1beta3 (extraArgs
+    # a map) in kubeadm 1.30 (filter kubeadm_scheduler_patch).
+    "kubeadm_config_v1beta4": "1.31",
+    # kubeadm 1.32 (kubernetes#126945) moved its probes from /healthz to /livez and added readiness on /readyz
+    # (static_pod_manifest.kubeadm_probes).
+    "kubeadm_probes_livez_readyz": "1.32",
+    # kubeadm names the probes' port: ports [{containerPort, name: probe-port, protocol: TCP}] and every probe says
+    # port: probe-port; before, the probes carry the number and there are no ports (static_pod_manifest).
+    "kubeadm_named_probe_port": "1.34",
+    # apimachinery's ErrorBody prints a value that is neither simple nor a fmt.Stringer with json.Marshal rather
+    # than %#v ("5ns", not v1.Duration{Duration:5}): errors.GoLiteral.json, errors.for_minor.
+    "field_error_value_as_json": "1.34",
+    # ValidateLeaderElectionConfiguration says "must be greater than `RenewDeadline`" (v1.34.7 on; "LeaseDuration
+    # must be greater than RenewDeadline" before).
+    "lease_duration_message_backquoted": "1.34",
+    # The queue sort check says "must be the same for all profiles" ("queueSort must be ..." up to v1.33.3, as the
+    # binaries print it; v1.34.7 without).
+    "queue_sort_message_unprefixed": "1.34",
+    # validateFunctionShape says "values must be sorted in increasing order" ("utilization values ..." up to 1.33).
+    "shape_sort_message_unprefixed": "1.34",
+    # A type error of enableProfiling or enableContentionProfiling names the embedded struct they come from:
+    # KubeSchedulerConfiguration.DebuggingConfiguration.enableProfiling (seen on v1.35.4; strict_decode).
+    "type_error_names_debugging_configuration": "1.35",
+    # kube-scheduler v1.36.3: NodeResourcesFit's requestedToCapacityRatio belongs to its type, Required with
+    # RequestedToCapacityRatio (1.30-1.35 panic without it) and Forbidden with any other (validation_pluginargs).
+    "requested_to_capacity_ratio_by_type": "1.36",
+}
+
+# A fact with more than two values: the value from each release on (keyed by the release it changed in), read with
+# of_release. Where the nested args decoder's scheme was created, as kube-scheduler names it in "no kind ... is
+# registered ... in scheme" (pkg/runtime/scheme.go:<line>; seen in v1.30.12-v1.35.4).
+ARGS_SCHEME_LINE = {"1.30": 100, "1.33": 110, "1.35": 111}
+
+
+def _minor(version) -> int:
+    """The minor number of a version string, or ``version`` itself when it is one (34) already."""
+    return version if isinstance(version, int) else minor_number(version)
+
+
+def since(fact: str, version) -> bool:
+    """Whether Kubernetes ``version`` behaves as upstream does from release CHANGED_IN[fact] on. ``version``: a
+    version string as minor_of takes it (None or "": the newest released minor), or a minor number such as 34."""
+    return _minor(version) >= minor_number(CHANGED_IN[fact])
+
+
+def of_release(table: dict, version):
+    """The value of a per-release ``table`` (such as ARGS_SCHEME_LINE: {release it holds from: value}) that holds
+    for ``version`` (as ``since`` takes it)."""
+    minor = _minor(version)
+    return table[max((release for release in table if minor_number(release) <= minor), key=minor_number)]

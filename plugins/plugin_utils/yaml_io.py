@@ -25,6 +25,7 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_limits
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import since
 
 
 class DecodeMessage(str):
@@ -471,7 +472,7 @@ def parse_text(text: str, minor: int = None):
     if null_key is not None:
         # sigs.k8s.io/yaml's convertToJSONableObject; its first letter went lower-case in the 1.31 vendoring.
         return None, [], "%snsupported map key of type: %%!s(<nil>), key: <nil>, value: %s" % (
-            "U" if minor is not None and minor < 31 else "u", go_sharp_v(null_key[0]))
+            "u" if since("yaml_map_key_error_lower_case", minor) else "U", go_sharp_v(null_key[0]))
     duplicates = []
     if node is not None:
         _yaml_duplicates(node, duplicates)
