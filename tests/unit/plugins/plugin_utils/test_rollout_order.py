@@ -173,7 +173,7 @@ def test_a_cluster_group_names_the_masters_cluster_beside_the_variable_and_the_d
     ([], None, ["east", ""], r"Invalid value: \['east', ''\]"),
     ([], None, ["east", "east"], r"^kube_scheduler_cluster_groups \(of m1\): Duplicate value: 'east'"),
 ])
-def test_a_master_named_into_two_clusters_or_none_is_refused_naming_the_variable_and_the_fix(group_names, cluster,
-                                                                                              groups, message):
+def test_a_master_named_into_two_clusters_or_none_is_refused_naming_the_variable_and_the_fix(
+        group_names, cluster, groups, message):
     with pytest.raises(OrderError, match=message):
         cluster_of("m1", group_names, cluster, groups, "d")
