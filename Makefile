@@ -151,7 +151,8 @@ bench-lease-gaps: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/lease_gaps.py
 
 ## bench-fleet: a config change over N = 1, 4 and 8 small clusters of systemd masters (two each, one API server with a
-## lease per cluster) with playbooks/systemd.yml's waves (issue 34): T(N), T(8)/T(1) and the load average; no pass/fail
+## lease per cluster) with playbooks/systemd.yml's waves (issue 34): T(N), T(8)/T(1), the load average and where the CPU
+## went (controller, test hosts, machine) with the bound 2 cores put on T(8); no pass/fail
 bench-fleet: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/fleet.py
 

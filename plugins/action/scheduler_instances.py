@@ -10,6 +10,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.serving import CERT_DIR
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
@@ -74,13 +75,13 @@ class ActionModule(ControllerOnly, ActionBase):
             return {}
         me = task_vars.get("inventory_hostname")
         hostvars = task_vars.get("hostvars", {})
-        cluster = task_vars.get("kube_scheduler_cluster")
+        cluster = _cluster(me, task_vars)
         peers = {}
         for host in task_vars.get("ansible_play_hosts_all", []):
             if host == me:
                 continue
             host_vars = hostvars.get(host, {})
-            if host_vars.get("kube_scheduler_cluster") != cluster:
+            if _cluster(host, host_vars) != cluster:
                 continue
             value = host_vars[peers_var] if peers_var in host_vars else own_instances
             value = self._templar.template(value)
@@ -89,6 +90,15 @@ class ActionModule(ControllerOnly, ActionBase):
                 raise AnsibleActionFail(too_costly)
             peers[host] = plain(value)
         return peers
+
+
+def _cluster(host, host_vars):
+    """The master's cluster (kube_scheduler_cluster_groups, kube_scheduler_cluster: plugin_utils/rollout_order.py),
+    None for the masters group as one cluster; two ways of naming it that disagree fail before any host changes."""
+    try:
+        return cluster_of(host, host_vars.get("group_names"), host_vars.get(CLUSTER), host_vars.get(CLUSTER_GROUPS), None)
+    except OrderError as exc:
+        raise AnsibleActionFail(str(exc)) from None
 
 
 def _node(task_vars, args):

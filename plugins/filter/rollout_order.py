@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs, temporary_standby
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import (
-    OrderError, fleet_report, master_view, waves)
+    CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, master_view, waves)
+
+# The verify role's variables that say which API server proves a master (roles/verify: the API calls run on
+# kube_scheduler_verify_api_host with this kubeconfig and context).
+GATE_API = ("kube_scheduler_verify_api_host", "kube_scheduler_verify_k8s_kubeconfig", "kube_scheduler_verify_k8s_context")
 
 
 def _error(message):
@@ -17,13 +21,15 @@ def _error(message):
     return AnsibleFilterError(message)
 
 
-def _cluster(host, value, default):
-    """A master's cluster: kube_scheduler_cluster (text: a name), else the one cluster of the masters group."""
-    if value is None:
-        return default
+def _cluster(host, host_vars, default):
+    """A master's cluster: its group of kube_scheduler_cluster_groups, else kube_scheduler_cluster (text: a name),
+    else the one cluster of the masters group (plugin_utils/rollout_order.py: cluster_of)."""
+    value = host_vars.get(CLUSTER)
     try:
-        return inputs.text(value, "kube_scheduler_cluster (of %s)" % host)
-    except inputs.InputError as exc:
+        if value is not None:
+            value = inputs.text(value, "%s (of %s)" % (CLUSTER, host))
+        return cluster_of(host, host_vars.get("group_names"), value, host_vars.get(CLUSTER_GROUPS), default)
+    except (inputs.InputError, OrderError) as exc:
         raise _error(str(exc)) from None
 
 
@@ -34,12 +40,31 @@ def _flag(host, value):
         raise _error(str(exc)) from None
 
 
+def rollout_clusters(hosts, hostvars, default_cluster="kube_control_plane"):
+    """{host: its cluster} for ``hosts``, from hostvars (kube_scheduler_cluster_groups, kube_scheduler_cluster)."""
+    return dict((host, _cluster(host, hostvars[host], default_cluster)) for host in hosts)
+
+
+def rollout_cluster_hosts(hosts, host, hostvars, default_cluster="kube_control_plane"):
+    """The hosts of ``hosts`` (in their order) in the cluster of ``host``: what the verify role compares a master
+    with (its cluster's masters, not every host of the play)."""
+    clusters = rollout_clusters(list(hosts) + [host], hostvars, default_cluster)
+    return [name for name in hosts if clusters[name] == clusters[host]]
+
+
+def _gate_api(hostvars, cluster):
+    """Which API server the verify role's gate reads for a cluster: its first master's api host, kubeconfig and
+    context (unset: the role's defaults, localhost and the kubernetes client's default kubeconfig)."""
+    host_vars = hostvars[cluster["masters"][0]]
+    return tuple(host_vars.get(name) or None for name in GATE_API)
+
+
 def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_plane", gate=False, kind=None):
     """``hosts``: the planned masters in inventory order; their plans (kube_scheduler_plan), clusters
-    (kube_scheduler_cluster) and kube_scheduler_make_before_break are read from ``hostvars``; ``kind`` (systemd,
-    static_pod) gives the latter's default."""
-    views = [master_view(host, hostvars[host].get("kube_scheduler_plan"),
-                         _cluster(host, hostvars[host].get("kube_scheduler_cluster"), default_cluster)) for host in hosts]
+    (kube_scheduler_cluster_groups, kube_scheduler_cluster) and kube_scheduler_make_before_break are read from
+    ``hostvars``; ``kind`` (systemd, static_pod) gives the latter's default."""
+    views = [master_view(host, hostvars[host].get("kube_scheduler_plan"), _cluster(host, hostvars[host], default_cluster))
+             for host in hosts]
     for view in views:
         view["make_before_break"] = _flag(view["host"], hostvars[view["host"]].get(
             temporary_standby.ENABLED_VARIABLE, temporary_standby.ENABLED_BY_KIND.get(kind, False)))
@@ -55,10 +80,21 @@ def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_pl
         result["lines"].extend(lines)
     changing = [name for name, cluster in result["clusters"].items() if cluster["order"]]
     if gate and len(changing) > 1:
-        # The verify role proves a batch through one API server (kube_scheduler_verify_kubeconfig, one per run).
-        raise _error("kube_scheduler_rollout_verify: the metrics gate proves a wave through one cluster's API, and "
-                     "this rollout changes %d clusters (%s) side by side: run it once per cluster (--limit with the "
-                     "cluster's group), or without the gate. Nothing was changed." % (len(changing), ", ".join(changing)))
+        # The verify role proves each master through its own cluster's API server, from that cluster's variables:
+        # two changing clusters that would read one API server the same way would prove each other's masters.
+        seen = {}
+        for name in changing:
+            api = _gate_api(hostvars, result["clusters"][name])
+            if api in seen:
+                raise _error(
+                    "kube_scheduler_rollout_verify: the metrics gate of cluster %s and of cluster %s would read the same "
+                    "API server (kube_scheduler_verify_api_host %s, kube_scheduler_verify_k8s_kubeconfig %s, "
+                    "kube_scheduler_verify_k8s_context %s): set kube_scheduler_verify_k8s_kubeconfig (or _context) in "
+                    "each cluster's group variables to that cluster's API server, or run the rollout once per cluster "
+                    "(--limit with the cluster's group). Nothing was changed." % (
+                        seen[api], name, api[0] or "localhost", api[1] or "(the default, ~/.kube/config)",
+                        api[2] or "(its current one)"))
+            seen[api] = name
     return result
 
 
@@ -77,4 +113,5 @@ class FilterModule(object):  # pylint: disable=too-few-public-methods
     """The rollout's order and waves."""
 
     def filters(self):
-        return {"rollout_waves": rollout_waves, "rollout_report": rollout_report}
+        return {"rollout_waves": rollout_waves, "rollout_report": rollout_report, "rollout_clusters": rollout_clusters,
+                "rollout_cluster_hosts": rollout_cluster_hosts}

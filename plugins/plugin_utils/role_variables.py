@@ -148,7 +148,7 @@ OTHER_VARIABLES = (
     "kube_scheduler_serving_certs",
     # The rollout playbooks' apply order and waves (plugin_utils/rollout_order.py): a master's cluster, the cluster
     # that goes first, and the order the plan computes.
-    "kube_scheduler_cluster", "kube_scheduler_canary_cluster", "kube_scheduler_rollout",
+    "kube_scheduler_cluster", "kube_scheduler_cluster_groups", "kube_scheduler_canary_cluster", "kube_scheduler_rollout",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",

@@ -12,6 +12,12 @@ several masters the constraints can form a cycle (A holds l1 and restarts a stan
 standby of l1): whichever goes first hands its lease to a master still to change, so no order moves every lease at
 most once; the plan says so and breaks the cycle where the fewest leases can move twice.
 
+Clusters. A master's cluster is named by the variable ``kube_scheduler_cluster`` or by an inventory group: every
+group listed in ``kube_scheduler_cluster_groups`` is one cluster, named as the group. A master in two of those
+groups, a master whose ``kube_scheduler_cluster`` names another cluster than its group, and, once groups are listed,
+a master in none of them without ``kube_scheduler_cluster`` are refused (``cluster_of``): two masters of one real
+cluster must never count as two clusters, which would change them at once.
+
 Waves. Clusters share nothing: wave k changes the k-th master (in that order) of every cluster at once, one master
 at a time within a cluster; a canary cluster, when named, goes first, alone, one master per wave. One cluster gives
 waves of one master: ``serial: 1`` as before.
@@ -25,7 +31,52 @@ MOVES = ("create", "update", "restart", "start", "remove")
 
 
 class OrderError(ValueError):
-    """The variables that shape the waves name nothing this rollout has (a canary cluster of no master)."""
+    """The variables that shape the waves name nothing this rollout has (a canary cluster of no master), or name a
+    master's cluster in two ways that disagree."""
+
+
+CLUSTER = "kube_scheduler_cluster"
+CLUSTER_GROUPS = "kube_scheduler_cluster_groups"
+
+
+def cluster_groups(value, host):
+    """``kube_scheduler_cluster_groups`` as a list of group names ([] when unset), or OrderError."""
+    if value is None or value == "" or value == []:
+        return []
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
+            isinstance(name, str) and name.strip() and name == name.strip() for name in value):
+        raise OrderError("%s (of %s): Invalid value: %r: a list of inventory group names, one group per cluster "
+                         "(such as [east, west])" % (CLUSTER_GROUPS, host, value))
+    if len(set(value)) != len(value):
+        raise OrderError("%s (of %s): Duplicate value: %r: name each cluster group once"
+                         % (CLUSTER_GROUPS, host, sorted(name for name in set(value) if list(value).count(name) > 1)[0]))
+    return list(value)
+
+
+def cluster_of(host, group_names, cluster, groups, default):
+    """The cluster of ``host``: the one group of ``groups`` (kube_scheduler_cluster_groups) it is in, else its
+    ``cluster`` (kube_scheduler_cluster), else ``default`` (the masters group: one cluster). Refused, naming the
+    variable and the fix: a master in two cluster groups, a kube_scheduler_cluster that names another cluster than
+    the master's group, a master in no cluster group (once groups are listed) without kube_scheduler_cluster."""
+    groups = cluster_groups(groups, host)
+    member = [name for name in groups if name in (group_names or [])]
+    if len(member) > 1:
+        raise OrderError("%s: %s is in %d cluster groups (%s): a master belongs to one cluster. Remove it from every "
+                         "group but its cluster's, or drop from %s the groups that are not clusters. Nothing was "
+                         "changed." % (CLUSTER_GROUPS, host, len(member), ", ".join(member), CLUSTER_GROUPS))
+    if member:
+        if cluster is not None and cluster != member[0]:
+            raise OrderError("%s: %s sets %r, but it is in the cluster group %r (%s): a master belongs to one "
+                             "cluster. Drop %s for it (its group names the cluster) or set it to %r. Nothing was "
+                             "changed." % (CLUSTER, host, cluster, member[0], CLUSTER_GROUPS, CLUSTER, member[0]))
+        return member[0]
+    if cluster is not None:
+        return cluster
+    if groups:
+        raise OrderError("%s: %s is in none of the cluster groups (%s) and has no %s: add it to its cluster's group "
+                         "(or set %s for it). Nothing was changed." % (
+                             CLUSTER_GROUPS, host, ", ".join(groups), CLUSTER, CLUSTER))
+    return default
 
 
 def master_view(host, plan, cluster):
@@ -141,7 +192,7 @@ def waves(views, canary=None):
         clusters.setdefault(view["cluster"], []).append(view)
     if canary and canary not in clusters:
         raise OrderError("kube_scheduler_canary_cluster: Invalid value: %r: no master of this rollout is in that "
-                         "cluster (its clusters, from kube_scheduler_cluster: %s)" % (canary, ", ".join(clusters)))
+                         "cluster (its clusters, from kube_scheduler_cluster or kube_scheduler_cluster_groups: %s)" % (canary, ", ".join(clusters)))
     planned = dict((name, dict(order_cluster(masters), masters=[master["host"] for master in masters]))
                    for name, masters in clusters.items())
     out = []

@@ -39,6 +39,13 @@ STAND_INS = {
         {"name": "Commit in the apply call (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"},
          "when": "not kube_scheduler_rollout_hold | bool"}],
     "commit": [{"name": "Commit (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"}}],
+    # The verify role's metrics gate: it proves the master through its cluster's API server (the kubeconfig of its
+    # cluster's group) and fails where the inventory says so.
+    "verify": [
+        {"name": "Metrics gate (stand-in)", "ansible.builtin.fail": {
+            "msg": "Verification failed through {{ kube_scheduler_verify_k8s_kubeconfig }}"}, "when": "fail_verify | default(false)"},
+        {"name": "Metrics gate passed (stand-in)", "ansible.builtin.debug": {
+            "msg": "verified {{ inventory_hostname }} through {{ kube_scheduler_verify_k8s_kubeconfig }}"}}],
     "restore": [{"name": "Restore (stand-in)", "ansible.builtin.fail": {
         "msg": "{{ inventory_hostname }}: {{ ansible_failed_task.name }} failed: {{ ansible_failed_result.msg }} -- put "
                "back as it was before this change. The rollout stops at this master."}}],
@@ -76,16 +83,25 @@ def fake_plan(host, holds, pending=True):
                              "held_here": holds == host, "holder_detail": "held by %s_4f1c" % holds}}}}}
 
 
-def inventory(tmp_path, clusters, failing=(), unchanged=()):
-    """clusters: {cluster: ([masters in inventory order], the lease holder)}; the masters plan in reverse order."""
-    hosts = {}
+def inventory(tmp_path, clusters, failing=(), unchanged=(), groups=False, group_vars=None, host_vars=None):
+    """clusters: {cluster: ([masters in inventory order], the lease holder)}; the masters plan in reverse order.
+    ``groups``: each cluster an inventory group listed in kube_scheduler_cluster_groups (else kube_scheduler_cluster
+    per master); ``group_vars``: {cluster: its group's variables}."""
+    hosts, children = {}, {}
     for cluster, (masters, holder) in clusters.items():
         for name in masters:
             hosts[name] = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
                            "fake_plan": fake_plan(name, holder, name not in unchanged), "fail_apply": name in failing}
-            if len(clusters) > 1:
+            hosts[name].update((host_vars or {}).get(name, {}))
+            if len(clusters) > 1 and not groups:
                 hosts[name]["kube_scheduler_cluster"] = cluster
-    (tmp_path / "inventory.yml").write_text(yaml.safe_dump({"all": {"children": {"kube_control_plane": {"hosts": hosts}}}}, sort_keys=False))
+        if groups:
+            children[cluster] = {"hosts": dict((name, {}) for name in masters), "vars": (group_vars or {}).get(cluster, {})}
+    document = {"all": {"children": {"kube_control_plane": {"hosts": hosts}}}}
+    if groups:
+        document["all"]["vars"] = {"kube_scheduler_cluster_groups": list(clusters)}
+        document["all"]["children"].update(children)
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(document, sort_keys=False))
 
 
 def run(ansible_playbook, tmp_path, extra=()):
@@ -149,14 +165,42 @@ def test_a_canary_cluster_goes_first_alone(tmp_path, ansible_playbook):
     assert "kube_scheduler_canary_cluster: Invalid value: 'north'" in proc.stdout
 
 
-def test_the_metrics_gate_is_refused_for_more_than_one_cluster_before_any_change(tmp_path, ansible_playbook):
-    # The verify role proves a wave through one API server; one cluster with a change is still gated.
+def test_the_metrics_gate_across_clusters_needs_an_api_server_per_cluster_before_any_change(tmp_path, ansible_playbook):
+    # The verify role proves each master through its own cluster's API server: clusters that would read the same one
+    # are refused in the plan; one cluster with a change is gated as before.
     playbook("systemd", tmp_path)
     inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1"], "w1")})
     proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_rollout_verify=true"])
     assert proc.returncode == 2 and not applied
-    assert ("kube_scheduler_rollout_verify: the metrics gate proves a wave through one cluster's API, and this rollout "
-            "changes 2 clusters (east, west) side by side") in proc.stdout
+    assert ("kube_scheduler_rollout_verify: the metrics gate of cluster east and of cluster west would read the same API "
+            "server") in proc.stdout
+
+
+def test_cluster_groups_gate_each_master_through_its_clusters_api_and_a_refused_one_stops_the_fleet(tmp_path, ansible_playbook):
+    playbook("static_pod", tmp_path)
+    inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1", "w2"], "w2")}, groups=True,
+              group_vars={"east": {"kube_scheduler_verify_k8s_kubeconfig": "/k/east.conf"},
+                          "west": {"kube_scheduler_verify_k8s_kubeconfig": "/k/west.conf"}},
+              host_vars={"w2": {"fail_verify": True}})
+    proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_rollout_verify=true"])
+    assert proc.returncode == 2
+    assert '"wave 1: e2, w1"' in proc.stdout and '"wave 2: e1, w2"' in proc.stdout
+    assert sorted(applied) == sorted([("e2", "e2,w1"), ("w1", "e2,w1"), ("e1", "e1,w2"), ("w2", "e1,w2")])
+    for host, cluster in (("e2", "east"), ("w1", "west"), ("e1", "east")):
+        assert '"verified %s through /k/%s.conf"' % (host, cluster) in proc.stdout
+        assert "committed %s" % host in proc.stdout
+    assert "committed w2" not in proc.stdout
+    assert "cluster west: done w1; failed and restored w2: w2: Metrics gate (stand-in) failed: Verification failed through /k/west.conf" in proc.stdout
+    recap = dict(re.findall(r"^(\w+)\s+: ok=\d+\s+changed=\d+\s+unreachable=\d+\s+failed=(\d+)", proc.stdout, re.M))
+    assert recap == {"e1": "0", "e2": "0", "w1": "0", "w2": "1"}
+
+
+def test_a_master_in_two_cluster_groups_stops_the_plan_naming_the_variable(tmp_path, ansible_playbook):
+    playbook("systemd", tmp_path)
+    inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1", "e2"], "w1")}, groups=True)
+    proc, applied = run(ansible_playbook, tmp_path)
+    assert proc.returncode == 2 and not applied
+    assert "kube_scheduler_cluster_groups: e2 is in 2 cluster groups (east, west): a master belongs to one cluster" in proc.stdout
 
 
 @pytest.mark.parametrize("kind,standby", [("static_pod", True), ("systemd", False)])

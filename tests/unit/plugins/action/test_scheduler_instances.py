@@ -33,13 +33,17 @@ PLAYBOOK = textwrap.dedent("""\
     """)
 
 
-def run_play(ansible_playbook, tmp_path, host_vars):
-    """Run the playbook over master-1..n with the given per-host variables; return (rc, output, results)."""
+def run_play(ansible_playbook, tmp_path, host_vars, groups=None):
+    """Run the playbook over master-1..n with the given per-host variables (and ``groups``: {group: [masters]},
+    listed in kube_scheduler_cluster_groups); return (rc, output, results)."""
     inventory = {"masters": {"hosts": {}, "vars": {
         "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
         "out_dir": str(tmp_path), "default_instances": [{"name": "kube-scheduler", "default_scheduler": True}]}}}
     for host, variables in host_vars.items():
         inventory["masters"]["hosts"][host] = variables
+    if groups:
+        inventory["masters"]["vars"]["kube_scheduler_cluster_groups"] = list(groups)
+        inventory.update((group, {"hosts": dict((host, {}) for host in hosts)}) for group, hosts in groups.items())
     (tmp_path / "inventory.json").write_text(json.dumps({"all": {"children": inventory}}))
     (tmp_path / "play.yml").write_text(PLAYBOOK)
     proc = ansible_playbook(["-i", tmp_path / "inventory.json", tmp_path / "play.yml"])
@@ -94,6 +98,26 @@ def test_masters_of_other_clusters_are_not_peers(ansible_playbook, tmp_path):
         "master-1": {"kube_scheduler_instances": [DEFAULT, BATCH], "kube_scheduler_cluster": "east"},
         "master-2": {"kube_scheduler_instances": [DEFAULT, rogue], "kube_scheduler_cluster": "east"}})
     assert rc != 0 and "is also used by instance rogue on host master-2" in output
+
+
+def test_cluster_groups_name_the_clusters_and_a_master_in_two_stops_every_master(ansible_playbook, tmp_path):
+    """Issue 34: an inventory group per cluster (kube_scheduler_cluster_groups) makes the same peers as
+    kube_scheduler_cluster; a master in two cluster groups fails every master before any change, naming the fix."""
+    rogue = dict(BATCH, name="rogue", secure_port=10270)
+    masters = {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
+               "master-2": {"kube_scheduler_instances": [DEFAULT, rogue]}}
+    rc, output, results = run_play(ansible_playbook, tmp_path, masters, {"east": ["master-1"], "west": ["master-2"]})
+    assert rc == 0, output
+    assert [i["name"] for i in results["master-2"]] == ["kube-scheduler", "rogue"]
+    rc, output, results = run_play(ansible_playbook, tmp_path, masters, {"east": ["master-1", "master-2"], "west": []})
+    assert rc != 0 and "is also used by instance rogue on host master-2" in output
+    for path in tmp_path.glob("master-*.json"):
+        path.unlink()
+    rc, output, results = run_play(ansible_playbook, tmp_path, masters, {"east": ["master-1", "master-2"],
+                                                                         "west": ["master-2"]})
+    assert rc != 0 and results == {}
+    assert ("kube_scheduler_cluster_groups: master-2 is in 2 cluster groups (east, west): a master belongs to one "
+            "cluster") in output
 
 
 def test_config_errors_reach_the_operator_with_field_paths(ansible_playbook, tmp_path):

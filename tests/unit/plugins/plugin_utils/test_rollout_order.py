@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import (
-    OrderError, fleet_report, master_view, order_cluster, waves)
+    OrderError, cluster_of, fleet_report, master_view, order_cluster, waves)
 
 DEFAULT = "kube-system/kube-scheduler"
 BATCH = "kube-system/batch-scheduler"
@@ -145,3 +145,35 @@ def test_the_fleet_report_after_a_failed_wave_names_done_failed_untouched_and_un
     assert report["stopped"] is True
     done = fleet_report(result, ["a2", "c4"], {})
     assert done["lines"][-1] == "wave 3 of 3 done: the fleet is done" and not done["stopped"]
+
+
+def test_a_cluster_group_names_the_masters_cluster_beside_the_variable_and_the_default():
+    groups = ["east", "west"]
+    assert cluster_of("e1", ["kube_control_plane", "east"], None, groups, "kube_control_plane") == "east"
+    # The variable agreeing with the group is fine; without groups it names the cluster as before.
+    assert cluster_of("e1", ["east"], "east", groups, "d") == "east"
+    assert cluster_of("e1", ["east"], "lab", None, "d") == "lab"
+    assert cluster_of("e1", ["east"], None, [], "d") == "d"
+    # A master in no listed group may still name its cluster with the variable.
+    assert cluster_of("l1", ["lab"], "lab", groups, "d") == "lab"
+
+
+@pytest.mark.parametrize("group_names, cluster, groups, message", [
+    (["east", "west"], None, ["east", "west"],
+     r"^kube_scheduler_cluster_groups: m1 is in 2 cluster groups \(east, west\): a master belongs to one cluster\. "
+     r"Remove it from every group but its cluster's, .*Nothing was changed\.$"),
+    (["east"], "west", ["east", "west"],
+     r"^kube_scheduler_cluster: m1 sets 'west', but it is in the cluster group 'east' \(kube_scheduler_cluster_groups\): "
+     r"a master belongs to one cluster\. Drop kube_scheduler_cluster for it \(its group names the cluster\) or set it "
+     r"to 'east'\. Nothing was changed\.$"),
+    (["kube_control_plane"], None, ["east", "west"],
+     r"^kube_scheduler_cluster_groups: m1 is in none of the cluster groups \(east, west\) and has no "
+     r"kube_scheduler_cluster: add it to its cluster's group"),
+    ([], None, "east", r"^kube_scheduler_cluster_groups \(of m1\): Invalid value: 'east': a list of inventory group names"),
+    ([], None, ["east", ""], r"Invalid value: \['east', ''\]"),
+    ([], None, ["east", "east"], r"^kube_scheduler_cluster_groups \(of m1\): Duplicate value: 'east'"),
+])
+def test_a_master_named_into_two_clusters_or_none_is_refused_naming_the_variable_and_the_fix(
+        group_names, cluster, groups, message):
+    with pytest.raises(OrderError, match=message):
+        cluster_of("m1", group_names, cluster, groups, "d")
