@@ -168,7 +168,7 @@ fuzz: deps
 bench-hostile: deps
 	$(BIN)/python benchmarks/hostile_inputs.py
 
-# The differential corpus through the config library and the real kube-scheduler of every minor (1.30-1.36) whose
+# The differential corpus through the config library and the real kube-scheduler of every minor (1.30-1.38) whose
 # binary is present: a table per minor and family, every disagreement, the throughput; then it re-records those
 # minors' answers in tests/differential/recorded/<minor>.jsonl (what CI compares the library with when the binaries
 # are missing) and counts the changed answers: review them with `git diff tests/differential/recorded`.
