@@ -35,7 +35,7 @@ PORT_OFFSET_VARIABLE = "kube_scheduler_standby_port_offset"
 DEFAULT_PORT_OFFSET = 1000
 # Whether a master's change uses temporary standbys (a master variable), and its default per kind, as measured with
 # `make bench-lease-gaps` on one master (kube-scheduler v1.37.2, 2026-11-27): a static pod is replaced in about 15 s
-# (the kubelet's back-off between stopping the edited pod and starting the new one), 0.35 s unheld with a standby;
+# (the kubelet's back-off between stopping the edited pod and starting the new one), 0.35 and 3.31 s unheld with a standby;
 # a systemd restart leaves the lease unheld only while the new process starts and syncs its informers (0.43 s on the
 # test cluster), less than the standby's hand-back, which waits for the instance's next retry (up to 2.2 retry
 # periods: 4.40 s measured). So systemd uses one where the operator asks (a cluster whose informers take longer to
