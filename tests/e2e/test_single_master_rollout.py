@@ -43,9 +43,12 @@ class Holders(threading.Thread):
                 identity = self.coordination.read_namespaced_lease("kube-scheduler", "kube-system").spec.holder_identity or ""
             except client.exceptions.ApiException:
                 identity = None
-            if identity is not None and (not self.seen or self.seen[-1] != identity):
-                self.seen.append(identity)
+            self.record(identity)
             time.sleep(0.2)
+
+    def record(self, identity):
+        if identity is not None and (not self.seen or self.seen[-1] != identity):
+            self.seen.append(identity)
 
 
 def change(cluster, score, options=()):
@@ -79,6 +82,8 @@ def test_a_one_master_change_hands_the_lease_to_a_temporary_standby_and_back_lea
                  timeout=90)
         holders.done.set()
         holders.join()
+        # The holder the wait above saw, which the thread may have stopped before reading.
+        holders.record(holder(cluster))
         assert run.returncode == 0, run.stdout[-6000:]
         assert "%s: kube-scheduler %s" % (m1, PLAN_LINE) in run.stdout, run.stdout[-6000:]
         # The old process, the standby, the new process: three identities of m1, each holding the lease in turn.
