@@ -253,6 +253,7 @@ class Engine(object):
         self.waiter = waiter
         self.result = {}
         self._rbac_to_create = []  # (instance, lease spec, objects) the apply call creates (the operator's opt-in)
+        self._standby_leftovers = []  # temporary standbys a killed run left, found by the plan, removed by the apply
 
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
@@ -357,7 +358,8 @@ class Engine(object):
                 "%s: a change applied by an earlier run was never committed or restored (the run stopped before the "
                 "master's last gate); it is pending: the apply step gates it again and holds it, and a restore puts "
                 "back what was there before it (backups in %s)" % (", ".join(held.names()) or "directories", p["state_dir"]))
-        left = _standby.leftovers(p["instances"])
+        # What the apply step removes first (read once, here).
+        left = self._standby_leftovers = _standby.leftovers(p["instances"])
         if left:
             # A run stopped while a temporary standby ran (make before break): the apply step removes it first.
             plan["standby_leftovers"] = [found["name"] for found in left]
@@ -481,7 +483,7 @@ class Engine(object):
         p = self.p
         self.preflight(plan)
         self._create_lease_rbac(plan)
-        left = [problem for found in _standby.leftovers(p["instances"])
+        left = [problem for found in self._standby_leftovers
                 for problem in _standby.remove(self.strategy, self.waiter, found, p["health_timeout"])]
         if left:
             raise RolloutFailed("nothing was changed: " + "; ".join(left))

@@ -122,8 +122,7 @@ def systemd_host(instances, settings):
         if instance["name"] in settings.get("standbys", ()):
             standby = _standby_instance(instance, instances, settings)
             entry["standby"] = temporary_standby.systemd_standby(
-                standby, systemd_unit(standby, settings["binary_path"], user, group),
-                lambda path: _file(path, instance["config_rendered"], "root", group, "0640", instance["config_has_secrets"]))
+                standby, systemd_unit(standby, settings["binary_path"], user, group), files[0])
         entries.append(entry)
     return {
         "kind": "systemd",
@@ -223,8 +222,7 @@ def static_pod_host(instances, settings, read):
             entry["standby"] = temporary_standby.static_pod_standby(
                 standby, static_pod_manifest(standby, settings["version"], checksum, base or None,
                                              instance["image"] if instance.get("image_given") else None),
-                manifest_dir, to_manifest_yaml,
-                lambda path: _file(path, instance["config_rendered"], secret=instance["config_has_secrets"]))
+                manifest_dir, files[0])
         entries.append(entry)
         drift[instance["name"]] = {
             "manifest": where["manifest"],

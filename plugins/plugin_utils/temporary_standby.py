@@ -28,6 +28,8 @@ import copy
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION, STANDBY_FOR_LABEL
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import to_manifest_yaml
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import unit_name
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 
 # How far above the instance's port its temporary standby listens (the role variable, and its default).
@@ -71,6 +73,13 @@ def _config_path(instance, name):
     return "%s/%s.yaml" % (instance["config_path"].rsplit("/", 1)[0], name)
 
 
+def _runs_from(name, kind, manifest_dir):
+    """What makes the standby ``name`` run: its manifest in the kubelet's directory, or its runtime unit."""
+    if kind == "static_pod":
+        return "%s/%s.yaml" % (manifest_dir.rstrip("/"), name)
+    return "%s/%s" % (RUNTIME_UNIT_DIR, unit_name({"name": name}))
+
+
 def standby_instance(instance, offset, others, readiness_path):
     """The resolved ``instance`` as its temporary standby: its own name, port (the instance's plus ``offset``),
     config path (a copy of the new config beside the instance's) and a shorter leader-election retry period; its
@@ -102,15 +111,20 @@ def standby_instance(instance, offset, others, readiness_path):
                 health_url=health_url, flags=flags + _retry_flags(instance["config_rendered"]))
 
 
-def _spec(standby, files, unit=None):
+def _spec(standby, config_file, runs_from, content, unit=None):
+    """The engine's spec: the instance's new config file (``config_file``, its spec) copied to the standby's path,
+    then what makes it run (``runs_from``, with ``content``)."""
     spec = {"name": standby["name"], "standby_for": standby["standby_for"], "port": standby["secure_port"],
-            "health_url": standby["health_url"], "files": files}
+            "health_url": standby["health_url"],
+            "files": [dict(config_file, path=standby["config_path"]),
+                      {"path": runs_from, "content": content, "owner": "root", "group": "root",
+                       "mode": "0644" if unit else "0600"}]}
     if unit:
         spec["unit"] = unit
     return spec
 
 
-def static_pod_standby(standby, pod, manifest_dir, manifest_yaml, config_file):
+def static_pod_standby(standby, pod, manifest_dir, config_file):
     """The engine's spec for a static pod standby: the config copy and its manifest, made from the instance's new
     ``pod`` rendered for ``standby`` (standby_instance): a pod name of its own, no checksum annotation, and a label
     naming the instance it stands in for (not kubeadm's component label: nothing may take it for the scheduler)."""
@@ -125,28 +139,23 @@ def static_pod_standby(standby, pod, manifest_dir, manifest_yaml, config_file):
         metadata["annotations"] = annotations
     else:
         metadata.pop("annotations", None)
-    return _spec(standby, [config_file(standby["config_path"]),
-                           {"path": "%s/%s.yaml" % (manifest_dir.rstrip("/"), standby["name"]),
-                            "content": manifest_yaml(pod), "owner": "root", "group": "root", "mode": "0600"}])
+    return _spec(standby, config_file, _runs_from(standby["name"], "static_pod", manifest_dir), to_manifest_yaml(pod))
 
 
 def systemd_standby(standby, unit_text, config_file):
     """The engine's spec for a systemd standby: the config copy and a runtime unit of its own."""
-    unit = "%s.service" % standby["name"]
-    return _spec(standby, [config_file(standby["config_path"]),
-                           {"path": "%s/%s" % (RUNTIME_UNIT_DIR, unit), "content": unit_text, "owner": "root",
-                            "group": "root", "mode": "0644"}], unit)
+    return _spec(standby, config_file, _runs_from(standby["name"], "systemd", None), unit_text, unit_name(standby))
 
 
 def leftover(instance, kind, offset, manifest_dir=None):
     """What the engine looks for on every run, so that a standby a killed run left behind is removed: the files,
     unit and port the standby of the resolved ``instance`` would have."""
     name = standby_name(instance["name"])
-    config_path = _config_path(instance, name)
-    if kind == "static_pod":
-        return {"paths": ["%s/%s.yaml" % (manifest_dir.rstrip("/"), name), config_path], "port": instance["secure_port"] + offset}
-    unit = "%s.service" % name
-    return {"paths": ["%s/%s" % (RUNTIME_UNIT_DIR, unit), config_path], "unit": unit, "port": instance["secure_port"] + offset}
+    found = {"paths": [_runs_from(name, kind, manifest_dir), _config_path(instance, name)],
+             "port": instance["secure_port"] + offset}
+    if kind == "systemd":
+        found["unit"] = unit_name({"name": name})
+    return found
 
 
 def needed(masters):

@@ -21,17 +21,30 @@ from test_static_pod_manifest import KUBEADM_1_31  # noqa: E402  pylint: disable
 
 VERSION = "1.34.2"
 KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters: []\n"
-SYSTEMD = {"unit_dir": "/etc/systemd/system", "config_dir": "/etc/kubernetes/schedulers", "version": VERSION,
-           "binary_link": "/usr/local/bin/kube-scheduler", "binary_path": "/opt/kube-scheduler/1.34.2/kube-scheduler",
-           "user": "kube-scheduler", "group": "kube-scheduler"}
-STATIC = {"manifest_dir": "/etc/kubernetes/manifests", "config_dir": "/etc/kubernetes/schedulers",
-          "state_dir": "/var/lib/kubesched/static-pod", "version": VERSION}
+
+
+def systemd_settings(version):
+    return {"unit_dir": "/etc/systemd/system", "config_dir": "/etc/kubernetes/schedulers", "version": version,
+            "binary_link": "/usr/local/bin/kube-scheduler", "binary_path": "/opt/kube-scheduler/%s/kube-scheduler" % version,
+            "user": "kube-scheduler", "group": "kube-scheduler"}
+
+
+def static_settings(version):
+    return {"manifest_dir": "/etc/kubernetes/manifests", "config_dir": "/etc/kubernetes/schedulers",
+            "state_dir": "/var/lib/kubesched/static-pod", "version": version}
+
+
+def resolved_at(version, *raw):
+    instances, errors, _warnings = resolve(list(raw), version, "/etc/kubernetes/schedulers")
+    assert not errors, errors
+    return instances
+
+
+SYSTEMD, STATIC = systemd_settings(VERSION), static_settings(VERSION)
 
 
 def resolved(*raw):
-    instances, errors, _warnings = resolve(list(raw), VERSION, "/etc/kubernetes/schedulers")
-    assert not errors, errors
-    return instances
+    return resolved_at(VERSION, *raw)
 
 
 def two():

@@ -13,26 +13,20 @@ import pytest
 import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.filter.rollout_order import rollout_waves
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import RolloutError, static_pod_host, systemd_host
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import scheduler_container
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.temporary_standby import needed
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_rollout_order import DEFAULT, view  # noqa: E402  pylint: disable=wrong-import-position
+from test_rollout_files import resolved_at, static_settings, systemd_settings  # noqa: E402  pylint: disable=wrong-import-position
 
 VERSION = "1.37.2"
-SYSTEMD = {"unit_dir": "/etc/systemd/system", "config_dir": "/etc/kubernetes/schedulers", "version": VERSION,
-           "binary_link": "/usr/local/bin/kube-scheduler", "binary_path": "/opt/kube-scheduler/1.37.2/kube-scheduler",
-           "user": "kube-scheduler", "group": "kube-scheduler"}
-STATIC = {"manifest_dir": "/etc/kubernetes/manifests", "config_dir": "/etc/kubernetes/schedulers",
-          "state_dir": "/var/lib/kubesched/static-pod", "version": VERSION}
+SYSTEMD, STATIC = systemd_settings(VERSION), static_settings(VERSION)
 
 
 def resolved(*raw):
-    instances, errors, _warnings = resolve(list(raw), VERSION, "/etc/kubernetes/schedulers")
-    assert not errors, errors
-    return instances
+    return resolved_at(VERSION, *raw)
 
 
 def default(**config):
