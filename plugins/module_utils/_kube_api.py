@@ -203,7 +203,10 @@ class Connection(object):
                 with open(_path(user["tokenFile"], base_dir)) as handle:
                     token = handle.read().strip()
             if token:
-                headers["Authorization"] = "Bearer " + token
+                headers["Authorization"] = "Bearer " + _header_safe_token(token)
+        except KubeconfigError:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
         except (OSError, ssl.SSLError, ValueError, TypeError) as exc:
             shutil.rmtree(work, ignore_errors=True)
             raise KubeconfigError("its TLS material cannot be loaded: %s" % exc)
@@ -220,6 +223,9 @@ class Connection(object):
             data = answer.read()
         except (OSError, HTTPException, ssl.SSLError) as exc:
             raise Unreachable("%s: %s" % (self.server, exc))
+        except ValueError:
+            # http.client refuses a header value it cannot send, quoting the value: a token must never be shown.
+            raise Unreachable("%s: the request could not be sent (a header value HTTP cannot carry)" % self.server)
         finally:
             connection.close()
         try:
@@ -229,6 +235,26 @@ class Connection(object):
         if answer.status >= 400:
             raise ApiError(answer.status, decoded.get("message") if isinstance(decoded, dict) else str(decoded))
         return decoded
+
+
+# What an HTTP header value may hold (RFC 9110 field-value: visible characters, space and tab). Go's net/http, which
+# kube-scheduler's client uses, refuses any other byte, as http.client does here.
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+
+
+def _header_safe_token(token):
+    """The token as a header may carry it; KubeconfigError (which never quotes it) for a token a request cannot
+    carry, most often one pasted with a trailing newline. A tokenFile's content is trimmed (client-go's
+    strings.TrimSpace), an inline token is not: client-go sends it as it is, and the API server is never reached."""
+    if not isinstance(token, str):
+        raise KubeconfigError("its user's token is not text")
+    if not _HEADER_VALUE.fullmatch(token):
+        where = next(index for index, char in enumerate(token) if not _HEADER_VALUE.fullmatch(char))
+        raise KubeconfigError(
+            "its user's token has a line break or another control character (character %d of %d), which no HTTP "
+            "request can carry, so kube-scheduler could not use it either; remove it from the kubeconfig (a trailing "
+            "newline is the usual cause)" % (where + 1, len(token)))
+    return token
 
 
 def _path(name, base_dir):

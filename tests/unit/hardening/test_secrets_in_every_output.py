@@ -39,6 +39,8 @@ contexts:
   name: c
 current-context: c
 """ % (TOKEN, CLIENT_KEY)
+# A token pasted with its trailing newline: no HTTP request can carry it.
+NEWLINE_KUBECONFIG = KUBECONFIG.replace("token: %s" % TOKEN, "token: \"%s\\n\"" % TOKEN)
 EXTENDER = {"urlPrefix": "https://extender.example:8443/", "filterVerb": "filter",
             "tlsConfig": {"keyData": KEY, "certData": CERT}}
 V1BETA3 = ("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
@@ -79,9 +81,21 @@ PLAYBOOK = """
             health_url: https://127.0.0.1:10999/livez
             files:
               - {path: "{{ work }}/rollout-over-kubeconfig.yaml", content: "plain: text\\n", mode: "0600"}
+    - name: rollout_lease_check_token_with_newline
+      kubesched.schedulers.rollout:
+        kind: static_pod
+        mode: plan
+        instances:
+          - name: one
+            port: 10999
+            health_url: https://127.0.0.1:10999/livez
+            files:
+              - {path: "{{ work }}/newline-token.conf", content: "{{ newline_kubeconfig }}", mode: "0600", secret: true}
+            lease_access: {kubeconfig: "{{ work }}/newline-token.conf", namespace: kube-system, name: one}
+      register: newline_token
     - name: Keep the results
       ansible.builtin.copy:
-        content: "{{ {'convert': upgrade_convert, 'kind_missing': upgrade_kind_missing} | to_json }}"
+        content: "{{ {'convert': upgrade_convert, 'kind_missing': upgrade_kind_missing, 'newline_token': newline_token} | to_json }}"
         dest: "{{ work }}/results.json"
         mode: "0600"
 """
@@ -93,7 +107,8 @@ def run(tmp_path_factory, ansible_playbook):
     for name in ("over-kubeconfig.yaml", "rollout-over-kubeconfig.yaml"):
         (work / name).write_text(KUBECONFIG)
     (work / "playbook.yml").write_text(PLAYBOOK)
-    (work / "vars.json").write_text(json.dumps({"work": str(work), "v1beta3": V1BETA3, "kind_missing": KIND_MISSING}))
+    (work / "vars.json").write_text(json.dumps({"work": str(work), "v1beta3": V1BETA3, "kind_missing": KIND_MISSING,
+                                                "newline_kubeconfig": NEWLINE_KUBECONFIG}))
     proc = ansible_playbook(["-vvv", "--diff", "-i", "localhost,", "-c", "local",
                              "-e", "ansible_python_interpreter=" + sys.executable, "-e", "@vars.json", "playbook.yml"],
                             cwd=work)
@@ -120,6 +135,15 @@ def test_the_upgrade_checks_kind_missing_echo_is_redacted_data(run):
     result = run["results"]["kind_missing"]
     assert result["failed"] and "Object 'Kind' is missing in '" in result["msg"]
     assert '"keyData": "<redacted>"' in result["msg"] and "https://x/" in result["msg"]
+
+
+def test_a_token_with_a_trailing_newline_makes_the_lease_check_not_possible_and_is_never_shown(run):
+    result = run["results"]["newline_token"]
+    assert not result.get("failed"), result
+    lease = result["plan"]["instances"]["one"]["lease_access"]
+    assert lease["status"] == "not checked" and "line break" in lease["detail"], lease
+    assert any("line break" in warning for warning in result["warnings"]), result["warnings"]
+    assert TOKEN not in json.dumps(result)
 
 
 @pytest.mark.parametrize("name", ["over-kubeconfig.yaml", "rollout-over-kubeconfig.yaml"])
