@@ -21,15 +21,42 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._files import
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
 
 
+# How much of a file is read for its mark: the standby's config copy and unit carry it in their first line, its
+# manifest among its labels, near the top.
+_MARK_READ = 64 * 1024
+
+
+def carries(path, mark):
+    """Whether the regular file ``path`` has ``mark`` as one of its lines: alone, as a comment, or as a label of the
+    manifest (indented, its value maybe quoted)."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as handle:
+        return carries_text(handle.read(_MARK_READ).decode("utf-8", "replace"), mark)
+
+
+def carries_text(text, mark):
+    key, _colon, value = mark.partition(": ")
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("#"):
+            line = line[1:].strip()
+        found_key, colon, found_value = line.partition(":")
+        if colon and found_key.strip().strip("\"'") == key and found_value.strip().strip("\"'") == value:
+            return True
+    return False
+
+
 def leftovers(instances):
     """The standbys of present ``instances`` whose files a run that stopped half-way left on this master:
-    [{name, paths (those present), unit, port}]."""
+    [{name, paths (those present and carrying the standby's mark), unit, port}]. A file at a standby's path without
+    the mark is not the collection's (an operator's, or an instance's) and is never counted, so never removed."""
     found = []
     for instance in instances:
         spec = instance.get("standby_leftover")
         if instance.get("state", "present") != "present" or not spec:
             continue
-        present = [path for path in spec["paths"] if os.path.lexists(path)]
+        present = [path for path in spec["paths"] if carries(path, spec["mark"])]
         if present:
             found.append({"name": instance["name"], "paths": present, "unit": spec.get("unit"), "port": spec["port"]})
     return found

@@ -250,6 +250,13 @@ options:
           paths: {description: Its files., type: list, elements: path, required: true}
           unit: {description: Its runtime unit (systemd)., type: str}
           port: {description: Its port (a static pod's must be free before the call goes on)., type: int, required: true}
+          mark:
+            description:
+              - A line each of its files carries (the standby pod's label, a comment in its config copy and unit). A
+                file at one of O(instances[].standby_leftover.paths) without it is not a standby of this collection
+                and is left alone.
+            type: str
+            required: true
   lease_rbac:
     description: What the apply call may do about a lease right the plan found missing.
     type: dict
@@ -423,7 +430,7 @@ ARGUMENT_SPEC = dict(
             files=dict(type="list", elements="dict", required=True, options=_FILE))),
         standby_leftover=dict(type="dict", options=dict(
             paths=dict(type="list", elements="path", required=True), unit=dict(type="str"),
-            port=dict(type="int", required=True))))),
+            port=dict(type="int", required=True), mark=dict(type="str", required=True))))),
     lease_rbac=dict(type="dict", options=dict(create=dict(type="bool", default=False),
                                               kubeconfig=dict(type="path", default="/etc/kubernetes/admin.conf"))),
     health_timeout=dict(type="int", default=180),

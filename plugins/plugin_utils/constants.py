@@ -39,6 +39,8 @@ VERIFY_RUN_LABEL = DOMAIN + "/verify-run"
 VERIFY_SCHEDULER_NAME_ANNOTATION = DOMAIN + "/scheduler-name"
 # On the pod of a temporary standby (make before break: temporary_standby.py): the instance it stands in for.
 STANDBY_FOR_LABEL = DOMAIN + "/standby-for"
+# The names of temporary standbys: reserved, so that no instance is taken for one (or one for an instance).
+STANDBY_NAME_PREFIX = "kubesched-standby-"
 
 # What the templates read: the role-facing names of the keys above.
 ANNOTATIONS = {

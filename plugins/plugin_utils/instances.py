@@ -19,6 +19,7 @@ import re
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import STANDBY_NAME_PREFIX
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instance_spec import INSTANCE_SPEC, MUTUALLY_EXCLUSIVE
@@ -555,6 +556,10 @@ def _check_name(value, _name=None):
     if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
         raise ValueError("Invalid value: %r: must be a DNS-1123 label (lower-case letters, digits and '-', at "
                          "most 63 characters): it names the unit, the manifest and the config file" % (value,))
+    if value.startswith(STANDBY_NAME_PREFIX):
+        raise ValueError("Invalid value: %r: names that start with %r are reserved for the temporary standbys of make "
+                         "before break, which the rollout starts and removes on its own; give the instance another "
+                         "name" % (value, STANDBY_NAME_PREFIX))
     return value
 
 

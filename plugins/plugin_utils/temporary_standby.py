@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import CHECKSUM_ANNOTATION, STANDBY_FOR_LABEL
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import (
+    CHECKSUM_ANNOTATION, STANDBY_FOR_LABEL, STANDBY_NAME_PREFIX)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import to_manifest_yaml
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import unit_name
@@ -56,7 +57,18 @@ class StandbyError(ValueError):
 
 
 def standby_name(instance_name):
-    return "kubesched-standby-%s" % instance_name
+    return STANDBY_NAME_PREFIX + instance_name
+
+
+def mark(instance_name):
+    """The line by which the engine knows a file for one of the collection's temporary standbys, never by its name
+    alone: the standby pod's label as its manifest carries it, and a comment in the first line of its config copy
+    and of its unit."""
+    return "%s: %s" % (STANDBY_FOR_LABEL, instance_name)
+
+
+def _marked(content, instance_name):
+    return "# %s\n%s" % (mark(instance_name), content)
 
 
 def _retry_flags(config_rendered):
@@ -116,7 +128,8 @@ def _spec(standby, config_file, runs_from, content, unit=None):
     then what makes it run (``runs_from``, with ``content``)."""
     spec = {"name": standby["name"], "standby_for": standby["standby_for"], "port": standby["secure_port"],
             "health_url": standby["health_url"],
-            "files": [dict(config_file, path=standby["config_path"]),
+            "files": [dict(config_file, path=standby["config_path"],
+                           content=_marked(config_file["content"], standby["standby_for"])),
                       {"path": runs_from, "content": content, "owner": "root", "group": "root",
                        "mode": "0644" if unit else "0600"}]}
     if unit:
@@ -144,15 +157,17 @@ def static_pod_standby(standby, pod, manifest_dir, config_file):
 
 def systemd_standby(standby, unit_text, config_file):
     """The engine's spec for a systemd standby: the config copy and a runtime unit of its own."""
-    return _spec(standby, config_file, _runs_from(standby["name"], "systemd", None), unit_text, unit_name(standby))
+    return _spec(standby, config_file, _runs_from(standby["name"], "systemd", None),
+                 _marked(unit_text, standby["standby_for"]), unit_name(standby))
 
 
 def leftover(instance, kind, offset, manifest_dir=None):
     """What the engine looks for on every run, so that a standby a killed run left behind is removed: the files,
-    unit and port the standby of the resolved ``instance`` would have."""
+    unit and port the standby of the resolved ``instance`` would have, and the mark its files carry (a file there
+    without it is not the collection's, and is left alone)."""
     name = standby_name(instance["name"])
     found = {"paths": [_runs_from(name, kind, manifest_dir), _config_path(instance, name)],
-             "port": instance["secure_port"] + offset}
+             "port": instance["secure_port"] + offset, "mark": mark(instance["name"])}
     if kind == "systemd":
         found["unit"] = unit_name({"name": name})
     return found

@@ -16,6 +16,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_erro
 from test_rollout_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
 
 PORT, STANDBY_PORT = 10259, 11259
 
@@ -59,18 +60,23 @@ class Waiter(FakeWaiter):
 
 
 def standby(root):
-    files = [{"path": "%s/etc/kubesched-standby-kube-scheduler.yaml" % root, "content": "a: 2\n", "owner": "root",
-              "group": "root", "mode": "0640", "secret": False},
-             {"path": "%s/run/kubesched-standby-kube-scheduler.service" % root, "content": "[Service]\n", "owner": "root",
+    files = [{"path": "%s/etc/kubesched-standby-kube-scheduler.yaml" % root, "content": MARKED + "a: 2\n",
+              "owner": "root", "group": "root", "mode": "0640", "secret": False},
+             {"path": "%s/run/kubesched-standby-kube-scheduler.service" % root, "content": MARKED + "[Service]\n",
+              "owner": "root",
               "group": "root", "mode": "0644", "secret": False}]
     return {"name": "kubesched-standby-kube-scheduler", "standby_for": "kube-scheduler", "port": STANDBY_PORT,
             "unit": "kubesched-standby-kube-scheduler.service", "health_url": "https://127.0.0.1:%d/readyz" % STANDBY_PORT,
             "files": files}
 
 
+MARK = "kubesched.schedulers/standby-for: kube-scheduler"
+MARKED = "# %s\n" % MARK
+
+
 def leftover(root):
     return {"paths": [f["path"] for f in standby(root)["files"]], "unit": "kubesched-standby-kube-scheduler.service",
-            "port": STANDBY_PORT}
+            "port": STANDBY_PORT, "mark": MARK}
 
 
 def setup(tmp_path, config="a: 2\n", with_standby=True):
@@ -160,3 +166,25 @@ def test_a_standby_a_killed_run_left_is_pending_in_the_plan_and_removed_first(tm
     assert log == [("remove", "kubesched-standby-kube-scheduler.service")]
     assert not [name for name in snapshot(root) if "standby" in name]
     assert Engine(p, Recorder([]), Waiter([], root)).plan()[2] is False
+
+
+@pytest.mark.parametrize("content", ["a: 2\n", "# kubesched.schedulers/standby-for: batch\na: 2\n", "[Service]\n"])
+def test_a_file_at_a_standbys_path_without_its_mark_is_not_a_leftover_and_stays(tmp_path, content):
+    # An instance of the operator's own at the standby's config path (its name once was not reserved), or the mark of
+    # another instance's standby: not this instance's standby, so nothing is stopped and nothing is removed.
+    root, p = setup(tmp_path, config="a: 1\n", with_standby=False)
+    for spec in standby(root)["files"]:
+        os.makedirs(os.path.dirname(spec["path"]), exist_ok=True)
+        with open(spec["path"], "w") as handle:
+            handle.write(content)
+    log = []
+    plan, _diff, changed = Engine(p, Recorder(log), Waiter(log, root)).plan()
+    assert not changed and "standby_leftovers" not in plan
+    assert all(os.path.exists(spec["path"]) for spec in standby(root)["files"])
+
+
+def test_a_static_pod_standbys_manifest_is_known_by_its_label():
+    manifest = ("apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    kubesched.schedulers/standby-for: 'kube-scheduler'\n"
+                "    tier: control-plane\n  name: kubesched-standby-kube-scheduler\n")
+    assert _standby.carries_text(manifest, MARK)
+    assert not _standby.carries_text(manifest.replace("'kube-scheduler'", "batch"), MARK)

@@ -93,8 +93,9 @@ def test_a_static_pod_standby_is_the_new_pod_on_the_spare_port_with_its_own_name
     assert standby["health_url"] == "https://127.0.0.1:11259/readyz"
     config, manifest = standby["files"]
     assert config["path"] == "/etc/kubernetes/schedulers/kubesched-standby-kube-scheduler.yaml"
-    # The same new config the instance gets, which the plan's preflight checked.
-    assert config["content"] == entry["files"][0]["content"] and config["mode"] == "0600"
+    # The same new config the instance gets, which the plan's preflight checked, under the standby's mark.
+    assert config["content"] == "# kubesched.schedulers/standby-for: kube-scheduler\n" + entry["files"][0]["content"]
+    assert config["mode"] == "0600"
     assert manifest["path"] == "/etc/kubernetes/manifests/kubesched-standby-kube-scheduler.yaml"
     pod = yaml.safe_load(manifest["content"])
     assert pod["metadata"]["name"] == "kubesched-standby-kube-scheduler"
@@ -109,7 +110,8 @@ def test_a_static_pod_standby_is_the_new_pod_on_the_spare_port_with_its_own_name
     volumes = dict((volume["name"], volume["hostPath"]["path"]) for volume in pod["spec"]["volumes"])
     assert volumes["kubesched-config"] == config["path"]
     # Where a later run looks for a standby a killed run left behind.
-    assert entry["standby_leftover"] == {"paths": [manifest["path"], config["path"]], "port": 11259}
+    assert entry["standby_leftover"] == {"paths": [manifest["path"], config["path"]], "port": 11259,
+                                         "mark": "kubesched.schedulers/standby-for: kube-scheduler"}
 
 
 def test_a_systemd_standby_is_a_runtime_unit_of_the_new_binary_never_in_the_unit_directory():
@@ -120,6 +122,7 @@ def test_a_systemd_standby_is_a_runtime_unit_of_the_new_binary_never_in_the_unit
     config, unit = standby["files"]
     assert (config["owner"], config["group"], config["mode"]) == ("root", "kube-scheduler", "0640")
     assert unit["path"] == "/run/systemd/system/kubesched-standby-kube-scheduler.service"
+    assert unit["content"].startswith("# kubesched.schedulers/standby-for: kube-scheduler\n# Managed by Ansible")
     assert '"/opt/kube-scheduler/1.37.2/kube-scheduler"' in unit["content"]
     assert '"--secure-port=10266"' in unit["content"] and '"--leader-elect-retry-period=250ms"' in unit["content"]
     assert "User=kube-scheduler" in unit["content"]
