@@ -55,6 +55,20 @@ def listener_pid(port):
     return 0
 
 
+def port_holder(port):
+    """Who listens on TCP ``port``, as a message says it ("process 1234 (nginx)"), or None when it is free."""
+    pid = listener_pid(port)
+    if pid is None:
+        return None
+    if not pid:
+        return "a process this master's /proc does not show"
+    try:
+        with open("/proc/%d/comm" % pid) as handle:
+            return "process %d (%s)" % (pid, handle.read().strip())
+    except OSError:
+        return "process %d" % pid
+
+
 def health_error(url):
     """None when ``url`` answers 200 "ok" (the serving certificate is not verified), else the reason."""
     try:

@@ -1,14 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A master's change that is applied but not yet proven: what the rollout engine needs to put the master back.
+"""A master's change from before its first write until it is committed: what the rollout engine needs to put the
+master back, or to gate the change again.
 
-The engine's apply step holds the change (its health gate passed, a later gate may still refuse it: the verify
-role's metrics gate of the rollout playbooks); the commit step releases it once the master's last gate passed; the
-restore step puts the master back from it. Kept on the master in ``<state_dir>/held-change.json`` beside the
-backups it names, so that the three steps may be three module calls: the instances (name, unit, port, health URL:
-no file content, so never a secret), the pid each answered with before the change, the binary link's previous
-target, and the directories the change made or changed.
+Intent first: the engine's apply step records the change it is about to make (each instance's backup, taken before
+its files are written, the standbys it starts, the binary link's previous target, the directories it makes) before
+each write, so a run killed anywhere (the controller, the engine on the master, the master itself) leaves a record.
+While the record says its health gate never passed, the change is pending: the next run gates it again from the
+record and restores it on failure, whatever the files look like. Once the gate passed, the change is held (a later
+gate may still refuse it: the verify role's metrics gate of the rollout playbooks); the commit step releases it (its
+backups go) and the restore step puts the master back from it. Kept on the master in ``<state_dir>/held-change.json``
+beside the backups it names, so that the steps may be separate module calls: the instances (name, unit, port,
+health URL, the sha256 of each file written: never file content, so never a secret), the pid each answered with
+before the change, the binary link's previous target, and the directories the change made or changed.
 Host code: stdlib only.
 """
 
@@ -37,6 +42,10 @@ class HeldChange(object):
         self.link_before = None
         self.made = []
         self.changed_dirs = []
+        # False from the intent on, until every instance the change touched passed the apply step's health gate.
+        self.gate_passed = False
+        self.standbys = []  # the temporary standbys the change started (names)
+        self.written = {}  # path -> sha256 of what the change wrote there
 
     def names(self):
         return [instance["name"] for instance, _backup, _pid in self.touched]
@@ -51,7 +60,8 @@ class HeldChange(object):
         """Written atomically, root only (the state directory is 0700 too)."""
         record = {"instances": [dict(instance, pid_before=pid) for instance, _backup, pid in self.touched],
                   "link_path": self.link_path, "link_before": self.link_before, "made": self.made,
-                  "changed_dirs": [list(entry) for entry in self.changed_dirs]}
+                  "changed_dirs": [list(entry) for entry in self.changed_dirs], "gate_passed": self.gate_passed,
+                  "standbys": self.standbys, "written": self.written}
         os.makedirs(self.state_dir, 0o700, exist_ok=True)
         write_atomically(self.path, json.dumps(record, indent=1, sort_keys=True).encode("utf-8"), (0, 0), 0o600)
 
@@ -66,18 +76,30 @@ class HeldChange(object):
             return None
         for entry in record["instances"]:
             pid = entry.pop("pid_before", None)
-            held.touched.append((entry, Backup.load(state_dir, entry["name"]), pid))
+            try:
+                backup = Backup.load(state_dir, entry["name"])
+            except FileNotFoundError:
+                continue  # an absent instance whose removal cleared its backup: nothing of it to put back
+            held.touched.append((entry, backup, pid))
         held.link_path = record.get("link_path")
         held.link_before = record.get("link_before")
         held.made = list(record.get("made") or [])
         held.changed_dirs = [tuple(entry) for entry in record.get("changed_dirs") or []]
+        # A record without the field was written by a version that recorded a change only once its gate passed.
+        held.gate_passed = bool(record.get("gate_passed", True))
+        held.standbys = list(record.get("standbys") or [])
+        held.written = dict(record.get("written") or {})
         return held
 
     def release(self):
-        """The master's last gate passed: its backups and this record go."""
+        """The master's last gate passed: its backups and this record go; returns the backup directories removed."""
+        removed = []
         for _instance, backup, _pid in self.touched:
+            if os.path.isdir(backup.dir):
+                removed.append(backup.dir)
             backup.clear()
         self.forget()
+        return removed
 
     def forget(self):
         """After a restore: the record goes, the backups stay for the operator (as a failed apply leaves them)."""

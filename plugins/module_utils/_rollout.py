@@ -220,6 +220,44 @@ def _owner_problems(specs):
     return problems
 
 
+def installed_port(instance):
+    """The secure port the instance's installed unit or manifest (its last file, written last) gives
+    kube-scheduler: its --secure-port, else kube-scheduler's default 10259; None when it is not installed."""
+    path = instance["files"][-1]["path"] if instance.get("files") else None
+    if not path or not os.path.isfile(path):
+        return None
+    content = read_file(path)["content"] or ""
+    found = _SECURE_PORT.search(content)
+    return int(found.group(1)) if found else DEFAULT_SECURE_PORT
+
+
+# kube-scheduler's --secure-port as the collection's units and manifests and kubeadm's manifests write it.
+_SECURE_PORT = re.compile(r"--secure-port=([0-9]{1,5})\b")
+DEFAULT_SECURE_PORT = 10259
+
+
+def stale_backups(state_dir, held):
+    """The backup directories in ``state_dir`` that no recorded change names (``held``: the record, or None): the
+    backups a restore kept for the operator, or those of a change a killed run never recorded."""
+    names = set(held.names()) if held is not None else set()
+    try:
+        entries = sorted(os.listdir(state_dir))
+    except OSError:
+        return []
+    return [os.path.join(state_dir, name, "backup") for name in entries
+            if name not in names and os.path.isfile(os.path.join(state_dir, name, "backup", "index.json"))]
+
+
+def remove_backups(directories):
+    """Each backup directory removed (and its instance's directory when that is left empty); returns them."""
+    for directory in directories:
+        remove_path(directory)
+        parent = os.path.dirname(directory)
+        if os.path.isdir(parent) and not os.listdir(parent):
+            os.rmdir(parent)
+    return list(directories)
+
+
 # --- the engine ---------------------------------------------------------------------------------------------------
 
 # What a call does: read facts only, plan (compare, diff, and run the master's kube-scheduler against every new
@@ -254,6 +292,7 @@ class Engine(object):
         self.result = {}
         self._rbac_to_create = []  # (instance, lease spec, objects) the apply call creates (the operator's opt-in)
         self._standby_leftovers = []  # temporary standbys a killed run left, found by the plan, removed by the apply
+        self._gate_failed = set()  # instances that gave no healthy answer in this call's gate
 
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
@@ -351,26 +390,73 @@ class Engine(object):
         refusals = self._check_leases(plan)
         held = HeldChange.load(p["state_dir"]) if p.get("state_dir") else None
         if held is not None:
-            # An apply whose commit or restore never came (the run stopped in between): still unproven, so still
-            # pending. The next apply gates it again and holds it with its own change, for the last gate to judge.
             plan["held"] = held.names()
-            self.result.setdefault("warnings", []).append(
-                "%s: a change applied by an earlier run was never committed or restored (the run stopped before the "
-                "master's last gate); it is pending: the apply step gates it again and holds it, and a restore puts "
-                "back what was there before it (backups in %s)" % (", ".join(held.names()) or "directories", p["state_dir"]))
-        # What the apply step removes first (read once, here).
+            names = ", ".join(held.names()) or "directories"
+            if not held.gate_passed:
+                # Recorded before its first write, never gated to the end: the run (or the engine, or the master)
+                # stopped in between. The files on the master prove nothing either way.
+                warning = ("%s: a change an earlier run began was never gated to the end (the run stopped between its "
+                           "first write and its health gate); it is pending: the apply step gates it again from its "
+                           "record (%s) and restores what was there before it when that fails, whatever the files "
+                           "look like now" % (names, HeldChange(p["state_dir"]).path))
+            else:
+                # An apply whose commit or restore never came (the run stopped in between): still unproven, so still
+                # pending. The next apply gates it again and holds it with its own change, for the last gate to judge.
+                warning = ("%s: a change applied by an earlier run was never committed or restored (the run stopped "
+                           "before the master's last gate); it is pending: the apply step gates it again and holds "
+                           "it, and a restore puts back what was there before it (backups in %s)" % (names, p["state_dir"]))
+            self.result.setdefault("warnings", []).append(warning)
+        stale = stale_backups(p["state_dir"], held) if p.get("state_dir") else []
+        if stale:
+            # Backups of changes that were restored (kept for the operator) or never recorded: the apply step
+            # removes them, as a commit removes the backups of its change.
+            plan["stale_backups"] = stale
+        # What the apply step removes once the instance it stands in for answers health (read once, here).
         left = self._standby_leftovers = _standby.leftovers(p["instances"])
         if left:
-            # A run stopped while a temporary standby ran (make before break): the apply step removes it first.
+            # A run stopped while a temporary standby ran (make before break).
             plan["standby_leftovers"] = [found["name"] for found in left]
             self.result.setdefault("warnings", []).append(
                 "%s: a temporary standby an earlier run started is still on this master (%s); the apply step removes "
-                "it first" % (", ".join(plan["standby_leftovers"]), ", ".join(path for found in left for path in found["paths"])))
-        changed = bool(plan["directories"] or plan["link_changed"] or held is not None or left
+                "it once the instance it stands in for answers health, never before"
+                % (", ".join(plan["standby_leftovers"]), ", ".join(path for found in left for path in found["paths"])))
+        refusals.extend(self._port_refusals(plan))
+        changed = bool(plan["directories"] or plan["link_changed"] or held is not None or left or stale
                        or any(e["action"] != NONE or (e.get("lease_access") or {}).get("will_create")
                               for e in plan["instances"].values()))
         self._ask_the_binary(plan, diff, refusals)
         return plan, diff, changed
+
+    def _port_refusals(self, plan):
+        """The ports the offline preflight cannot see (it runs with --secure-port 0): each instance that would start
+        a process must find its secure port free, or held by the process the change replaces (a running instance
+        that keeps its port); each temporary standby must find its own port free (or held by its own leftover)."""
+        refusals = []
+        leftover_for = set(found["name"] for found in self._standby_leftovers)
+        for instance in self.p["instances"]:
+            action = plan["instances"][instance["name"]]["action"]
+            if instance["state"] != "present" or action not in STARTS_A_PROCESS:
+                continue
+            holder = self.waiter.port_holder(instance["port"])
+            if holder is not None:
+                before = installed_port(instance)
+                if before != instance["port"] or not self.strategy.running(instance):
+                    refusals.append(
+                        "%s: secure port %d is taken on this master by %s, not by the kube-scheduler this change "
+                        "replaces (%s): kube-scheduler would exit at start (bind: address already in use); give the "
+                        "instance a free port (its secure_port, or --secure-port in its flags)"
+                        % (instance["name"], instance["port"], holder,
+                           "which listens on %d" % before if before is not None else "there is none yet"))
+            standby = instance.get("standby")
+            if (standby and action in (UPDATE, RESTART) and instance["name"] not in leftover_for
+                    and self.waiter.listener(instance["port"]) is not None):
+                holder = self.waiter.port_holder(standby["port"])
+                if holder is not None:
+                    refusals.append(
+                        "%s: port %d, for its temporary standby %s, is taken on this master by %s; set "
+                        "kube_scheduler_standby_port_offset to a free range, or kube_scheduler_make_before_break: "
+                        "false" % (instance["name"], standby["port"], standby["name"], holder))
+        return refusals
 
     def _check_leases(self, plan):
         """Every present instance with a lease asks, as itself (its kubeconfig, from this master), whether it may
@@ -479,44 +565,72 @@ class Engine(object):
     def apply(self, plan):
         """Returns {name: {restarted, pid}} and holds the change (every instance it restarted has passed its health
         gate) for the commit or restore step; raises PreflightFailed before the first write, RolledBack after
-        restoring (the story in its message)."""
+        restoring (the story in its message). Intent first: the change is recorded (_held_change.py) before each of
+        its writes, so a run killed anywhere leaves a record the next run gates again."""
         p = self.p
         self.preflight(plan)
         self._create_lease_rbac(plan)
-        left = [problem for found in self._standby_leftovers
-                for problem in _standby.remove(self.strategy, self.waiter, found, p["health_timeout"])]
-        if left:
-            raise RolloutFailed("nothing was changed: " + "; ".join(left))
         # Make before break: the standbys start before the first write of their instances (plugin_utils/temporary_standby.py).
         self._standbys = _standby.TemporaryStandbys(self.strategy, self.waiter, write_atomically,
                                                     p["health_timeout"], p["settle"])
+        # A standby a killed run left stands in for its instance until that instance answers health: it is taken over
+        # (never removed first), and this call starts no second one for the same instance.
+        left = dict((found["name"], found) for found in self._standby_leftovers)
         standbys = [instance["standby"] for instance in p["instances"]
-                    if instance.get("standby") and instance["state"] == "present"
+                    if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
                     and plan["instances"][instance["name"]]["action"] in (UPDATE, RESTART)
                     and self.waiter.listener(instance["port"]) is not None]
-        # A change an earlier apply held and nothing committed is as unproven as this one: this change builds on it,
-        # and a restore goes back to before both (each instance's first backup is kept).
+        # A change an earlier apply held, or began, and nothing committed is as unproven as this one: this change
+        # builds on it, and a restore goes back to before both (each instance's first backup is kept).
         held = self.held = HeldChange.load(p["state_dir"]) or HeldChange(p["state_dir"])
+        held.gate_passed = False
         restarting = []  # (instance, pid_before) restarted by this call
         applied = {}
         try:
             for directory in p["directories"]:
                 if directory["path"] in plan["directories"]:
                     self._make_directory(directory)
+            held.save()
             self._remove_absent(plan)
         except (RolloutFailed, OSError) as exc:
             raise RolledBack("%s. %s" % (exc, self._restore(held)))
         failure = None
         try:
+            self.result["removed_backups"] = remove_backups(plan.get("stale_backups") or [])
+            # The intent for the standbys, then the standbys: their files are the first this call writes, and a
+            # standby that never gets ready fails the call before any instance is touched.
+            held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
+                                   | set(_standby.adopted(found)["name"] for found in left.values()))
+            held.save()
+            for found in left.values():
+                self._standbys.adopt(found)
             if standbys:
                 self._standbys.start(standbys)
                 self.result["standbys"] = [standby["name"] for standby in standbys]
-            if plan["link_changed"]:
+            changing = [instance for instance in p["instances"] if instance["state"] == "present"
+                        and plan["instances"][instance["name"]]["action"] not in (NONE, ATTRIBUTES)]
+            backed_up = []
+            for instance in changing:
+                pid_before = self.waiter.listener(instance["port"])
+                if not held.holds(instance["name"]):
+                    # A shared file another instance of this call backs up is in that instance's backup (as it was
+                    # before): one copy of the text it replaces.
+                    backup = Backup(p["state_dir"], instance["name"])
+                    backup.save([spec["path"] for spec in instance["files"] if spec["path"] not in backed_up])
+                    held.add(instance, backup, pid_before)
+                backed_up.extend(spec["path"] for spec in instance["files"])
+                restarting.append((instance, pid_before))
+            if plan["link_changed"] and held.link_before is None:
                 link = p["link"]
-                before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
-                if held.link_before is None:
-                    held.link_path, held.link_before = link["path"], before
-                self._switch_link(link["path"], link["src"])
+                held.link_path = link["path"]
+                held.link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
+            held.written.update((spec["path"], sha256(spec["content"])) for instance in changing
+                                for spec in instance["files"]
+                                if spec["path"] in plan["instances"][instance["name"]]["files"])
+            # The intent for the instances: on the master before the first write of their files or the link.
+            held.save()
+            if plan["link_changed"]:
+                self._switch_link(p["link"]["path"], p["link"]["src"])
             written = []
             for instance in p["instances"]:
                 action = plan["instances"][instance["name"]]["action"]
@@ -528,14 +642,6 @@ class Engine(object):
                             set_attributes(spec)
                     applied[instance["name"]] = {"restarted": False, "pid": None}
                     continue
-                pid_before = self.waiter.listener(instance["port"])
-                if not held.holds(instance["name"]):
-                    # A shared file another instance of this call has written is in that instance's backup (as it
-                    # was before); a copy here would be of the new text.
-                    backup = Backup(p["state_dir"], instance["name"])
-                    backup.save([spec["path"] for spec in instance["files"] if spec["path"] not in written])
-                    held.add(instance, backup, pid_before)
-                restarting.append((instance, pid_before))
                 for spec in instance["files"]:
                     if spec["path"] in plan["instances"][instance["name"]]["files"] and spec["path"] not in written:
                         write_atomically(spec, held.made)
@@ -546,28 +652,38 @@ class Engine(object):
                 self.strategy.restart(instance)
             # The instances of one master are gated together (the master is the unit of a rollout; the other
             # masters keep serving): their start-up and settle time overlap instead of adding up. An instance an
-            # earlier, unproven change holds and this call did not restart is gated too, on the process it runs.
+            # earlier, unproven change holds and this call did not restart is gated too, on the process it runs, and
+            # so is one a leftover standby stands in for: the standby goes only once its instance answers.
             restarted = set(instance["name"] for instance, _pid in restarting)
             waiting = restarting + [(instance, None) for instance, _backup, _pid in held.touched
                                     if instance["name"] not in restarted and self._runs_after(instance)]
+            gated = set(instance["name"] for instance, _pid in waiting)
+            waiting += [(instance, None) for instance in p["instances"]
+                        if instance["name"] in left and instance["name"] not in gated]
             gates = self._gate_all(waiting)
             failed = []
             for instance, _pid in waiting:
                 pid, error = gates[instance["name"]]
                 if error:
+                    self._gate_failed.add(instance["name"])
                     lines = self.strategy.log_tail(instance)
                     failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
                         instance["name"], p["health_timeout"], error,
                         ("; last log lines: " + " | ".join(lines)) if lines else ""))
-                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
+                if instance["name"] in restarted or held.holds(instance["name"]):
+                    applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
             if failed:
                 raise RolloutFailed("; ".join(failed))
             # Every instance answers from its new process: the standbys go and hand the leases back.
-            left = self._standbys.stop_all()
-            if left:
-                raise RolloutFailed("; ".join(left))
+            problems = self._standbys.stop_all()
+            if problems:
+                raise RolloutFailed("; ".join(problems))
             if held.touched or held.made or held.changed_dirs or held.link_before is not None:
+                held.gate_passed = True
+                held.standbys = []
                 held.save()
+            else:
+                held.forget()
         except (RolloutFailed, OSError) as exc:
             failure = exc
         if failure is None:
@@ -579,13 +695,21 @@ class Engine(object):
         return any(wanted["name"] == instance["name"] and wanted["state"] == "present" for wanted in self.p["instances"])
 
     def commit(self):
-        """The master's last gate passed: the held change is released (its backups go). Nothing held is no error
-        (a change of attributes only, or none)."""
-        held = HeldChange.load(self.p["state_dir"])
+        """The master's last gate passed: the held change is released (its backups go, and any backup no change
+        names: one a restore kept for the operator, or one of a change never recorded). Nothing held is no error (a
+        change of attributes only, or none); a change whose health gate never passed is never committed."""
+        state_dir = self.p["state_dir"]
+        held = HeldChange.load(state_dir)
+        if held is not None and not held.gate_passed:
+            raise RolloutFailed("%s: the change recorded on this master never passed its health gate (a run stopped "
+                                "between its first write and its gate), so it is not committed; run the rollout "
+                                "again: its apply step gates the change again, and restores it when that fails"
+                                % (", ".join(held.names()) or "directories"))
+        removed = remove_backups(stale_backups(state_dir, held))
         if held is None:
-            return {"changed": False, "committed": []}
-        held.release()
-        return {"changed": False, "committed": held.names()}
+            return {"changed": bool(removed), "committed": [], "removed_backups": removed}
+        removed = held.release() + removed
+        return {"changed": False, "committed": held.names(), "removed_backups": removed}
 
     def restore(self):
         """The master's last gate failed: the master is put back from the held change, by the one restore the apply
@@ -669,10 +793,17 @@ class Engine(object):
                            "After restore %s is STILL NOT HEALTHY at %s: %s." % (instance["name"], instance["health_url"], error))
         standbys = getattr(self, "_standbys", None)
         if standbys is not None and standbys.running:
-            # Once the instances are back: the leases the standbys hold move back to them.
-            names = [standby["name"] for standby in standbys.running]
-            left = standbys.stop_all()
-            answers.extend(left or ["The temporary standby %s is removed." % ", ".join(names)])
+            # Once the instances are back: the leases the standbys hold move back to them. A standby whose instance
+            # does not answer stays: it is the one process of this master that elects on that lease.
+            restored_healthy = set(i["name"] for i in restored) - set(self._not_healthy)
+            unhealthy = (self._gate_failed - restored_healthy) | set(self._not_healthy)
+            names = [standby["name"] for standby in standbys.running if standby["for"] not in unhealthy]
+            problems = standbys.stop_all(keep_for=unhealthy)
+            if names:
+                answers.extend(problems or ["The temporary standby %s is removed." % ", ".join(names)])
+            answers.extend("The temporary standby %s is KEPT: it holds the lease while %s is not healthy; the next "
+                           "run removes it once %s answers health." % (standby["name"], standby["for"], standby["for"])
+                           for standby in standbys.running)
         return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
                         + ["Backups are kept in %s." % p["state_dir"]])
 

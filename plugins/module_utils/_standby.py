@@ -62,8 +62,23 @@ def leftovers(instances):
     return found
 
 
+def _removal(spec):
+    """What removes a standby this call started: {name, for (the instance), unit, port, paths}."""
+    return {"name": spec["name"], "for": spec["standby_for"], "unit": spec.get("unit"), "port": spec["port"],
+            "paths": [f["path"] for f in spec["files"]]}
+
+
+def adopted(found):
+    """A standby an earlier, killed run left ({name (its instance), paths, unit, port}, from ``leftovers``) as one
+    this call removes once its instance answers health."""
+    name = os.path.splitext(os.path.basename(found["paths"][0]))[0]
+    return {"name": name, "for": found["name"], "unit": found.get("unit"), "port": found["port"],
+            "paths": list(found["paths"])}
+
+
 class TemporaryStandbys(object):
-    """The standbys this call runs; ``write`` writes one file spec (the engine's atomic writer)."""
+    """The standbys this call runs or took over from a killed run; ``write`` writes one file spec (the engine's
+    atomic writer)."""
 
     def __init__(self, strategy, waiter, write, timeout, settle):
         self.strategy = strategy
@@ -71,7 +86,11 @@ class TemporaryStandbys(object):
         self._write = write
         self.timeout = timeout
         self.settle = settle
-        self.running = []  # the specs started (their files written), in start order
+        self.running = []  # removals (_removal, adopted) of the standbys this call removes, in start order
+
+    def adopt(self, found):
+        """A standby a killed run left: removed with this call's own (never before its instance answers)."""
+        self.running.append(adopted(found))
 
     def start(self, specs):
         """Each standby written, started and answering its readiness gate from a process of its own. Raises
@@ -85,7 +104,7 @@ class TemporaryStandbys(object):
                                     "kube_scheduler_make_before_break: false"
                                     % (spec["name"], spec["port"], spec["standby_for"], pid))
         for spec in specs:
-            self.running.append(spec)
+            self.running.append(_removal(spec))
             for file_spec in spec["files"]:
                 self._write(file_spec)
         self.strategy.reload([file_spec["path"] for spec in specs for file_spec in spec["files"]])
@@ -99,16 +118,16 @@ class TemporaryStandbys(object):
         if failed:
             raise RolloutFailed("; ".join(failed))
 
-    def stop_all(self):
-        """Every standby this call started goes: the lease it holds moves back. Returns what could not be removed
-        (the caller reports it), never raises."""
+    def stop_all(self, keep_for=()):
+        """Every standby this call runs goes, but those standing in for an instance of ``keep_for`` (not healthy:
+        the standby is the one process of its master that elects on that lease): the lease it holds moves back.
+        Returns what could not be removed (the caller reports it), never raises."""
         problems = []
-        for spec in reversed(self.running):
-            problems.extend(remove(self.strategy, self.waiter, {"name": spec["name"], "unit": spec.get("unit"),
-                                                                "port": spec["port"],
-                                                                "paths": [f["path"] for f in spec["files"]]},
-                                   self.timeout))
-        self.running = []
+        kept = [removal for removal in self.running if removal["for"] in keep_for]
+        for removal in reversed(self.running):
+            if removal not in kept:
+                problems.extend(remove(self.strategy, self.waiter, removal, self.timeout))
+        self.running = kept
         return problems
 
 

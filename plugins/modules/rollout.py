@@ -442,6 +442,7 @@ class Waiter(object):
     """The real gate: /proc for the listener, HTTPS for health."""
 
     listener = staticmethod(_health.listener_pid)
+    port_holder = staticmethod(_health.port_holder)
     wait_new_healthy = staticmethod(_health.wait_for_new_healthy)
     wait_port_free = staticmethod(_health.wait_for_port_free)
 

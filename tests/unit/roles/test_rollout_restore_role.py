@@ -53,6 +53,10 @@ class _Waiter(object):
         return None
 
     @staticmethod
+    def port_holder(port):
+        return None
+
+    @staticmethod
     def wait_new_healthy(port, url, previous_pid, timeout, settle):
         return 4242, None
 

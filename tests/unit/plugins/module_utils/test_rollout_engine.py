@@ -61,13 +61,17 @@ class FakeStrategy(object):
 class FakeWaiter(object):
     """Every port has a process; a gate passes with a new pid unless the port is in ``failing``."""
 
-    def __init__(self, failing=()):
+    def __init__(self, failing=(), taken=None):
         self.failing = set(failing)
         self.pids = {}
         self.gates = []
+        self.taken = dict(taken or {})  # port -> who holds it, for the plan's port check
 
     def listener(self, port):
         return self.pids.get(port, 100 + port)
+
+    def port_holder(self, port):
+        return self.taken.get(port)
 
     def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
         self.gates.append(port)
@@ -137,7 +141,8 @@ def test_plan_changes_nothing_and_apply_writes_restarts_and_gates_each_instance(
     assert files["etc/one.yaml"] == (b"a: 1\n", 0o640) and files["units/two.service"][1] == 0o644
     # Held until the master's last gate: the backups and the record of the change, until the commit clears them.
     assert sorted(os.listdir(str(tmp_path / "state"))) == ["held-change.json", "one", "two"]
-    assert eng.commit() == {"changed": False, "committed": ["one", "two"]}
+    assert eng.commit() == {"changed": False, "committed": ["one", "two"],
+                            "removed_backups": [str(tmp_path / "state" / name / "backup") for name in ("one", "two")]}
     assert os.listdir(str(tmp_path / "state")) == []
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, RESTORE, Engine
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolledBack
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
+    PreflightFailed, RolledBack, RolloutFailed)
 
 from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
 
@@ -87,7 +88,7 @@ def test_a_commit_releases_the_backups_and_a_restore_after_it_has_nothing_to_do(
     committed, _strategy = later_call(tmp_path, waiter, COMMIT)
     restored, strategy = later_call(tmp_path, waiter, RESTORE)
 
-    assert committed == {"changed": False, "committed": ["one"]}
+    assert committed == {"changed": False, "committed": ["one"], "removed_backups": [str(tmp_path / "state" / "one" / "backup")]}
     assert os.listdir(str(tmp_path / "state")) == []
     assert not restored["restored"] and not restored["changed"] and strategy.calls == []
     assert outside_state(tmp_path) == after_change
@@ -139,3 +140,102 @@ def test_an_apply_that_fails_restores_the_same_way_and_holds_nothing(tmp_path):
                FakeWaiter(failing={10259})).run(APPLY)
     result, strategy = later_call(tmp_path, FakeWaiter(), RESTORE)
     assert not result["restored"] and strategy.calls == []  # the rescue's restore step finds nothing held
+
+
+class Killed(BaseException):
+    """The engine's process ends here (SIGKILL, an OOM kill, a reboot): no handler of the engine's runs."""
+
+
+class KilledAtTheGate(FakeWaiter):
+    """Kills the engine when its health gate starts, after its last write."""
+
+    def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
+        raise Killed()
+
+
+def killed_at_the_gate(root, config):
+    """A change of "one" to ``config``, its engine killed between its last write and its gate's pass."""
+    converge(params(root, [instance(root, "one", 10259)]))
+    changed = params(root, [instance(root, "one", 10259, config=config)])
+    with pytest.raises(Killed):
+        Engine(changed, FakeStrategy(), KilledAtTheGate()).run(APPLY)
+    assert (root / "etc" / "one.yaml").read_text() == config  # written, never gated
+    return changed
+
+
+def test_a_change_is_recorded_before_its_first_write_and_a_killed_run_leaves_it_pending(tmp_path):
+    killed_at_the_gate(tmp_path, "a: 2\n")
+    record = json.loads((tmp_path / "state" / FILE_NAME).read_text())
+    assert record["gate_passed"] is False and [entry["name"] for entry in record["instances"]] == ["one"]
+    assert sorted(record["written"]) == [str(tmp_path / "etc" / "one.yaml")]
+    assert (tmp_path / "state" / "one" / "backup" / "index.json").exists()
+
+
+def test_the_next_run_restores_a_killed_change_that_fails_its_gate_again_whatever_the_files_look_like(tmp_path):
+    changed = killed_at_the_gate(tmp_path, "a: 2\n")
+    eng = Engine(changed, FakeStrategy(), FakeWaiter(failing={10259}))
+    plan, _diff, pending = eng.plan()
+    # The files are the change's already: only the record says it was never proven.
+    assert pending and plan["instances"]["one"]["action"] == "none" and plan["held"] == ["one"]
+    assert "was never gated to the end" in eng.result["warnings"][0]
+    with pytest.raises(RolledBack, match="one gave no healthy answer .* Restored: the files of one"):
+        eng.apply(plan)
+    assert (tmp_path / "etc" / "one.yaml").read_text() == "a: 1\n"
+    assert ("restart", "one.service") in eng.strategy.calls
+    assert not (tmp_path / "state" / FILE_NAME).exists()
+
+
+def test_the_next_run_commits_a_killed_change_that_passes_its_gate_and_the_run_after_is_a_no_op(tmp_path):
+    changed = killed_at_the_gate(tmp_path, "a: 2\n")
+    eng, applied = converge(changed)
+    assert applied == {"one": {"restarted": False, "pid": 10360}} and eng.waiter.gates == [10259]
+    assert (tmp_path / "etc" / "one.yaml").read_text() == "a: 2\n"
+    assert os.listdir(str(tmp_path / "state")) == []  # committed: the record and the backup are gone
+    assert Engine(changed, FakeStrategy(), FakeWaiter()).plan()[2] is False
+
+
+def test_a_change_whose_gate_never_passed_is_never_committed(tmp_path):
+    killed_at_the_gate(tmp_path, "a: 2\n")
+    with pytest.raises(RolloutFailed, match="never passed its health gate .* so it is not committed"):
+        later_call(tmp_path, FakeWaiter(), COMMIT)
+    assert json.loads((tmp_path / "state" / FILE_NAME).read_text())["gate_passed"] is False
+
+
+def test_backups_a_restore_kept_go_with_the_next_run_which_says_so_and_the_run_after_is_a_no_op(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    with pytest.raises(RolledBack, match="Backups are kept in"):
+        converge(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), failing={10259})
+    backup = str(tmp_path / "state" / "one" / "backup")
+    assert os.path.isdir(backup)
+    same = params(tmp_path, [instance(tmp_path, "one", 10259)])
+    eng = Engine(same, FakeStrategy(), FakeWaiter())
+    result = eng.run(APPLY)
+    assert result["changed"] and result["plan"]["stale_backups"] == [backup]
+    assert result["removed_backups"] == [backup] and not os.path.exists(backup)
+    assert eng.strategy.calls == []  # nothing restarted for it
+    assert Engine(same, FakeStrategy(), FakeWaiter()).run(APPLY)["changed"] is False
+
+
+def test_the_plan_refuses_a_secure_port_another_process_holds_before_any_write(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    before = snapshot(tmp_path)
+    moved = instance(tmp_path, "one", 10271)
+    moved["files"][1]["content"] = "[Service]\nExecStart=/bin/one --secure-port=10271\n"
+    eng = Engine(params(tmp_path, [moved]), FakeStrategy(), FakeWaiter(taken={10271: "process 77 (nginx)"}))
+    with pytest.raises(PreflightFailed, match="one: secure port 10271 is taken on this master by process 77 "
+                                              r"\(nginx\), not by the kube-scheduler this change replaces \(which "
+                                              "listens on 10259\\): kube-scheduler would exit at start"):
+        eng.run(APPLY)
+    assert snapshot(tmp_path) == before
+
+
+def test_a_port_held_by_the_instance_the_change_replaces_is_no_refusal(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    waiter = FakeWaiter(taken={10259: "process 5 (kube-scheduler)"})
+    result = Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), FakeStrategy(),
+                    waiter).run(APPLY)
+    assert result["applied"]["one"]["restarted"]
+    # A new instance may not take a port anything holds.
+    eng = Engine(params(tmp_path, [instance(tmp_path, "new", 10259)]), FakeStrategy(), waiter)
+    with pytest.raises(PreflightFailed, match="new: secure port 10259 is taken .* \\(there is none yet\\)"):
+        eng.run(APPLY)

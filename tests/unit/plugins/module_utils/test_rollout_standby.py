@@ -105,16 +105,45 @@ def test_the_standby_is_ready_before_the_first_write_and_gone_once_the_new_proce
     assert result["plan"]["instances"]["kube-scheduler"]["action"] == "update"
 
 
+class RefusesTheNewConfig(Waiter):
+    """The instance answers on its old config ("a: 1") and never on the new one."""
+
+    def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
+        with open(os.path.join(self.root, "etc", "kube-scheduler.yaml")) as handle:
+            self.failing = {PORT} if handle.read() != "a: 1\n" else set()
+        return super().wait_new_healthy(port, url, previous_pid, timeout, settle)
+
+
 def test_a_failed_instance_gate_restores_the_instance_then_removes_the_standby(tmp_path):
     root, p = setup(tmp_path)
     log = []
     with pytest.raises(RolledBack, match="The temporary standby kubesched-standby-kube-scheduler is removed"):
-        Engine(p, Recorder(log), Waiter(log, root, failing={PORT})).run("apply")
+        Engine(p, Recorder(log), RefusesTheNewConfig(log, root)).run("apply")
     # The restored instance answers again (its gate on the old config) before the standby hands the lease back.
     assert [entry[:2] for entry in log] == [
         ("start standby", "kubesched-standby-kube-scheduler.service"), ("gate", STANDBY_PORT), ("gate", PORT),
         ("gate", PORT), ("remove", "kubesched-standby-kube-scheduler.service")]
     assert log[3][2] == "a: 1\n"
+    assert not [name for name in snapshot(root) if "standby" in name]
+
+
+def test_a_standby_stays_while_the_restored_instance_does_not_answer_and_goes_once_it_does(tmp_path):
+    # Never a master with neither: the standby holds the lease while the instance it stands in for is not healthy.
+    root, p = setup(tmp_path)
+    log = []
+    with pytest.raises(RolledBack, match="The temporary standby kubesched-standby-kube-scheduler is KEPT: it holds the "
+                                         "lease while kube-scheduler is not healthy"):
+        Engine(p, Recorder(log), Waiter(log, root, failing={PORT})).run("apply")
+    assert ("remove", "kubesched-standby-kube-scheduler.service") not in log
+    assert all(os.path.exists(path) for path in leftover(root)["paths"])
+    # The next run takes the standby over, and removes it once the instance answers.
+    log = []
+    eng = Engine(p, Recorder(log), Waiter(log, root, taken=True))
+    plan, _diff, changed = eng.plan()
+    assert changed and plan["standby_leftovers"] == ["kube-scheduler"]
+    eng.apply(plan)
+    assert log[-1] == ("remove", "kubesched-standby-kube-scheduler.service")
+    assert ("gate", PORT, "a: 2\n") in log[:-1] and ("start standby", "kubesched-standby-kube-scheduler.service") not in log
     assert not [name for name in snapshot(root) if "standby" in name]
 
 
@@ -151,7 +180,7 @@ def test_no_standby_for_an_instance_that_is_not_running_or_not_replaced(tmp_path
     assert ("start standby", "kubesched-standby-kube-scheduler.service") not in log
 
 
-def test_a_standby_a_killed_run_left_is_pending_in_the_plan_and_removed_first(tmp_path):
+def test_a_standby_a_killed_run_left_is_pending_in_the_plan_and_removed_once_its_instance_answers(tmp_path):
     root, p = setup(tmp_path, config="a: 1\n", with_standby=False)
     for spec in standby(root)["files"]:
         os.makedirs(os.path.dirname(spec["path"]), exist_ok=True)
@@ -163,7 +192,7 @@ def test_a_standby_a_killed_run_left_is_pending_in_the_plan_and_removed_first(tm
     assert changed and plan["standby_leftovers"] == ["kube-scheduler"]
     assert "a temporary standby an earlier run started is still on this master" in eng.result["warnings"][0]
     eng.apply(plan)
-    assert log == [("remove", "kubesched-standby-kube-scheduler.service")]
+    assert log == [("gate", PORT, "a: 1\n"), ("remove", "kubesched-standby-kube-scheduler.service")]
     assert not [name for name in snapshot(root) if "standby" in name]
     assert Engine(p, Recorder([]), Waiter([], root)).plan()[2] is False
 
