@@ -53,8 +53,13 @@ class HeldChange(object):
     def holds(self, name):
         return name in self.names()
 
-    def add(self, instance, backup, pid_before):
-        self.touched.append((dict((key, instance.get(key)) for key in _INSTANCE_KEYS), backup, pid_before))
+    def add(self, instance, backup, pid_before, port_before=None):
+        """``port_before``: the secure port the instance listened on before the change (None: the same as after
+        it), where its health is awaited once it is restored."""
+        entry = dict((key, instance.get(key)) for key in _INSTANCE_KEYS)
+        if port_before is not None:
+            entry["port_before"] = port_before
+        self.touched.append((entry, backup, pid_before))
 
     def save(self):
         """Written atomically, root only (the state directory is 0700 too)."""

@@ -222,18 +222,36 @@ def _owner_problems(specs):
 
 def installed_port(instance):
     """The secure port the instance's installed unit or manifest (its last file, written last) gives
-    kube-scheduler: its --secure-port, else kube-scheduler's default 10259; None when it is not installed."""
+    kube-scheduler; None when it is not installed."""
     path = instance["files"][-1]["path"] if instance.get("files") else None
     if not path or not os.path.isfile(path):
         return None
-    content = read_file(path)["content"] or ""
-    found = _SECURE_PORT.search(content)
+    return secure_port(read_file(path)["content"] or "")
+
+
+def wanted_port(instance):
+    """The secure port the instance's new unit or manifest gives kube-scheduler."""
+    return secure_port(instance["files"][-1].get("content") or "") if instance.get("files") else None
+
+
+def secure_port(text):
+    """The --secure-port of a unit or manifest, else kube-scheduler's default."""
+    found = _SECURE_PORT.search(text)
     return int(found.group(1)) if found else DEFAULT_SECURE_PORT
 
 
 # kube-scheduler's --secure-port as the collection's units and manifests and kubeadm's manifests write it.
 _SECURE_PORT = re.compile(r"--secure-port=([0-9]{1,5})\b")
 DEFAULT_SECURE_PORT = 10259
+
+
+def as_before(instance):
+    """A held instance (its record) as it listened before the change: its port_before, and its health URL on it."""
+    port = instance.get("port_before")
+    if not port or port == instance.get("port"):
+        return instance
+    url = instance.get("health_url") or ""
+    return dict(instance, port=port, health_url=url.replace(":%d/" % instance["port"], ":%d/" % port, 1))
 
 
 def stale_backups(state_dir, held):
@@ -440,7 +458,7 @@ class Engine(object):
             holder = self.waiter.port_holder(instance["port"])
             if holder is not None:
                 before = installed_port(instance)
-                if before != instance["port"] or not self.strategy.running(instance):
+                if before != wanted_port(instance) or not self.strategy.running(instance):
                     refusals.append(
                         "%s: secure port %d is taken on this master by %s, not by the kube-scheduler this change "
                         "replaces (%s): kube-scheduler would exit at start (bind: address already in use); give the "
@@ -617,7 +635,9 @@ class Engine(object):
                     # before): one copy of the text it replaces.
                     backup = Backup(p["state_dir"], instance["name"])
                     backup.save([spec["path"] for spec in instance["files"] if spec["path"] not in backed_up])
-                    held.add(instance, backup, pid_before)
+                    before = installed_port(instance)
+                    held.add(instance, backup, pid_before,
+                             before if before is not None and before != wanted_port(instance) else None)
                 backed_up.extend(spec["path"] for spec in instance["files"])
                 restarting.append((instance, pid_before))
             if plan["link_changed"] and held.link_before is None:
@@ -746,7 +766,8 @@ class Engine(object):
             else:
                 remove_path(held.link_path)
                 story.append("binary link %s removed (there was none)" % held.link_path)
-        touched = held.touched
+        # The restored instances listen where they did before the change (a change may have moved a secure port).
+        touched = [(as_before(instance), backup, pid) for instance, backup, pid in held.touched]
         # Who listens now, before the restore: the failed processes, which the restored ones must replace.
         failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
         restored, removed, unrestorable = [], [], []

@@ -239,3 +239,13 @@ def test_a_port_held_by_the_instance_the_change_replaces_is_no_refusal(tmp_path)
     eng = Engine(params(tmp_path, [instance(tmp_path, "new", 10259)]), FakeStrategy(), waiter)
     with pytest.raises(PreflightFailed, match="new: secure port 10259 is taken .* \\(there is none yet\\)"):
         eng.run(APPLY)
+
+
+def test_a_restore_awaits_health_on_the_port_the_instance_listened_on_before_the_change(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    moved = instance(tmp_path, "one", 10271)
+    moved["files"][1]["content"] = "[Service]\nExecStart=/bin/one --secure-port=10271\n"
+    waiter = FakeWaiter(failing={10271})
+    with pytest.raises(RolledBack, match="After restore one answers health again at https://127.0.0.1:10259/livez"):
+        Engine(params(tmp_path, [moved]), FakeStrategy(), waiter).run(APPLY)
+    assert waiter.gates == [10271, 10259]

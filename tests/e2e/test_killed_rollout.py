@@ -1,0 +1,189 @@
+"""A rollout killed between its last write and its health gate's pass, on real kubelets: the change was recorded
+before it was written, so the next run gates it again, and never leaves a master without a scheduler.
+
+As the one-master test does, the e2e cluster's m2 stops its kubeadm scheduler (its manifest moved away), so m1's is
+the only process that elects on kube-system/kube-scheduler; playbooks/static_pod.yml changes m1's scheduler, with a
+temporary standby (make before break). Each run is killed as a reboot, an OOM kill or a lost session would kill it:
+SIGKILL to ansible-playbook's process group and to the engine on m1, once m1's manifest has the new config.
+
+- A change kube-scheduler refuses only at start: the instance's secure port moves to one the plan finds free, and a
+  process of the test takes it once the apply step began (its first write, the standby's manifest). The next plain
+  run finds the record, gates the change again, restores the old manifest, sees the old process healthy and holding
+  the lease, removes the standby only then, and fails naming the instance.
+- A good change: the next run gates it from the record, commits it (the backup goes), removes the standby; the run
+  after changes nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kubernetes import client
+
+from cluster import wait_for  # tests/controlplane (realcluster.py puts it on sys.path)
+from realcluster import REPO, changed_count
+
+MANIFEST = "/etc/kubernetes/manifests/kube-scheduler.yaml"
+STANDBY_MANIFEST = "/etc/kubernetes/manifests/kubesched-standby-kube-scheduler.yaml"
+STATE_DIR = "/var/lib/kubesched/static-pod"
+RECORD = STATE_DIR + "/held-change.json"
+TAKEN_PORT = 10271
+# A process of the test's that holds the port and answers nothing (kube-scheduler's bind then fails).
+SQUATTER = ("import socket, time\ns = socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+            "s.bind(('0.0.0.0', %d))\ns.listen(8)\ntime.sleep(3600)\n" % TAKEN_PORT)
+
+
+def holder(cluster):
+    lease = client.CoordinationV1Api(cluster.api()).read_namespaced_lease("kube-scheduler", "kube-system")
+    return lease.spec.holder_identity or "", lease.spec.renew_time
+
+
+def variables(cluster, score, secure_port=None):
+    instance = {"name": "kube-scheduler", "default_scheduler": True, "config": {"percentageOfNodesToScore": score}}
+    if secure_port:
+        instance["secure_port"] = secure_port
+    # A short health timeout: the gate of a change that never answers fails in a minute, not three.
+    return {"kube_scheduler_version": cluster.version, "kube_scheduler_instances": [instance],
+            "kube_scheduler_health_timeout": 60}
+
+
+def run(cluster, score, secure_port=None):
+    return cluster.playbook("playbooks/static_pod.yml", variables(cluster, score, secure_port), masters=True,
+                            check=False, options=("--limit", cluster.masters[0]))
+
+
+def start(cluster, score, secure_port=None):
+    """The playbook as run() runs it, in a process group of its own (to be killed)."""
+    extra = cluster.directory / "killed-run-vars.json"
+    extra.write_text(json.dumps(variables(cluster, score, secure_port)))
+    return subprocess.Popen(
+        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(cluster.real.inventory()),
+         "-e", "@%s" % extra, "--limit", cluster.masters[0], "playbooks/static_pod.yml"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, start_new_session=True,
+        env=dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0"))
+
+
+def engine_pids(real, host, spare=()):
+    """The engine's processes on the master: the rollout module, piped into python3 by the podman connection."""
+    listing = real.node_exec(host, "ps", "-eo", "pid=,args=")
+    return [pid for pid, args in (line.strip().split(None, 1) for line in listing.splitlines() if line.strip())
+            if re.match(r"(/usr/bin/)?python3?\b", args) and "import socket" not in args and pid not in spare]
+
+
+def exists(real, host, path):
+    return real.node_exec(host, "sh", "-c", "test -e %s && echo yes || echo no" % path).strip() == "yes"
+
+
+def kill_once_written(cluster, playbook, written, on_first_write=None):
+    """Wait until m1's manifest is ``written`` (a test of its text: the engine's last write), then kill the
+    controller's process group and the engine on m1. ``on_first_write`` runs when the apply step's first write (the
+    standby's manifest) shows."""
+    real, m1 = cluster.real, cluster.masters[0]
+    deadline = time.time() + 600
+    first = on_first_write is None
+    while time.time() < deadline and playbook.poll() is None:
+        listing = real.node_exec(m1, "ls", "/etc/kubernetes/manifests")
+        if not first and "kubesched-standby-kube-scheduler.yaml" in listing:
+            on_first_write()
+            first = True
+        if written(real.node_exec(m1, "cat", MANIFEST)):
+            break
+        time.sleep(0.2)
+    else:
+        output = playbook.communicate()[0] if playbook.poll() is not None else "(still running)"
+        raise AssertionError("the run never wrote the new %s: %s" % (MANIFEST, output[-6000:]))
+    os.killpg(playbook.pid, signal.SIGKILL)
+    playbook.wait()
+    pids = engine_pids(real, m1)
+    assert pids, "no engine process on %s to kill" % m1
+    real.node_exec(m1, "kill", "-9", *pids)
+
+
+def only_m1_elects(cluster):
+    """m2's kubeadm scheduler stops; m1 holds the default lease with the role's own manifest (adopted)."""
+    m1, m2 = cluster.masters
+    real = cluster.real
+    real.node_exec(m2, "mv", MANIFEST, "/root/kube-scheduler.yaml")
+    wait_for("m2's scheduler to stop", lambda: not real.node_exec(m2, "ss", "-Hltn", "sport = :10259").strip(), timeout=90)
+    wait_for("m1 to hold the default lease", lambda: holder(cluster)[0].startswith(m1 + "_"), timeout=90)
+    adopted = run(cluster, 50)
+    assert adopted.returncode == 0, adopted.stdout[-6000:]
+    wait_for("m1 to hold the default lease", lambda: holder(cluster)[0].startswith(m1 + "_"), timeout=90)
+
+
+def renewed_by_m1(cluster, since):
+    identity, renewed = holder(cluster)
+    return identity.startswith(cluster.masters[0] + "_") and renewed is not None and renewed.timestamp() > since
+
+
+def no_standby_left(cluster):
+    real, m1 = cluster.real, cluster.masters[0]
+    assert "kubesched-standby" not in real.node_exec(m1, "ls", "/etc/kubernetes/manifests", "/etc/kubernetes/schedulers")
+
+
+def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_fails_loudly(cluster):
+    real, (m1, m2) = cluster.real, cluster.masters
+    squatter = None
+    try:
+        only_m1_elects(cluster)
+        playbook = start(cluster, 50, secure_port=TAKEN_PORT)
+
+        def take_the_port():
+            nonlocal squatter
+            squatter = subprocess.Popen(["podman", "exec", m1, "python3", "-c", SQUATTER])
+
+        kill_once_written(cluster, playbook, lambda text: "--secure-port=%d" % TAKEN_PORT in text,
+                          on_first_write=take_the_port)
+        record = json.loads(real.node_exec(m1, "cat", RECORD))
+        assert record["gate_passed"] is False and [i["name"] for i in record["instances"]] == ["kube-scheduler"]
+
+        # The next plain run, as an operator reruns the job: the same variables.
+        since = time.time()
+        again = run(cluster, 50, secure_port=TAKEN_PORT)
+        assert again.returncode != 0, again.stdout[-6000:]
+        assert "was never gated to the end" in again.stdout, again.stdout[-6000:]
+        for said in ("kube-scheduler gave no healthy answer from a new process", "Restored: the files of kube-scheduler",
+                     "After restore kube-scheduler answers health again"):
+            assert said in again.stdout, (said, again.stdout[-6000:])
+        # The old config is back, its process answers health and holds the lease, renewed after the restore.
+        assert "--secure-port=%d" % TAKEN_PORT not in real.node_exec(m1, "cat", MANIFEST)
+        assert not exists(real, m1, RECORD)
+        wait_for("m1's restored scheduler to renew the lease", lambda: renewed_by_m1(cluster, since), timeout=90)
+        assert real.node_exec(m1, "ss", "-Hltn", "sport = :10259").strip()
+        no_standby_left(cluster)
+    finally:
+        if squatter is not None:
+            real.node_exec(m1, "sh", "-c", "pkill -f SO_REUSEADDR || true")
+            squatter.kill()
+            squatter.wait()
+        real.node_exec(m2, "mv", "/root/kube-scheduler.yaml", MANIFEST)
+
+
+def test_a_killed_good_change_is_committed_by_the_next_run_after_a_real_gate(cluster):
+    real, (m1, m2) = cluster.real, cluster.masters
+    try:
+        only_m1_elects(cluster)
+        before = real.node_exec(m1, "cat", MANIFEST)
+        playbook = start(cluster, 70)
+        kill_once_written(cluster, playbook, lambda text: text.strip() and text != before)  # its config checksum
+        record = json.loads(real.node_exec(m1, "cat", RECORD))
+        assert record["gate_passed"] is False
+
+        since = time.time()
+        again = run(cluster, 70)
+        assert again.returncode == 0, again.stdout[-6000:]
+        assert "was never gated to the end" in again.stdout, again.stdout[-6000:]
+        assert not exists(real, m1, RECORD)
+        assert "backup" not in real.node_exec(m1, "find", STATE_DIR)
+        wait_for("m1's scheduler to renew the lease", lambda: renewed_by_m1(cluster, since), timeout=90)
+        no_standby_left(cluster)
+        after = run(cluster, 70)
+        assert after.returncode == 0 and changed_count(after) == 0, after.stdout[-6000:]
+    finally:
+        real.node_exec(m2, "mv", "/root/kube-scheduler.yaml", MANIFEST)
