@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup, write_atomically
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup, remove_path, write_atomically
 
 FILE_NAME = "held-change.json"
 # What the restore step needs of an instance: how it restarts or stops, and where its health gate looks.
@@ -110,3 +110,34 @@ class HeldChange(object):
         """After a restore: the record goes, the backups stay for the operator (as a failed apply leaves them)."""
         if os.path.lexists(self.path):
             os.unlink(self.path)
+
+
+def as_before(instance):
+    """A held instance (its record) as it listened before the change: its port_before, and its health URL on it."""
+    port = instance.get("port_before")
+    if not port or port == instance.get("port"):
+        return instance
+    url = instance.get("health_url") or ""
+    return dict(instance, port=port, health_url=url.replace(":%d/" % instance["port"], ":%d/" % port, 1))
+
+
+def stale_backups(state_dir, held):
+    """The backup directories in ``state_dir`` that no recorded change names (``held``: the record, or None): the
+    backups a restore kept for the operator, or those of a change a killed run never recorded."""
+    names = set(held.names()) if held is not None else set()
+    try:
+        entries = sorted(os.listdir(state_dir))
+    except OSError:
+        return []
+    return [os.path.join(state_dir, name, "backup") for name in entries
+            if name not in names and os.path.isfile(os.path.join(state_dir, name, "backup", "index.json"))]
+
+
+def remove_backups(directories):
+    """Each backup directory removed (and its instance's directory when that is left empty); returns them."""
+    for directory in directories:
+        remove_path(directory)
+        parent = os.path.dirname(directory)
+        if os.path.isdir(parent) and not os.listdir(parent):
+            os.rmdir(parent)
+    return list(directories)

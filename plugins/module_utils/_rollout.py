@@ -19,262 +19,23 @@ Host code: stdlib only.
 
 from __future__ import annotations
 
-import grp
 import os
-import pwd
-import re
 import stat
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _files
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
-    Backup, remove_path, sha256, sha256_file, switch_link)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
+from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import (
+    account_ids, owner_problems, file_changes, file_diff, file_owners, installed_port, make_parents, read_file,
+    set_attributes, spec_problems, wanted_port, write_atomically)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup, remove_path, sha256, switch_link
+from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import (
+    HeldChange, as_before, remove_backups, stale_backups)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
-
-MAX_READ = 1024 * 1024
-# The engine sets modes with chmod: octal only (the roles render "0644"); a symbolic mode would need the current mode.
-_OCTAL_MODE = re.compile(r"0?[0-7]{3}|[0-7]{4}")
-
-
-# --- files --------------------------------------------------------------------------------------------------------
-
-def _ids(owner, group):
-    """(uid, gid), None for a name that does not exist (yet: check mode before the account is created)."""
-    try:
-        uid = pwd.getpwnam(owner).pw_uid
-        gid = grp.getgrnam(group).gr_gid
-    except KeyError:
-        return None
-    return uid, gid
-
-
-def read_file(path):
-    """{exists, content, sha256} of a small text file (content null when too big or not UTF-8)."""
-    if not os.path.isfile(path):
-        return {"exists": os.path.lexists(path), "content": None, "sha256": None}
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_READ + 1)
-    content = None
-    if len(data) <= MAX_READ:
-        try:
-            content = data.decode("utf-8")
-        except UnicodeDecodeError:
-            content = None
-    return {"exists": True, "content": content, "sha256": sha256_file(path)}
-
-
-def file_changes(spec):
-    """What differs between a wanted file and the host: 'content', 'attributes' or None."""
-    path = spec["path"]
-    if os.path.islink(path) or not os.path.isfile(path):
-        return "content"
-    if sha256_file(path) != sha256(spec["content"]):
-        return "content"
-    st = os.stat(path)
-    ids = _ids(spec["owner"], spec["group"])
-    if ids is None or (st.st_uid, st.st_gid) != ids or stat.S_IMODE(st.st_mode) != int(spec["mode"], 8):
-        return "attributes"
-    return None
-
-
-def _shown(spec, text):
-    if text is None:
-        return ""
-    if spec.get("secret"):
-        return "<secret: %d bytes, sha256 %s>\n" % (len(text.encode("utf-8")), sha256(text))
-    # A file that is not secret may still replace one that was (a kubeconfig at the config's path): every secret
-    # field is masked by the collection's one rule.
-    return redact_text(text)
-
-
-def file_diff(spec):
-    before = read_file(spec["path"])
-    before_text = before["content"] if before["exists"] else None
-    attrs = ""
-    if os.path.isfile(spec["path"]):
-        st = os.stat(spec["path"])
-        attrs = " (%s:%s %04o)" % (_name(pwd.getpwuid, st.st_uid), _name(grp.getgrgid, st.st_gid), stat.S_IMODE(st.st_mode))
-    return {
-        "before_header": spec["path"] + attrs if before["exists"] else "%s (absent)" % spec["path"],
-        "after_header": "%s (%s:%s %s)" % (spec["path"], spec["owner"], spec["group"], spec["mode"]),
-        "before": _shown(spec, before_text),
-        "after": _shown(spec, spec["content"]),
-    }
-
-
-def _name(lookup, number):
-    try:
-        return lookup(number)[0]
-    except KeyError:
-        return str(number)
-
-
-def make_parents(path, created=None):
-    """Missing parent directories are made root 0755; existing ones are left as they are. Each directory made is
-    appended to ``created`` (so that a failed change can remove it again)."""
-    parent = os.path.dirname(path)
-    missing = []
-    while parent and not os.path.isdir(parent):
-        missing.append(parent)
-        parent = os.path.dirname(parent)
-    for directory in reversed(missing):
-        os.mkdir(directory, 0o755)
-        if created is not None:
-            created.append(directory)
-        os.chown(directory, 0, 0)
-        os.chmod(directory, 0o755)
-
-
-def write_atomically(spec, created=None):
-    """The spec's file through the collection's one writer (module_utils/_files.py), its parents made first."""
-    ids = _ids(spec["owner"], spec["group"])
-    if ids is None:
-        raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
-    make_parents(spec["path"], created)
-    _files.write_atomically(spec["path"], spec["content"].encode("utf-8"), ids, int(spec["mode"], 8))
-
-
-def set_attributes(spec):
-    ids = _ids(spec["owner"], spec["group"])
-    if ids is None:
-        raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
-    os.chown(spec["path"], *ids)
-    os.chmod(spec["path"], int(spec["mode"], 8))
-
-
-def spec_problems(params):
-    """Every file and directory spec that cannot be written as given (path, mode, owner, group), one line each,
-    naming the option: checked before the plan, so that a bad spec never leaves a first file written."""
-    problems = []
-
-    def check(where, path, mode, owner, group, mode_required):
-        if not path or not os.path.isabs(path) or os.path.normpath(path) != path or path == "/":
-            problems.append("%s.path %r: must be an absolute, normalised path of a file" % (where, path))
-        if (mode is not None or mode_required) and not (isinstance(mode, str) and _OCTAL_MODE.fullmatch(mode)):
-            problems.append("%s.mode %r (%s): must be an octal mode such as \"0640\"; this engine sets modes with "
-                            "chmod and takes no symbolic modes" % (where, mode, path))
-        for option, name in (("owner", owner), ("group", group)):
-            if name is not None and (not isinstance(name, str) or not name.strip() or ":" in name):
-                problems.append("%s.%s %r (%s): must be the name of a user or group" % (where, option, name, path))
-
-    for index, directory in enumerate(params.get("directories") or []):
-        check("directories[%d]" % index, directory.get("path"), directory.get("mode"), directory.get("owner"),
-              directory.get("group"), False)
-    seen = {}  # path -> (where, instance, spec) of its first present writer
-    for index, instance in enumerate(params.get("instances") or []):
-        present = instance.get("state", "present") == "present"
-        for number, spec in enumerate(instance.get("files") or []):
-            where = "instances[%d].files[%d]" % (index, number)
-            # An absent instance's files are only removed: their path is all that counts.
-            check(where, spec.get("path"), spec.get("mode"), spec.get("owner"), spec.get("group"), present)
-            if not present:
-                continue
-            first = seen.setdefault(spec.get("path"), (where, instance.get("name"), spec))
-            if first[2] is spec:
-                continue
-            # A file two instances share (a kubeconfig given to both) is written once: it must be the same file.
-            differs = [key for key in _SHARED_KEYS if spec.get(key) != first[2].get(key)]
-            if first[1] == instance.get("name") or differs:
-                problems.append("%s.path %s (instance %s): also %s (instance %s)%s; one file can have one content: "
-                                "give both instances the same one, or each its own path"
-                                % (where, spec["path"], instance.get("name"), first[0], first[1],
-                                   " with another %s" % ", ".join(differs) if differs else ""))
-    return problems
-
-
-# What a file shared by instances must agree on.
-_SHARED_KEYS = ("content", "owner", "group", "mode")
-
-
-def file_owners(instances):
-    """Which instance writes, or removes, each file: the first present instance that lists it, else (no present
-    instance uses it) the first absent one. A file instances share is written once, and removed only with the last
-    instance that uses it."""
-    owners = {}
-    for state in ("present", "absent"):
-        for instance in instances:
-            if instance.get("state", "present") == state:
-                for spec in instance.get("files") or []:
-                    owners.setdefault(spec["path"], instance["name"])
-    return owners
-
-
-def _owner_problems(specs):
-    """Owners and groups that do not exist on this host (checked before the first write, not in check mode: a
-    play may create the account in the same run)."""
-    problems = []
-    for spec in specs:
-        owner, group = spec.get("owner") or "root", spec.get("group") or "root"
-        if _ids(owner, group) is None:
-            problems.append("%s: owner %s:%s does not exist on this host" % (spec["path"], owner, group))
-        elif os.path.isdir(spec["path"]) and not spec.get("directory"):
-            problems.append("%s is a directory, not a file" % spec["path"])
-    return problems
-
-
-def installed_port(instance):
-    """The secure port the instance's installed unit or manifest (its last file, written last) gives
-    kube-scheduler; None when it is not installed."""
-    path = instance["files"][-1]["path"] if instance.get("files") else None
-    if not path or not os.path.isfile(path):
-        return None
-    return secure_port(read_file(path)["content"] or "")
-
-
-def wanted_port(instance):
-    """The secure port the instance's new unit or manifest gives kube-scheduler."""
-    return secure_port(instance["files"][-1].get("content") or "") if instance.get("files") else None
-
-
-def secure_port(text):
-    """The --secure-port of a unit or manifest, else kube-scheduler's default."""
-    found = _SECURE_PORT.search(text)
-    return int(found.group(1)) if found else DEFAULT_SECURE_PORT
-
-
-# kube-scheduler's --secure-port as the collection's units and manifests and kubeadm's manifests write it.
-_SECURE_PORT = re.compile(r"--secure-port=([0-9]{1,5})\b")
-DEFAULT_SECURE_PORT = 10259
-
-
-def as_before(instance):
-    """A held instance (its record) as it listened before the change: its port_before, and its health URL on it."""
-    port = instance.get("port_before")
-    if not port or port == instance.get("port"):
-        return instance
-    url = instance.get("health_url") or ""
-    return dict(instance, port=port, health_url=url.replace(":%d/" % instance["port"], ":%d/" % port, 1))
-
-
-def stale_backups(state_dir, held):
-    """The backup directories in ``state_dir`` that no recorded change names (``held``: the record, or None): the
-    backups a restore kept for the operator, or those of a change a killed run never recorded."""
-    names = set(held.names()) if held is not None else set()
-    try:
-        entries = sorted(os.listdir(state_dir))
-    except OSError:
-        return []
-    return [os.path.join(state_dir, name, "backup") for name in entries
-            if name not in names and os.path.isfile(os.path.join(state_dir, name, "backup", "index.json"))]
-
-
-def remove_backups(directories):
-    """Each backup directory removed (and its instance's directory when that is left empty); returns them."""
-    for directory in directories:
-        remove_path(directory)
-        parent = os.path.dirname(directory)
-        if os.path.isdir(parent) and not os.listdir(parent):
-            os.rmdir(parent)
-    return list(directories)
-
 
 # --- the engine ---------------------------------------------------------------------------------------------------
 
@@ -311,6 +72,7 @@ class Engine(object):
         self._rbac_to_create = []  # (instance, lease spec, objects) the apply call creates (the operator's opt-in)
         self._standby_leftovers = []  # temporary standbys a killed run left, found by the plan, removed by the apply
         self._gate_failed = set()  # instances that gave no healthy answer in this call's gate
+        self._left = {}  # the leftover standbys this call took over, by the name of their instance
 
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
@@ -552,7 +314,7 @@ class Engine(object):
         if not directory.get("mode"):
             return False  # only created when missing
         st = os.stat(path)
-        ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
+        ids = account_ids(directory.get("owner") or "root", directory.get("group") or "root")
         return ids is None or (st.st_uid, st.st_gid) != ids or stat.S_IMODE(st.st_mode) != int(directory["mode"], 8)
 
     # apply -----------------------------------------------------------------------------------------------------
@@ -560,7 +322,7 @@ class Engine(object):
         """Everything that can be known before the first write; nothing is written when it fails."""
         p = self.p
         problems = spec_problems(p)
-        problems.extend(_owner_problems(
+        problems.extend(owner_problems(
             [dict(directory, directory=True) for directory in p["directories"] if directory["path"] in plan["directories"]]
             + [spec for instance in p["instances"] if instance["state"] == "present"
                for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"]]))
@@ -584,131 +346,154 @@ class Engine(object):
         """Returns {name: {restarted, pid}} and holds the change (every instance it restarted has passed its health
         gate) for the commit or restore step; raises PreflightFailed before the first write, RolledBack after
         restoring (the story in its message). Intent first: the change is recorded (_held_change.py) before each of
-        its writes, so a run killed anywhere leaves a record the next run gates again."""
-        p = self.p
+        its writes, so a run killed anywhere leaves a record the next run gates again. The steps: prepare
+        (directories, absent instances), standbys, back up, write, gate, finish; any failure after the first
+        write restores."""
         self.preflight(plan)
         self._create_lease_rbac(plan)
-        # Make before break: the standbys start before the first write of their instances (plugin_utils/temporary_standby.py).
+        # A change an earlier apply held, or began, and nothing committed is as unproven as this one: this change
+        # builds on it, and a restore goes back to before both (each instance's first backup is kept).
+        held = self.held = HeldChange.load(self.p["state_dir"]) or HeldChange(self.p["state_dir"])
+        held.gate_passed = False
+        try:
+            self._prepare(plan, held)
+        except (RolloutFailed, OSError) as exc:
+            raise RolledBack("%s. %s" % (exc, self._restore(held)))
+        applied = {}
+        try:
+            self.result["removed_backups"] = remove_backups(plan.get("stale_backups") or [])
+            self._start_standbys(plan, held)
+            restarting = self._back_up(plan, held)
+            self._write(plan, held, restarting, applied)
+            self._gate(restarting, held, applied)
+            self._finish(held)
+        except (RolloutFailed, OSError) as exc:
+            raise RolledBack("%s. %s" % (exc, self._restore(held)))
+        return applied
+
+    def _prepare(self, plan, held):
+        """The directories the plan wants made or changed, the intent recorded, then the absent instances removed."""
+        for directory in self.p["directories"]:
+            if directory["path"] in plan["directories"]:
+                self._make_directory(directory)
+        held.save()
+        self._remove_absent(plan)
+
+    def _start_standbys(self, plan, held):
+        """Make before break: the standbys start before the first write of their instances
+        (plugin_utils/temporary_standby.py), recorded first. A standby a killed run left stands in for its instance
+        until that instance answers health: it is taken over (never removed first), and no second one starts for
+        the same instance. A standby that never gets ready fails the call before any instance is touched."""
+        p = self.p
         self._standbys = _standby.TemporaryStandbys(self.strategy, self.waiter, write_atomically,
                                                     p["health_timeout"], p["settle"])
-        # A standby a killed run left stands in for its instance until that instance answers health: it is taken over
-        # (never removed first), and this call starts no second one for the same instance.
-        left = dict((found["name"], found) for found in self._standby_leftovers)
+        left = self._left = dict((found["name"], found) for found in self._standby_leftovers)
         standbys = [instance["standby"] for instance in p["instances"]
                     if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
                     and plan["instances"][instance["name"]]["action"] in (UPDATE, RESTART)
                     and self.waiter.listener(instance["port"]) is not None]
-        # A change an earlier apply held, or began, and nothing committed is as unproven as this one: this change
-        # builds on it, and a restore goes back to before both (each instance's first backup is kept).
-        held = self.held = HeldChange.load(p["state_dir"]) or HeldChange(p["state_dir"])
-        held.gate_passed = False
-        restarting = []  # (instance, pid_before) restarted by this call
-        applied = {}
-        try:
-            for directory in p["directories"]:
-                if directory["path"] in plan["directories"]:
-                    self._make_directory(directory)
-            held.save()
-            self._remove_absent(plan)
-        except (RolloutFailed, OSError) as exc:
-            raise RolledBack("%s. %s" % (exc, self._restore(held)))
-        failure = None
-        try:
-            self.result["removed_backups"] = remove_backups(plan.get("stale_backups") or [])
-            # The intent for the standbys, then the standbys: their files are the first this call writes, and a
-            # standby that never gets ready fails the call before any instance is touched.
-            held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
-                                   | set(_standby.adopted(found)["name"] for found in left.values()))
-            held.save()
-            for found in left.values():
-                self._standbys.adopt(found)
-            if standbys:
-                self._standbys.start(standbys)
-                self.result["standbys"] = [standby["name"] for standby in standbys]
-            changing = [instance for instance in p["instances"] if instance["state"] == "present"
-                        and plan["instances"][instance["name"]]["action"] not in (NONE, ATTRIBUTES)]
-            backed_up = []
-            for instance in changing:
-                pid_before = self.waiter.listener(instance["port"])
-                if not held.holds(instance["name"]):
-                    # A shared file another instance of this call backs up is in that instance's backup (as it was
-                    # before): one copy of the text it replaces.
-                    backup = Backup(p["state_dir"], instance["name"])
-                    backup.save([spec["path"] for spec in instance["files"] if spec["path"] not in backed_up])
-                    before = installed_port(instance)
-                    held.add(instance, backup, pid_before,
-                             before if before is not None and before != wanted_port(instance) else None)
-                backed_up.extend(spec["path"] for spec in instance["files"])
-                restarting.append((instance, pid_before))
-            if plan["link_changed"] and held.link_before is None:
-                link = p["link"]
-                held.link_path = link["path"]
-                held.link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
-            held.written.update((spec["path"], sha256(spec["content"])) for instance in changing
-                                for spec in instance["files"]
-                                if spec["path"] in plan["instances"][instance["name"]]["files"])
-            # The intent for the instances: on the master before the first write of their files or the link.
-            held.save()
-            if plan["link_changed"]:
-                self._switch_link(p["link"]["path"], p["link"]["src"])
-            written = []
-            for instance in p["instances"]:
-                action = plan["instances"][instance["name"]]["action"]
-                if instance["state"] != "present" or action == NONE:
-                    continue
-                if action == ATTRIBUTES:
-                    for spec in instance["files"]:
-                        if spec["path"] in plan["instances"][instance["name"]]["files"]:
-                            set_attributes(spec)
-                    applied[instance["name"]] = {"restarted": False, "pid": None}
-                    continue
+        held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
+                               | set(_standby.adopted(found)["name"] for found in left.values()))
+        held.save()
+        for found in left.values():
+            self._standbys.adopt(found)
+        if standbys:
+            self._standbys.start(standbys)
+            self.result["standbys"] = [standby["name"] for standby in standbys]
+
+    def _back_up(self, plan, held):
+        """What the change replaces, backed up and recorded before the first write of an instance's files or the
+        link; returns the (instance, pid_before) the change restarts."""
+        p = self.p
+        changing = [instance for instance in p["instances"] if instance["state"] == "present"
+                    and plan["instances"][instance["name"]]["action"] not in (NONE, ATTRIBUTES)]
+        restarting, backed_up = [], []
+        for instance in changing:
+            pid_before = self.waiter.listener(instance["port"])
+            if not held.holds(instance["name"]):
+                # A shared file another instance of this call backs up is in that instance's backup (as it was
+                # before): one copy of the text it replaces.
+                backup = Backup(p["state_dir"], instance["name"])
+                backup.save([spec["path"] for spec in instance["files"] if spec["path"] not in backed_up])
+                before = installed_port(instance)
+                held.add(instance, backup, pid_before,
+                         before if before is not None and before != wanted_port(instance) else None)
+            backed_up.extend(spec["path"] for spec in instance["files"])
+            restarting.append((instance, pid_before))
+        if plan["link_changed"] and held.link_before is None:
+            link = p["link"]
+            held.link_path = link["path"]
+            held.link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
+        held.written.update((spec["path"], sha256(spec["content"])) for instance in changing
+                            for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"])
+        held.save()
+        return restarting
+
+    def _write(self, plan, held, restarting, applied):
+        """The link switched, every changed file written (attributes only: set, no restart), then the kind makes
+        the change take effect (a reload, the restarts)."""
+        p = self.p
+        if plan["link_changed"]:
+            self._switch_link(p["link"]["path"], p["link"]["src"])
+        written = []
+        for instance in p["instances"]:
+            entry = plan["instances"][instance["name"]]
+            if instance["state"] != "present" or entry["action"] == NONE:
+                continue
+            if entry["action"] == ATTRIBUTES:
                 for spec in instance["files"]:
-                    if spec["path"] in plan["instances"][instance["name"]]["files"] and spec["path"] not in written:
-                        write_atomically(spec, held.made)
-                        written.append(spec["path"])
-            if written:
-                self.strategy.reload(written)
-            for instance, _pid in restarting:
-                self.strategy.restart(instance)
-            # The instances of one master are gated together (the master is the unit of a rollout; the other
-            # masters keep serving): their start-up and settle time overlap instead of adding up. An instance an
-            # earlier, unproven change holds and this call did not restart is gated too, on the process it runs, and
-            # so is one a leftover standby stands in for: the standby goes only once its instance answers.
-            restarted = set(instance["name"] for instance, _pid in restarting)
-            waiting = restarting + [(instance, None) for instance, _backup, _pid in held.touched
-                                    if instance["name"] not in restarted and self._runs_after(instance)]
-            gated = set(instance["name"] for instance, _pid in waiting)
-            waiting += [(instance, None) for instance in p["instances"]
-                        if instance["name"] in left and instance["name"] not in gated]
-            gates = self._gate_all(waiting)
-            failed = []
-            for instance, _pid in waiting:
-                pid, error = gates[instance["name"]]
-                if error:
-                    self._gate_failed.add(instance["name"])
-                    lines = self.strategy.log_tail(instance)
-                    failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
-                        instance["name"], p["health_timeout"], error,
-                        ("; last log lines: " + " | ".join(lines)) if lines else ""))
-                if instance["name"] in restarted or held.holds(instance["name"]):
-                    applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
-            if failed:
-                raise RolloutFailed("; ".join(failed))
-            # Every instance answers from its new process: the standbys go and hand the leases back.
-            problems = self._standbys.stop_all()
-            if problems:
-                raise RolloutFailed("; ".join(problems))
-            if held.touched or held.made or held.changed_dirs or held.link_before is not None:
-                held.gate_passed = True
-                held.standbys = []
-                held.save()
-            else:
-                held.forget()
-        except (RolloutFailed, OSError) as exc:
-            failure = exc
-        if failure is None:
-            return applied
-        raise RolledBack("%s. %s" % (failure, self._restore(held)))
+                    if spec["path"] in entry["files"]:
+                        set_attributes(spec)
+                applied[instance["name"]] = {"restarted": False, "pid": None}
+                continue
+            for spec in instance["files"]:
+                if spec["path"] in entry["files"] and spec["path"] not in written:
+                    write_atomically(spec, held.made)
+                    written.append(spec["path"])
+        if written:
+            self.strategy.reload(written)
+        for instance, _pid in restarting:
+            self.strategy.restart(instance)
+
+    def _gate(self, restarting, held, applied):
+        """The instances of one master are gated together (the master is the unit of a rollout; the other masters
+        keep serving): their start-up and settle time overlap instead of adding up. An instance an earlier, unproven
+        change holds and this call did not restart is gated too, on the process it runs, and so is one a leftover
+        standby stands in for: the standby goes only once its instance answers."""
+        p = self.p
+        restarted = set(instance["name"] for instance, _pid in restarting)
+        waiting = restarting + [(instance, None) for instance, _backup, _pid in held.touched
+                                if instance["name"] not in restarted and self._runs_after(instance)]
+        gated = set(instance["name"] for instance, _pid in waiting)
+        waiting += [(instance, None) for instance in p["instances"]
+                    if instance["name"] in self._left and instance["name"] not in gated]
+        gates = self._gate_all(waiting)
+        failed = []
+        for instance, _pid in waiting:
+            pid, error = gates[instance["name"]]
+            if error:
+                self._gate_failed.add(instance["name"])
+                lines = self.strategy.log_tail(instance)
+                failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
+                    instance["name"], p["health_timeout"], error,
+                    ("; last log lines: " + " | ".join(lines)) if lines else ""))
+            if instance["name"] in restarted or held.holds(instance["name"]):
+                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
+        if failed:
+            raise RolloutFailed("; ".join(failed))
+
+    def _finish(self, held):
+        """Every instance answers from its new process: the standbys go and hand the leases back, and the record
+        says the gate passed (the change is held for the commit), or goes when nothing is left to hold."""
+        problems = self._standbys.stop_all()
+        if problems:
+            raise RolloutFailed("; ".join(problems))
+        if held.touched or held.made or held.changed_dirs or held.link_before is not None:
+            held.gate_passed = True
+            held.standbys = []
+            held.save()
+        else:
+            held.forget()
 
     def _runs_after(self, instance):
         """Whether a held instance is one this call keeps (not one it removed)."""
@@ -858,7 +643,7 @@ class Engine(object):
 
     def _make_directory(self, directory):
         path = directory["path"]
-        ids = _ids(directory.get("owner") or "root", directory.get("group") or "root")
+        ids = account_ids(directory.get("owner") or "root", directory.get("group") or "root")
         if ids is None:
             raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
         make_parents(path, self.held.made)
