@@ -86,7 +86,7 @@ myst_heading_anchors = 4
 
 def site_link(page, target):
     """Where a page's relative link goes on the site: another page, a guide, or the file in the repository."""
-    path, _, fragment = target.partition("#")
+    path, _separator, fragment = target.partition("#")
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
     fragment = "#" + fragment if fragment else ""
     names = {file: name for name, file in PAGES.items()}
