@@ -35,7 +35,7 @@ export SUITE_RESULTS := $(BUILD)/results
 SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 SCENARIO ?= $(SCENARIOS)
 
-.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-lease-gaps bench-fleet bench-hostile clean docs differential
+.PHONY: test deps host-deps binaries image collection sanity lint unit molecule drills demo demo-clean e2e bench bench-rollout bench-lease-gaps bench-fleet bench-hostile clean docs differential layout
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
@@ -206,6 +206,11 @@ docs: deps
 	  --fail-on-error --cleanup everything --dest-dir $(DOCS)/rst kubesched.schedulers
 	sphinx-build -W --keep-going -n -q -b html -c docs/site $(DOCS)/rst $(DOCS)/html
 	@echo "docs: $(DOCS)/html/index.html"
+
+# The README's "What is inside" and CONTRIBUTING.md's layout, rewritten from the tree (tests/unit/ee/test_layout.py
+# fails when either drifts from it).
+layout: deps
+	$(BIN)/python docs/layout.py
 
 clean:
 	rm -rf $(BUILD) tests/output

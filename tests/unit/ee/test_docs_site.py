@@ -1,6 +1,7 @@
 """The docs site builds clean, as `make docs` builds it: antsibull-docs lints the collection's docs (plugins, filters,
 roles' argument specs, docs/docsite) with no error, writes the RST, and Sphinx builds it with warnings as errors.
-Every module, filter and role has its page, and the guides are there.
+Every module, filter and role has its page, and the guides are there, and the README with every Markdown page it
+links (docs/site/conf.py PAGES: what the README's sections moved to), so each is one click from the README.
 
 Issue 22 item 8: the lint does not depend on the name of antsibull-docs' temporary copy of the collection. Its
 linter copies the collection to a fresh `antsibull-docs-XXXXXXXX` directory. With the Makefile's PYTHONPATH (the
@@ -11,7 +12,9 @@ every temporary directory name ends in `_`, so the condition that was random is 
 command (from `make -n docs`), run with the Makefile's PYTHONPATH, must stay silent."""
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +34,27 @@ tempfile.mkdtemp = mkdtemp
 from antsibull_docs.cli.antsibull_docs import main
 sys.exit(main())
 """
+
+
+def site_pages():
+    """docs/site/conf.py's PAGES: page name -> Markdown file of the repository."""
+    spec = importlib.util.spec_from_file_location("docs_site_conf", REPO / "docs" / "site" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf.PAGES
+
+
+def test_every_markdown_page_the_readme_links_is_on_the_site():
+    pages = site_pages()
+    readme = (REPO / "README.md").read_text()
+    linked = {target for target in re.findall(r"\]\((?!https?://|#)([^)#\s]+\.md)", readme)
+              if not target.startswith("roles/")}
+    assert linked, "the README links no Markdown page"
+    assert linked <= set(pages.values())
+    # The pages the README's sections moved to.
+    assert {"docs/installation.md", "docs/versions.md", "docs/input-model.md", "docs/lease-rbac.md",
+            "benchmarks/README.md", "CONTRIBUTING.md", "tests/README.md"} <= set(pages.values())
+    assert all((REPO / path).is_file() for path in pages.values())
 
 
 def run(args, env):
@@ -73,11 +97,12 @@ def test_the_docs_site_builds_without_a_warning(tmp_path, collections_path):
     modules = {p.stem + "_module.html" for p in (REPO / "plugins" / "modules").glob("*.py")}
     filters = {p.stem + "_filter.html" for p in (REPO / "plugins" / "filter").glob("*.yml")}
     roles = {p.name + "_role.html" for p in (REPO / "roles").iterdir() if (p / "meta" / "argument_specs.yml").is_file()}
-    # Every guide docs/docsite/extra-docs.yml lists, and the README (docs/site's index).
+    # Every guide docs/docsite/extra-docs.yml lists, and the README with its pages (docs/site's index).
     extra = yaml.safe_load((REPO / "docs" / "docsite" / "extra-docs.yml").read_text())
-    guides = {name + ".html" for section in extra["sections"] for name in section["toctree"]} | {"readme.html"}
+    guides = {name + ".html" for section in extra["sections"] for name in section["toctree"]}
+    guides |= {name + ".html" for name in site_pages()}
     # The globs found what they look for (an empty set would make the subset check below pass on nothing).
-    assert len(filters) >= 5 and len(roles) == 4 and len(guides) >= 7
+    assert len(filters) >= 5 and len(roles) == 4 and len(guides) >= 17 and "readme.html" in guides
     assert modules | filters | roles | guides <= pages
     deployment = (tmp_path / "html" / "deployment_role.html").read_text()
     assert "DaemonSet" in deployment

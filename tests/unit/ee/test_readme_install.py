@@ -1,7 +1,9 @@
-"""Issue 22 item 1: the README is for users first (Installation, then the five-minute path, then the contributor's
-sections), and the installation it documents works: the tarball `ansible-galaxy collection build` makes, installed
-into a fresh venv with ansible-core from PyPI (`--no-deps`, offline) and with the `ansible` package that bundles
-kubernetes.core (no Galaxy needed), answers `ansible-doc`. The five-minute example resolves with the instance model.
+"""The README is a front door for users (what is inside, requirements, installation, then the five-minute path; the
+contributor's matters in CONTRIBUTING.md and tests/README.md), and what it and docs/installation.md document works:
+the tarball `ansible-galaxy collection build` makes, installed into a fresh venv with ansible-core from PyPI
+(`--no-deps`, offline) and with the `ansible` package that bundles kubernetes.core (no Galaxy needed), answers
+`ansible-doc`. The five-minute example resolves with the instance model, and the README's error example is what
+the library prints, run through ansible-playbook.
 
 The fresh venv needs PyPI (pip's configured index); without it that test is skipped, loudly."""
 from __future__ import annotations
@@ -19,21 +21,46 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances imp
 
 REPO = Path(__file__).resolve().parents[3]
 README = (REPO / "README.md").read_text()
+INSTALLATION = (REPO / "docs" / "installation.md").read_text()
+CONTRIBUTING = (REPO / "CONTRIBUTING.md").read_text()
+TESTS = (REPO / "tests" / "README.md").read_text()
 VENV_BIN = Path(sys.executable).parent
+# Pages the README's sections moved to; each must say what it took over (below) and is on the docs site
+# (test_docs_site.py).
+MOVED = [REPO / "docs" / name for name in ("installation.md", "versions.md", "input-model.md", "lease-rbac.md")] + [
+    REPO / "CONTRIBUTING.md", REPO / "benchmarks" / "README.md", REPO / "tests" / "README.md"]
 
 
-def headings():
-    return re.findall(r"^## (.+)$", README, re.M)
+def headings(text=README):
+    return re.findall(r"^## (.+)$", text, re.M)
 
 
 def test_the_readme_starts_with_installation_then_the_five_minute_path_then_contributors():
     order = headings()
-    assert order[0] == "Installation" and order[1].startswith("Five minutes")
-    assert order.index("Contributing: quick start") < order.index("Development")
-    assert order.index("Using the collection") < order.index("Contributing: quick start")
-    for words in ("ansible-galaxy collection build", "requirements.yml", "--no-deps", "pip install kubernetes",
-                  "pip install ansible kubernetes", "make demo", "make test", "### Real Kubernetes binaries for the tests"):
+    assert order[:4] == ["What is inside", "Requirements", "Installation", "Five minutes to a verified scheduler"]
+    assert order.index("`make demo` and `make test`") > order.index("Guides") and order[-1] == "License"
+    assert headings(CONTRIBUTING).index("Quick start") < headings(CONTRIBUTING).index("Development")
+    assert headings(CONTRIBUTING)[-1] == "Layout"
+    for words in ("ansible-galaxy collection build", "pip install ansible-core kubernetes", "make demo", "make test",
+                  "](docs/installation.md)", "](tests/README.md#real-kubernetes-binaries-for-the-tests)"):
         assert words in README
+    # The offline ways moved to the installation page; the binaries to tests/README.md.
+    for words in ("ansible-galaxy collection build", "requirements.yml", "--no-deps", "pip install kubernetes",
+                  "pip install ansible kubernetes"):
+        assert words in INSTALLATION
+    assert "## Real Kubernetes binaries for the tests" in TESTS
+    for words in ("make demo", "make test"):
+        assert words in CONTRIBUTING
+
+
+def test_the_readme_is_a_front_door():
+    lines = README.splitlines()
+    assert len(lines) <= 200
+    # Measurements, dates and commits live in benchmarks/README.md, the lab notebook.
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b|\bload average\b|\bissue \d+", README)
+    # Every Markdown page it links exists.
+    for target in re.findall(r"\]\((?!https?://|#)([^)#\s]+)", README):
+        assert (REPO / target).exists(), target
 
 
 def test_the_five_minute_instances_resolve():
@@ -43,6 +70,41 @@ def test_the_five_minute_instances_resolve():
         variables["kube_scheduler_instances"], variables["kube_scheduler_version"],
         "/etc/kubernetes/schedulers")
     assert (errors, warnings) == ([], [])
+
+
+def readme_error_example():
+    """The task and the output lines of the README's "When a config is wrong"."""
+    section = README.split("### When a config is wrong", 1)[1].split("\n## ", 1)[0]
+    tasks = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    return section, tasks, shown
+
+
+def run_tasks(tmp_path, ansible_playbook, tasks, name):
+    play = tmp_path / (name + ".yml")
+    play.write_text(yaml.safe_dump([{"hosts": "localhost", "gather_facts": False, "tasks": tasks}], sort_keys=False))
+    return ansible_playbook(["-i", "localhost,", "-c", "local", play], cwd=tmp_path)
+
+
+def test_the_readmes_error_example_is_what_the_library_prints(tmp_path, ansible_playbook):
+    """The README shows the real output of its own task: kube-scheduler 1.37's line (the duplicate's value is a
+    field.Path, which Go prints as {}), the library's hint, nothing written; and what it says of 1.30 to 1.33 (a
+    pointer upstream, the path here) is what the library prints for 1.30."""
+    section, tasks, shown = readme_error_example()
+    (task,) = tasks
+    module = task["kubesched.schedulers.scheduler_config"]
+    assert module["kubernetes_version"] == "1.37" and "dest" not in module
+    result = run_tasks(tmp_path, ansible_playbook, tasks, "newest")
+    assert result.returncode == 2, result.stdout + result.stderr
+    printed = (result.stdout + result.stderr).splitlines()
+    assert shown and all(line in printed for line in shown), "\n".join(printed)
+    assert "Duplicate value: {}" in shown[1]
+    module["kubernetes_version"] = "1.30"
+    older = run_tasks(tmp_path, ansible_playbook, tasks, "older")
+    assert older.returncode == 2, older.stdout + older.stderr
+    said = re.search(r"`(Duplicate value: profiles\[\d\]\.schedulerName)`", section).group(1)
+    assert "profiles[2].schedulerName: " + said in older.stdout
+    assert 'field.Path{name:"schedulerName", index:"", parent:(*field.Path)(0xc' in section
 
 
 def sh(args, env=None, cwd=None, timeout=600):
@@ -105,7 +167,7 @@ def test_offline_with_the_ansible_package_that_bundles_kubernetes_core(tmp_path,
 
 def test_no_page_tells_to_install_from_galaxy_by_name():
     # The collection is on no Galaxy: `ansible-galaxy collection install kubesched.schedulers` fails for everyone.
-    for path in [REPO / "README.md", REPO / "docs" / "site" / "antsibull-docs.cfg"] + sorted(
+    for path in [REPO / "README.md", REPO / "docs" / "site" / "antsibull-docs.cfg"] + MOVED + sorted(
             (REPO / "docs" / "docsite" / "rst").glob("*.rst")) + sorted((REPO / "roles").glob("*/README.md")):
         text = path.read_text()
         assert "collection install kubesched.schedulers" not in text, path

@@ -581,11 +581,11 @@ def test_the_verify_role_refuses_what_the_api_server_would_naming_the_variable(a
     assert refused, "the API server accepts what the role refuses in case %s" % case
 
 
-# --- 3. the README's RBAC example for a lease of its own -------------------------------------------------------
+# --- 3. the RBAC example for a lease of its own (docs/lease-rbac.md, which the README links) ------------------
 
 def readme_rbac_example():
-    text = (REPO / "README.md").read_text()
-    section = text.split("### A lease of its own needs RBAC", 1)[1]
+    text = (REPO / "docs" / "lease-rbac.md").read_text()
+    section = text.split("# A lease of its own needs RBAC", 1)[1]
     return list(yaml.safe_load_all(section.split("```yaml", 1)[1].split("```", 1)[0]))
 
 
@@ -598,8 +598,8 @@ def can(api, user, verb, lease, namespace="kube-system"):
 
 
 def test_the_readmes_rbac_example_grants_exactly_the_lease_its_instance_needs(api):
-    """Issue 22 item 10: kubeadm's scheduler identity cannot get/update a lease of its own until the README's Role
-    and RoleBinding are applied; then it can, and still no other lease."""
+    """Issue 22 item 10: kubeadm's scheduler identity cannot get/update a lease of its own until the documented Role
+    and RoleBinding (docs/lease-rbac.md) are applied; then it can, and still no other lease."""
     from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
     user = "system:kube-scheduler"
     # Some distributions' bootstrap Role system::leader-locking-kube-scheduler (OpenShift's) also lets
@@ -619,7 +619,7 @@ def test_the_readmes_rbac_example_grants_exactly_the_lease_its_instance_needs(ap
         resources.get(api_version=obj["apiVersion"], kind=obj["kind"]).create(
             body=obj, namespace=obj["metadata"]["namespace"])
     # The RBAC authorizer reads Roles through an informer: allowed a moment after the create.
-    wait_for("the README's Role to allow get and update", lambda: can(api, user, "get", "batch-scheduler")
+    wait_for("the documented Role to allow get and update", lambda: can(api, user, "get", "batch-scheduler")
              and can(api, user, "update", "batch-scheduler"), timeout=30)
     assert not can(api, user, "update", "other-scheduler")
 
