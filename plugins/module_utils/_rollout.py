@@ -229,7 +229,7 @@ class Engine(object):
                            "which listens on %d" % before if before is not None else "there is none yet"))
             standby = instance.get("standby")
             if (standby and action in (UPDATE, RESTART) and instance["name"] not in leftover_for
-                    and self.waiter.listener(instance["port"]) is not None):
+                    and self._listens_now(instance)):
                 holder = self.waiter.port_holder(standby["port"])
                 if holder is not None:
                     refusals.append(
@@ -391,7 +391,7 @@ class Engine(object):
         standbys = [instance["standby"] for instance in p["instances"]
                     if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
                     and plan["instances"][instance["name"]]["action"] in (UPDATE, RESTART)
-                    and self.waiter.listener(instance["port"]) is not None]
+                    and self._listens_now(instance)]
         held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
                                | set(_standby.adopted(found)["name"] for found in left.values()))
         held.save()
@@ -400,6 +400,10 @@ class Engine(object):
         if standbys:
             self._standbys.start(standbys)
             self.result["standbys"] = [standby["name"] for standby in standbys]
+
+    def _listens_now(self, instance):
+        """Whether the instance runs now, on the port its installed unit or manifest gives it (a change may move it)."""
+        return self.waiter.listener(installed_port(instance) or instance["port"]) is not None
 
     def _back_up(self, plan, held):
         """What the change replaces, backed up and recorded before the first write of an instance's files or the

@@ -44,13 +44,18 @@ def holder(cluster):
     return lease.spec.holder_identity or "", lease.spec.renew_time
 
 
-def variables(cluster, score, secure_port=None):
+def variables(cluster, score, secure_port=None, settle=None):
     instance = {"name": "kube-scheduler", "default_scheduler": True, "config": {"percentageOfNodesToScore": score}}
     if secure_port:
         instance["secure_port"] = secure_port
     # A short health timeout: the gate of a change that never answers fails in a minute, not three.
-    return {"kube_scheduler_version": cluster.version, "kube_scheduler_instances": [instance],
-            "kube_scheduler_health_timeout": 60}
+    out = {"kube_scheduler_version": cluster.version, "kube_scheduler_instances": [instance],
+           "kube_scheduler_health_timeout": 60}
+    if settle:
+        # A long settle holds every gate of the killed run open (the standby's, then the instance's): the test sees
+        # each write and kills the run inside the gate, whatever the machine's load.
+        out["kube_scheduler_health_settle"] = settle
+    return out
 
 
 def run(cluster, score, secure_port=None):
@@ -59,9 +64,9 @@ def run(cluster, score, secure_port=None):
 
 
 def start(cluster, score, secure_port=None):
-    """The playbook as run() runs it, in a process group of its own (to be killed)."""
+    """The playbook as run() runs it, its gates held open, in a process group of its own (to be killed)."""
     extra = cluster.directory / "killed-run-vars.json"
-    extra.write_text(json.dumps(variables(cluster, score, secure_port)))
+    extra.write_text(json.dumps(variables(cluster, score, secure_port, settle=30)))
     return subprocess.Popen(
         [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(cluster.real.inventory()),
          "-e", "@%s" % extra, "--limit", cluster.masters[0], "playbooks/static_pod.yml"],
@@ -98,6 +103,10 @@ def kill_once_written(cluster, playbook, written, on_first_write=None):
     else:
         output = playbook.communicate()[0] if playbook.poll() is not None else "(still running)"
         raise AssertionError("the run never wrote the new %s: %s" % (MANIFEST, output[-6000:]))
+    if playbook.poll() is not None:
+        raise AssertionError("the run ended before it could be killed: %s" % playbook.communicate()[0][-6000:])
+    if not first:
+        raise AssertionError("the apply step wrote %s before any temporary standby showed" % MANIFEST)
     os.killpg(playbook.pid, signal.SIGKILL)
     playbook.wait()
     pids = engine_pids(real, m1)

@@ -217,3 +217,17 @@ def test_a_static_pod_standbys_manifest_is_known_by_its_label():
                 "    tier: control-plane\n  name: kubesched-standby-kube-scheduler\n")
     assert _standby.carries_text(manifest, MARK)
     assert not _standby.carries_text(manifest.replace("'kube-scheduler'", "batch"), MARK)
+
+
+def test_an_instance_whose_change_moves_its_port_still_gets_its_standby(tmp_path):
+    # It runs on the port its installed unit gives it, not yet on the new one: the lease still needs the standby.
+    root, p = setup(tmp_path)
+    moved = p["instances"][0]
+    moved["files"][1]["content"] = "[Service]\nExecStart=/bin/kube-scheduler --secure-port=10271\n"
+    moved["port"] = 10271
+    log = []
+    waiter = Waiter(log, root)
+    waiter.free.add(10271)  # nothing listens on the new port yet
+    result = Engine(p, Recorder(log), waiter).run("apply")
+    assert result["standbys"] == ["kubesched-standby-kube-scheduler"]
+    assert log[0] == ("start standby", "kubesched-standby-kube-scheduler.service")
