@@ -168,7 +168,7 @@ def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_f
         no_standby_left(cluster)
     finally:
         if squatter is not None:
-            real.node_exec(m1, "sh", "-c", "pkill -f SO_REUSEADDR || true")
+            real.node_exec(m1, "sh", "-c", "pkill -f 'SO_REUSEAD[D]R' || true")
             squatter.kill()
             squatter.wait()
         real.node_exec(m2, "mv", "/root/kube-scheduler.yaml", MANIFEST)
