@@ -47,9 +47,9 @@ def result_problems(result, tarball):
     problems = []
     name = Path(tarball).name
     metadata = result.get("metadata") or {}
-    if "%s-%s-%s.tar.gz" % (metadata.get("namespace"), metadata.get("name"), metadata.get("version")) != name:
-        problems.append("the importer read %s.%s %s from %s" % (metadata.get("namespace"), metadata.get("name"),
-                                                               metadata.get("version"), name))
+    read = (metadata.get("namespace"), metadata.get("name"), metadata.get("version"))
+    if "%s-%s-%s.tar.gz" % read != name:
+        problems.append("the importer read %s.%s %s from %s" % (read + (name,)))
     if not result.get("requires_ansible"):
         problems.append("no requires_ansible (meta/runtime.yml)")
     contents = result.get("contents") or []
@@ -62,7 +62,7 @@ def result_problems(result, tarball):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("tarball")
     args = parser.parse_args(argv)
     tarball = os.path.abspath(args.tarball)

@@ -113,7 +113,7 @@ def release(root, version, changelog="antsibull-changelog"):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("version")
     parser.add_argument("--root", default=str(REPO))
     parser.add_argument("--changelog", default=str(Path(sys.executable).with_name("antsibull-changelog")))
