@@ -51,7 +51,7 @@ SCENARIO ?= $(SCENARIOS)
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
-# Three chains side by side; the real-node clusters keep their hosts until every chain ended (no real-node cluster is
+# Four chains side by side; the real-node clusters keep their hosts until every chain ended (no real-node cluster is
 # removed while another runs): tests/support/run-test.sh says why and how.
 REAL_NODE_SCENARIOS := static_pod
 # The older ansible-core releases whose sanity and CORE_UNIT_TESTS make test runs beside the newest core's whole

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS: what `make test` runs (CI:
-# .ci/run), as three chains side by side on the two cores, balanced by their measured times (about 22, 27 and 26
-# minutes here before the older cores' legs were added: docs/support-matrix.md has today's):
+# .ci/run), as four chains side by side on the two cores (the first three took about 22, 27 and 26 minutes here
+# before the fourth was added; docs/support-matrix.md has its legs' times):
 #   - the e2e of E2E_MINORS on its real-node cluster, the scheduler-plugins e2e on its own (1.35), then sanity and lint;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
-#   - unit (with the differential tests), then galaxy-importer on the built tarball, then each of the OLDER_CORES
-#     (ansible-core releases still supported, each on its own venv): its sanity and its CORE_UNIT_TESTS.
-#     `make docs` is not run again: the unit test tests/unit/ee/test_docs_site.py builds the site with the same
-#     three commands.
+#   - unit (with the differential tests). `make docs` is not run again: the unit test
+#     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
+#   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
+#     on its own venv): its sanity and its CORE_UNIT_TESTS.
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The two real-node clusters overlap for a few minutes, but no real-node cluster is removed while another one runs:
 # removing one's hosts took the other's name=systemd cgroups away here (twice, every node at once). So both keep
@@ -44,18 +44,22 @@ e2e=$!
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
 
+suffix=-$newest_core check unit > "$BUILD/test-checks.log" 2>&1 &
+checks=$!
+
+# A chain of its own rather than after unit: its legs are single processes, and after the other chains end a long
+# tail would run on one core while the other idles.
 ( r=0
-  suffix=-$newest_core check unit || r=1
   check galaxy-importer || r=1
   for core in $older_cores; do
     suffix=-$core check sanity CORE="$core" || r=1
     suffix=-$core check unit CORE="$core" UNIT_TESTS="$core_unit_tests" || r=1
   done
-  exit $r ) > "$BUILD/test-checks.log" 2>&1 &
-checks=$!
+  exit $r ) > "$BUILD/test-cores.log" 2>&1 &
+cores=$!
 
 rc=0
-for chain in "checks:$checks" "hosts:$hosts" "e2e:$e2e"; do
+for chain in "checks:$checks" "cores:$cores" "hosts:$hosts" "e2e:$e2e"; do
   wait "${chain#*:}" || rc=1
   cat "$BUILD/test-${chain%%:*}.log"
 done
