@@ -72,6 +72,9 @@ def main(argv=None):
         env.pop(name, None)
     with tempfile.TemporaryDirectory(prefix="galaxy-import-") as work:
         env["GALAXY_IMPORTER_TMP_ROOT_DIR"] = work
+        # A HOME of its own: a run without it left the collection it imported under ~/.ansible/collections, where
+        # every later ansible-lint on this machine found that copy before the checkout.
+        env["HOME"] = work
         run = subprocess.run([sys.executable, "-m", "galaxy_importer.main", tarball], cwd=work, env=env,
                              capture_output=True, text=True, check=False)
         log = run.stdout + run.stderr
