@@ -114,9 +114,15 @@ def test_the_import_log_is_judged_strictly_but_for_a_dependency_galaxy_does_not_
 
 def test_the_import_result_must_show_documented_content():
     name = "kubesched-schedulers-1.0.0.tar.gz"
+    # The shape galaxy-importer 0.4.44 writes to importer_result.json.
     good = {"metadata": {"namespace": "kubesched", "name": "schedulers", "version": "1.0.0"},
-            "requires_ansible": ">=2.19.0", "contents": [{"content_type": "module", "name": "x", "doc_strings": {"a": 1}}]}
+            "requires_ansible": ">=2.19.0", "contents": [{"content_type": "module", "name": "x", "description": "X"}],
+            "docs_blob": {"contents": [{"content_type": "module", "content_name": "x", "doc_strings": {"doc": {}}},
+                                       {"content_type": "action", "content_name": "x", "doc_strings": None}]}}
     assert galaxy_import.result_problems(good, name) == []
-    bad = dict(good, requires_ansible=None, contents=[{"content_type": "module", "name": "x", "doc_strings": None}])
+    bad = dict(good, requires_ansible=None, docs_blob={"contents": [
+        {"content_type": "module", "content_name": "x", "doc_strings": None}]})
     assert galaxy_import.result_problems(bad, name) == [
         "no requires_ansible (meta/runtime.yml)", "module x has no documentation Galaxy can show"]
+    assert galaxy_import.result_problems(dict(good, contents=[]), "kubesched-schedulers-0.9.0.tar.gz") == [
+        "the importer read kubesched.schedulers 1.0.0 from kubesched-schedulers-0.9.0.tar.gz", "no content found"]
