@@ -32,7 +32,9 @@ if [ ! -f "$venv/.installed" ]; then
 fi
 "$venv/bin/pip" check > "$dir/pip-check.txt" 2>&1
 
-common=(CORE="$core" CORE_PYTHON_VERSION="$python_version" CONSTRAINTS="$constraints" VENV="$venv")
+# A sanity venv and tree of its own (SANITY): a pre-release or patch of a supported minor must not reuse that
+# minor's sanity venv, which holds the supported release's ansible-test.
+common=(CORE="$core" CORE_PYTHON_VERSION="$python_version" CONSTRAINTS="$constraints" VENV="$venv" SANITY="$dir/sanity")
 "$make" -C "$repo" --no-print-directory sanity "${common[@]}" > "$dir/sanity.log" 2>&1; sanity=$?
 # The unit tests as `make unit` runs them, without its `binaries` step (which may start a build): the binaries
 # .build/k8s.env names, where an earlier make binaries found them; tests needing a missing one skip, saying so.
