@@ -69,8 +69,7 @@ def play_with_the_playbooks_interpreter(tmp_path):
     ("localhost ansible_connection=local\n", sys.executable),
     ("localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n", "/usr/bin/python3"),
 ], ids=["inventory-lists-localhost", "inventory-names-its-python"])
-def test_the_play_runs_on_the_controllers_python_past_pyenv_shims(tmp_path, ansible_playbook, shims, inventory,
-                                                                   expected):
+def test_the_play_runs_on_the_controllers_python_past_pyenv_shims(tmp_path, ansible_playbook, shims, inventory, expected):
     (tmp_path / "inventory.ini").write_text(inventory)
     run = ansible_playbook(["-i", tmp_path / "inventory.ini", play_with_the_playbooks_interpreter(tmp_path)],
                            env={"PATH": shims})
