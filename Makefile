@@ -3,12 +3,24 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= python3
-VENV ?= $(CURDIR)/.venv
-BIN := $(VENV)/bin
 BUILD := $(CURDIR)/.build
+
+# ansible-core: every release upstream still supports, each on a controller Python it supports, in a venv of its own
+# with the `ansible` package that bundles it and the same tools, pinned in requirements/constraints-<core>.txt
+# (docs/support-matrix.md). CORE picks the venv a target runs in; the newest core (.venv) runs everything, the others
+# sanity and the unit tests (make matrix).
+CORES := 2.19 2.20 2.21
+NEWEST_CORE := $(lastword $(CORES))
+CORE ?= $(NEWEST_CORE)
+CORE_PYTHON_VERSION_2.19 := 3.11
+CORE_PYTHON_VERSION_2.20 := 3.13
+CORE_PYTHON_VERSION_2.21 := 3.12
+CORE_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(CORE))
+CONSTRAINTS := requirements/constraints-$(CORE).txt
+VENV ?= $(if $(filter $(NEWEST_CORE),$(CORE)),$(CURDIR)/.venv,$(BUILD)/venv-$(CORE))
+BIN := $(VENV)/bin
 COLLECTIONS := $(BUILD)/collections
 COLLECTION_LINK := $(COLLECTIONS)/ansible_collections/kubesched/schedulers
-SANITY_TREE := $(BUILD)/sanity/ansible_collections/kubesched/schedulers
 
 # This checkout resolves as kubesched.schedulers through the link; bundled collections come from the venv.
 export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
@@ -39,16 +51,23 @@ SCENARIO ?= $(SCENARIOS)
 
 ## test: everything CI runs: sanity, lint, unit and differential tests, the e2e test and every Molecule scenario
 ## with its drills (the rolling timings: make drills), on the real binaries `make binaries` finds (a suite whose binaries are missing is skipped, loudly)
-# Three chains side by side; the real-node clusters keep their hosts until every chain ended (no real-node cluster is
+# Four chains side by side; the real-node clusters keep their hosts until every chain ended (no real-node cluster is
 # removed while another runs): tests/support/run-test.sh says why and how.
 REAL_NODE_SCENARIOS := static_pod
+# The older ansible-core releases whose sanity and CORE_UNIT_TESTS make test runs beside the newest core's whole
+# run (TEST_OLDER_CORES= leaves them to make matrix).
+TEST_OLDER_CORES ?= $(filter-out $(NEWEST_CORE),$(CORES))
 test: deps host-deps binaries image
-	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" tests/support/run-test.sh "$(TEST_E2E_MINORS)" "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))"
+	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" CORE="$(CORE)" tests/support/run-test.sh "$(TEST_E2E_MINORS)" \
+	  "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))" \
+	  "$(TEST_OLDER_CORES)" "$(CORE_UNIT_TESTS)"
 
 deps: $(VENV)/.installed collection
-$(VENV)/.installed: requirements/test.txt requirements/constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/test.txt -c requirements/constraints.txt
+# --clear: a venv of another Python (an older checkout's) is replaced, not mixed with this one.
+$(VENV)/.installed: requirements/test.txt $(CONSTRAINTS)
+	@[ -n "$(CORE_PYTHON_VERSION)" ] || { echo "CORE=$(CORE) is not one of $(CORES)" >&2; exit 2; }
+	python=$$(tests/support/find-python.sh $(CORE_PYTHON_VERSION)) && $$python -m venv --clear $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/test.txt -c $(CONSTRAINTS)
 	touch $@
 
 # Safe to run twice at once (make test runs sub-makes side by side): the link is made only when it differs.
@@ -72,30 +91,84 @@ binaries-all:
 image: host-deps
 	tests/hosts/build-image.sh
 
-# ansible-test gets a venv of its own (its pinned linters would clash with ansible-lint's); --venv mode is not
-# usable here because it downloads a pip bootstrap script from a host outside the package registries.
-SANITY_VENV := $(BUILD)/sanity-venv
-$(SANITY_VENV)/.installed: requirements/constraints.txt
-	$(PYTHON) -m venv $(SANITY_VENV)
-	$(SANITY_VENV)/bin/pip install --quiet --disable-pip-version-check "$$(grep '^ansible-core==' requirements/constraints.txt)"
+# ansible-test gets a venv of its own (its pinned linters would clash with ansible-lint's), one per core (CORE):
+# sanity runs with that core's own ansible-test and rules, on that core's venv Python, on a copy of the checkout of
+# its own, so every core's sanity can run at once. Ignore files are per core (tests/sanity/ignore-<core>.txt), for
+# rules that do not apply, never for a finding to fix. --venv mode is not usable here because it downloads a pip
+# bootstrap script from a host outside the package registries: tests/sanity/offline_get_pip.py stands in for it.
+SANITY := $(BUILD)/sanity-$(CORE)
+SANITY_VENV := $(SANITY)/venv
+SANITY_TREE := $(SANITY)/ansible_collections/kubesched/schedulers
+$(SANITY_VENV)/.installed: $(CONSTRAINTS)
+	python=$$(tests/support/find-python.sh $(CORE_PYTHON_VERSION)) && $$python -m venv --clear $(SANITY_VENV)
+	$(SANITY_VENV)/bin/pip install --quiet --disable-pip-version-check "$$(grep '^ansible-core==' $(CONSTRAINTS))"
 	touch $@
 
-sanity: deps $(SANITY_VENV)/.installed
+sanity: $(SANITY_VENV)/.installed
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
-	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || install -D -m 0644 tests/sanity/offline_get_pip.py $$f
+	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || \
+	  { install -D -m 0644 tests/sanity/offline_get_pip.py $$f.$$$$ && mv -f $$f.$$$$ $$f; }
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
 	cd $(SANITY_TREE) && git init -q && git add -A && \
-	  PATH=$(SANITY_VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(BUILD)/sanity \
-	  $(SANITY_VENV)/bin/ansible-test sanity --local --requirements --python 3.11 --color no
+	  PATH=$(SANITY_VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(SANITY) \
+	  $(SANITY_VENV)/bin/ansible-test sanity --local --requirements --python $(CORE_PYTHON_VERSION) --color no
 
 lint: deps
 	ansible-lint --profile production --strict
 	antsibull-changelog lint
 
-# Unit tests, and the differential tests that compare the library with the real kube-scheduler (DIFF_MINORS).
+# Unit tests, and the differential tests that compare the library with the real kube-scheduler (DIFF_MINORS), on
+# the venv of CORE; UNIT_TESTS narrows them. make test runs them all on the newest core and CORE_UNIT_TESTS on the
+# others: the tests whose outcome depends on ansible-core (the action plugins, modules and filters as ansible-core
+# runs them, playbooks and roles through a real ansible-playbook, the built tarball installed and run).
+UNIT_TESTS ?= tests/unit tests/differential
+CORE_UNIT_TESTS := tests/unit/plugins/action tests/unit/plugins/modules tests/unit/plugins/filter tests/unit/playbooks \
+  tests/unit/ee/test_runtime_metadata.py tests/unit/ee/test_readme_install.py
 unit: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider --durations=15 tests/unit tests/differential
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider --durations=15 $(UNIT_TESTS)
+
+## matrix: every supported ansible-core (CORES): its sanity and its unit tests (MATRIX_UNIT_TESTS, default all of
+## them), each core on its own venv; make test runs the same with CORE_UNIT_TESTS on the older cores
+MATRIX_UNIT_TESTS ?= $(UNIT_TESTS)
+.PHONY: matrix
+matrix:
+	rc=0; for core in $(CORES); do \
+	  $(MAKE) --no-print-directory sanity unit CORE=$$core UNIT_TESTS="$(MATRIX_UNIT_TESTS)" || rc=1; done; exit $$rc
+
+## new-core: VERSION=2.22.0 (a release or pre-release PyPI serves, e.g. 2.22.0rc1): a venv with that ansible-core on
+## top of the newest core's pins, then its sanity (its own ansible-test and rules) and the unit tests that exercise
+## ansible-core; every failure listed in .build/new-core-VERSION/report.txt. Nothing of the checkout changes: adding
+## the core is then a constraints file and a line in CORES (docs/support-matrix.md)
+.PHONY: new-core
+new-core:
+	@[ -n "$(VERSION)" ] || { echo "usage: make new-core VERSION=2.22.0 [NEW_CORE_PYTHON=3.13]" >&2; exit 2; }
+	tests/support/new-core.sh "$(VERSION)" "$(or $(NEW_CORE_PYTHON),$(CORE_PYTHON_VERSION_$(NEWEST_CORE)))" \
+	  "requirements/constraints-$(NEWEST_CORE).txt" "$(CORE_UNIT_TESTS)"
+
+## galaxy-importer: the tarball `ansible-galaxy collection build` makes, checked by galaxy-importer 0.4.44 as Galaxy
+## checks an upload (metadata, documentation, changelog, ansible-lint), any warning a failure
+## (tests/support/galaxy_import.py); in its own venv (requirements/galaxy-importer.txt)
+IMPORTER_VENV := $(BUILD)/importer-venv
+RELEASE_DIR := $(BUILD)/release
+.PHONY: galaxy-importer
+$(IMPORTER_VENV)/.installed: requirements/galaxy-importer.txt
+	python=$$(tests/support/find-python.sh $(CORE_PYTHON_VERSION_$(NEWEST_CORE))) && $$python -m venv --clear $(IMPORTER_VENV)
+	$(IMPORTER_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements/galaxy-importer.txt
+	touch $@
+galaxy-importer: deps $(IMPORTER_VENV)/.installed
+	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
+	$(BIN)/ansible-galaxy collection build --output-path $(RELEASE_DIR) .
+	$(IMPORTER_VENV)/bin/python tests/support/galaxy_import.py $(RELEASE_DIR)/kubesched-schedulers-*.tar.gz
+
+## release: VERSION=x.y.z, a semantic version (docs/versioning-policy.md): galaxy.yml's version, the changelog
+## fragments turned into CHANGELOG.rst and changelogs/changelog.yaml (antsibull-changelog release), then the tarball
+## built and checked by galaxy-importer (.build/release). Review, commit and tag; nothing is pushed or uploaded
+.PHONY: release
+release: deps
+	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
+	$(BIN)/python tests/support/release.py "$(VERSION)"
+	$(MAKE) --no-print-directory galaxy-importer
 
 # Every scenario runs even when one fails, MOLECULE_JOBS (default 2) at a time (each mostly waits on its hosts); their
 # logs follow in order. Each runs the real binaries its `needs-binaries` names (skipped, loudly, when one is missing):

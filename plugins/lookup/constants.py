@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 name: constants
 author: kubesched maintainers (@kubesched)
-version_added: 0.2.0
+version_added: 1.0.0
 short_description: Internal - the facts this collection defines once, for its roles
 description:
   - B(Internal.) The roles of this collection read the annotation keys they write, kubeadm's probe timings and the

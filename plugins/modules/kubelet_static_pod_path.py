@@ -29,7 +29,7 @@ options:
     type: list
     elements: path
     default: [/var/lib/kubelet/kubeadm-flags.env, /etc/default/kubelet, /etc/sysconfig/kubelet]
-version_added: 0.1.0
+version_added: 1.0.0
 author:
   - kubesched maintainers (@kubesched)
 """

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: role_inputs
 short_description: Check every variable of a role of this collection on the controller (internal)
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - Internal to the roles of this collection, which run it first; not meant for playbooks.
   - Reads the role's variables (templated) and refuses, before any host is touched and with the variable's own name

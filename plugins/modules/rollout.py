@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: rollout
 short_description: Internal - plan or apply the files of kube-scheduler instances on a master, health-gated, in one call
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - B(Internal.) Part of the rollout engine of the C(kubesched.schedulers.systemd) and
     C(kubesched.schedulers.static_pod) roles, documented for those who read the roles; not a public interface,

@@ -16,7 +16,7 @@ DOCUMENTATION = r"""
 ---
 module: scheduler_config
 short_description: Validate, render and write a KubeSchedulerConfiguration as kube-scheduler would load it
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Decodes a C(kubescheduler.config.k8s.io/v1) C(KubeSchedulerConfiguration) strictly, applies the defaults and
     runs every validation and profile-building check of the real C(kube-scheduler) of the chosen Kubernetes minor

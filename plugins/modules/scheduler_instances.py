@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: scheduler_instances
 short_description: Resolve and check the kube-scheduler instances of a control-plane node
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Normalises the instance list shared by the C(kubesched.schedulers.systemd) and
     C(kubesched.schedulers.static_pod) roles, validates every instance's KubeSchedulerConfiguration with the

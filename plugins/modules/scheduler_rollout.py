@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 ---
 module: scheduler_rollout
 short_description: Internal - plan or apply the kube-scheduler instances of one master in one call, health-gated
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - B(Internal.) Part of the rollout engine of the C(kubesched.schedulers.systemd) and
     C(kubesched.schedulers.static_pod) roles, documented for those who read the roles; not a public interface,

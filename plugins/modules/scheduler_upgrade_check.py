@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: scheduler_upgrade_check
 short_description: Check a KubeSchedulerConfiguration against the Kubernetes minors you are about to upgrade to
-version_added: 0.2.0
+version_added: 1.0.0
 description:
   - Runs one config through the library's model of the current and of each target kube-scheduler minor (1.30 to
     1.37 verified against the real upstream binaries, built from upstream's Go modules, and 1.38 as a preview against

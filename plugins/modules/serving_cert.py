@@ -75,7 +75,7 @@ options:
     description: The openssl command.
     type: str
     default: openssl
-version_added: 0.1.0
+version_added: 1.0.0
 author:
   - kubesched maintainers (@kubesched)
 """

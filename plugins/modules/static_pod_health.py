@@ -42,7 +42,7 @@ options:
     description: Seconds the new process must stay the listener and keep answering.
     type: int
     default: 2
-version_added: 0.1.0
+version_added: 1.0.0
 author:
   - kubesched maintainers (@kubesched)
 """

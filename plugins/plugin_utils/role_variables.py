@@ -136,7 +136,7 @@ DEPRECATED = {
     "kube_scheduler_static_pod_health_timeout": "kube_scheduler_health_timeout",
     "kube_scheduler_static_pod_health_settle": "kube_scheduler_health_settle",
 }
-REMOVED_IN = "1.0.0"
+REMOVED_IN = "2.0.0"
 
 # Variables of this collection that are not role arguments: the playbooks' group name and upgrade targets, and
 # what the roles register. They are known names, so they are never reported as typos.

@@ -1,33 +1,39 @@
 #!/usr/bin/env bash
-# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS: what `make test` runs (CI: .ci/run), as three chains
-# side by side on the two cores, balanced by their measured times (about 22, 27 and 26 minutes here):
+# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS: what `make test` runs (CI:
+# .ci/run), as four chains side by side on the two cores (the first three took about 22, 27 and 26 minutes here
+# before the fourth was added; docs/support-matrix.md has its legs' times):
 #   - the e2e of E2E_MINORS on its real-node cluster, the scheduler-plugins e2e on its own (1.35), then sanity and lint;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
 #   - unit (with the differential tests). `make docs` is not run again: the unit test
-#     tests/unit/ee/test_docs_site.py builds the site with the same three commands.
+#     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
+#   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
+#     on its own venv): its sanity and its CORE_UNIT_TESTS.
+# Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The two real-node clusters overlap for a few minutes, but no real-node cluster is removed while another one runs:
 # removing one's hosts took the other's name=systemd cgroups away here (twice, every node at once). So both keep
 # their hosts (E2E_KEEP=1, MOLECULE_DESTROY=never) and are removed here, one after the other, once every chain ended.
 # The machine has no idle CPU while the three chains run (controller-side Python is most of it), so the chains are
 # balanced by time, not by priority.
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
-# From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found) and SUITE_RESULTS.
+# From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found), SUITE_RESULTS and CORE
+# (the newest ansible-core, which names its sanity and unit suites as the older cores' are named).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-e2e_minors=$1 real_node_scenarios=$2 other_scenarios=$3
+e2e_minors=$1 real_node_scenarios=$2 other_scenarios=$3 older_cores=$4 core_unit_tests=$5
 make=${MAKE:-make}
+newest_core=${CORE:?the Makefile passes CORE}
 rm -rf "$SUITE_RESULTS"
 
-# A suite of the checks, recorded for the summary.
+# A suite of the checks, recorded for the summary: check NAME [MAKE ARGUMENTS...] runs make NAME with them.
 check() {
   # shellcheck source=/dev/null
-  ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$1" -- "$make" --no-print-directory "$1" )
+  ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$1${suffix:-}" -- "$make" --no-print-directory "$@" )
 }
 
 ( r=0
   E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors" || r=1
   E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
-  check sanity || r=1
+  suffix=-$newest_core check sanity || r=1
   check lint || r=1
   exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
@@ -38,11 +44,22 @@ e2e=$!
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
 
-check unit > "$BUILD/test-checks.log" 2>&1 &
+suffix=-$newest_core check unit > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
+# A chain of its own rather than after unit: its legs are single processes, and after the other chains end a long
+# tail would run on one core while the other idles.
+( r=0
+  check galaxy-importer || r=1
+  for core in $older_cores; do
+    suffix=-$core check sanity CORE="$core" || r=1
+    suffix=-$core check unit CORE="$core" UNIT_TESTS="$core_unit_tests" || r=1
+  done
+  exit $r ) > "$BUILD/test-cores.log" 2>&1 &
+cores=$!
+
 rc=0
-for chain in "checks:$checks" "hosts:$hosts" "e2e:$e2e"; do
+for chain in "checks:$checks" "cores:$cores" "hosts:$hosts" "e2e:$e2e"; do
   wait "${chain#*:}" || rc=1
   cat "$BUILD/test-${chain%%:*}.log"
 done

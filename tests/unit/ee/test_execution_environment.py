@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,19 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
+
+
+MAKEFILE = (REPO / "Makefile").read_text()
+MAKEFILE_CORE_PYTHON = dict(re.findall(r"^CORE_PYTHON_VERSION_([0-9.]+) := ([0-9.]+)$", MAKEFILE, re.M))
+
+
+def newest_core():
+    return re.search(r"^CORES := (.+)$", MAKEFILE, re.M).group(1).split()[-1]
+
+
+def newest_core_pin():
+    constraints = (REPO / "requirements" / ("constraints-%s.txt" % newest_core())).read_text()
+    return re.search(r"^ansible-core==\S+$", constraints, re.M).group(0)
 
 
 def run(args, **kwargs):
@@ -81,7 +95,10 @@ def test_ansible_builder_create_writes_a_context_that_installs_the_collection(co
     containerfile = (context / "Containerfile").read_text()
     assert "ansible-galaxy collection install" in containerfile
     assert "introspect" in containerfile
-    assert "ansible-core==2.19.14" in containerfile
+    # The EE is built on the newest core the collection is tested with, on the Python its venv has.
+    assert newest_core_pin() in containerfile
+    python = "python" + MAKEFILE_CORE_PYTHON[newest_core()]
+    assert 'ARG PYCMD="/usr/bin/%s"' % python in containerfile
     requirements = yaml.safe_load((context / "_build" / "requirements.yml").read_text())
     names = [c["name"] for c in requirements["collections"]]
     assert names == ["collections/kubesched-schedulers.tar.gz", "kubernetes.core"]

@@ -101,4 +101,4 @@ def test_the_old_names_still_win_and_warn_with_the_new_name(runs):
     assert used == {"state_dir": "/srv/kubesched-old", "health_timeout": 33, "health_settle": 4}
     flat = " ".join(output.split())
     for old, new in DEPRECATED.items():
-        assert "%s is deprecated and will be removed in 1.0.0: use %s" % (old, new) in flat, old
+        assert "%s is deprecated and will be removed in 2.0.0: use %s" % (old, new) in flat, old

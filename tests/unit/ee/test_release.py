@@ -1,0 +1,128 @@
+"""Releases as the ecosystem makes them (docs/versioning-policy.md): `make release VERSION=x.y.z` refuses what is not
+a newer semantic version, a fragment that names an internal work item and a version_added that no release has, and
+on a copy of this checkout turns the fragments into CHANGELOG.rst and changelogs/changelog.yaml with galaxy.yml's
+version set. The built tarball passes galaxy-importer in make test (tests/support/galaxy_import.py, whose judging of
+the import log is checked here)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "tests" / "support"))
+import galaxy_import  # noqa: E402  pylint: disable=wrong-import-position,import-error
+import release  # noqa: E402  pylint: disable=wrong-import-position,import-error
+
+ANTSIBULL_CHANGELOG = Path(sys.executable).with_name("antsibull-changelog")
+
+
+def test_no_fragment_names_an_internal_work_item():
+    assert release.fragment_problems(REPO / "changelogs" / "fragments") == []
+
+
+def test_a_fragment_naming_a_work_item_is_found(tmp_path):
+    (tmp_path / "issue12-thing.yml").write_text("minor_changes:\n  - a thing\n")
+    (tmp_path / "fine.yml").write_text("bugfixes:\n  - fixed (https://github.com/kubesched/schedulers/issues/7).\n")
+    (tmp_path / "plain.yml").write_text("bugfixes:\n  - verify role - the table is as wide as its longest value.\n")
+    problems = release.fragment_problems(tmp_path)
+    assert len(problems) == 2 and problems[0].startswith("fine.yml: its text") and "issue12" in problems[1]
+
+
+@pytest.mark.parametrize("older, newer", [("0.1.0", "1.0.0"), ("1.0.0-rc.1", "1.0.0"), ("1.0.0-rc.2", "1.0.0-rc.10"),
+                                          ("1.0.0-alpha", "1.0.0-alpha.1"), ("1.9.0", "1.10.0"), ("1.0.9", "1.1.0")])
+def test_semantic_version_precedence(older, newer):
+    assert release.precedence(older) < release.precedence(newer)
+
+
+@pytest.mark.parametrize("version", ["1.0", "v1.0.0", "1.0.0+build.1", "01.0.0", "1.0.0.0", ""])
+def test_what_is_not_a_semantic_version_is_refused(version):
+    with pytest.raises(release.ReleaseError, match="not a semantic version"):
+        release.precedence(version)
+
+
+def test_version_added_must_be_a_release_or_the_one_being_made():
+    # Everything is new in the first release: every version_added says it.
+    assert release.version_added_problems(REPO, "1.0.0", []) == []
+    problems = release.version_added_problems(REPO, "1.1.0", [])
+    assert problems and all(p.endswith("version_added 1.0.0") for p in problems)
+    assert release.version_added_problems(REPO, "1.1.0", ["1.0.0"]) == []
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A copy of this checkout where antsibull-changelog finds it: ansible_collections/kubesched/schedulers."""
+    root = tmp_path / "ansible_collections" / "kubesched" / "schedulers"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                             "galaxy.yml", "changelogs", "plugins", "roles", "meta", "playbooks"],
+                            cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (REPO / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+    return root
+
+
+def test_the_release_writes_the_changelog_and_the_version(checkout):
+    fragments = sorted(p.name for p in (checkout / "changelogs" / "fragments").glob("*.yml"))
+    release.release(checkout, "1.0.0", str(ANTSIBULL_CHANGELOG))
+    assert yaml.safe_load((checkout / "galaxy.yml").read_text())["version"] == "1.0.0"
+    # galaxy.yml's comments are kept: only its version line changed.
+    assert (checkout / "galaxy.yml").read_text().count("\n#") == (REPO / "galaxy.yml").read_text().count("\n#")
+    changes = yaml.safe_load((checkout / "changelogs" / "changelog.yaml").read_text())
+    assert set(changes["releases"]) == {"1.0.0"}
+    assert sorted(changes["releases"]["1.0.0"]["fragments"]) == fragments
+    assert not list((checkout / "changelogs" / "fragments").glob("*.yml"))
+    text = (checkout / "CHANGELOG.rst").read_text()
+    assert "v1.0.0" in text and "Release Summary" in text and "Minor Changes" in text and "Bugfixes" in text
+    # Every plugin and role says version_added 1.0.0, so the release lists them as new.
+    assert "New Modules" in text and "kubesched.schedulers.scheduler_config" in text and "New Roles" in text
+    assert release.WORK_ITEM.search(text) is None
+    # The same version again, or an older one, is refused.
+    for version, words in (("1.0.0", "already released"), ("0.9.0", "older than the release 1.0.0")):
+        with pytest.raises(release.ReleaseError, match=words):
+            release.release(checkout, version, str(ANTSIBULL_CHANGELOG))
+
+
+def test_the_release_refuses_before_writing_anything(checkout):
+    (checkout / "changelogs" / "fragments" / "internal.yml").write_text("trivial:\n  - done for issue 44.\n")
+    before = (checkout / "galaxy.yml").read_text()
+    with pytest.raises(release.ReleaseError, match="internal.yml: its text says 'issue 44'"):
+        release.release(checkout, "1.0.0", str(ANTSIBULL_CHANGELOG))
+    assert (checkout / "galaxy.yml").read_text() == before
+    assert not (checkout / "CHANGELOG.rst").exists()
+
+
+def test_the_import_log_is_judged_strictly_but_for_a_dependency_galaxy_does_not_install():
+    log = [
+        "Importing with galaxy-importer 0.4.44",
+        "WARNING: playbooks/metrics_access.yml:41:7: syntax-check[unknown-module]: couldn't resolve module/action "
+        "'kubernetes.core.k8s_info'. This often indicates a misspelling, missing collection, or incorrect module path.",
+        "WARNING: playbooks/x.yml:3:7: syntax-check[unknown-module]: couldn't resolve module/action "
+        "'community.general.ini_file'. This often indicates a misspelling, missing collection, or incorrect module path.",
+        "WARNING: roles/systemd/tasks/main.yml:1: name[casing]: All names should start with an uppercase letter.",
+        "ERROR: Timeout on call to ansible-lint",
+        "Importer processing completed successfully",
+    ]
+    found = galaxy_import.findings(log, {"kubernetes.core"})
+    assert found == log[2:5]
+
+
+def test_the_import_result_must_show_documented_content():
+    name = "kubesched-schedulers-1.0.0.tar.gz"
+    # The shape galaxy-importer 0.4.44 writes to importer_result.json.
+    good = {"metadata": {"namespace": "kubesched", "name": "schedulers", "version": "1.0.0"},
+            "requires_ansible": ">=2.19.0", "contents": [{"content_type": "module", "name": "x", "description": "X"}],
+            "docs_blob": {"contents": [{"content_type": "module", "content_name": "x", "doc_strings": {"doc": {}}},
+                                       {"content_type": "action", "content_name": "x", "doc_strings": None}]}}
+    assert galaxy_import.result_problems(good, name) == []
+    bad = dict(good, requires_ansible=None, docs_blob={"contents": [
+        {"content_type": "module", "content_name": "x", "doc_strings": None}]})
+    assert galaxy_import.result_problems(bad, name) == [
+        "no requires_ansible (meta/runtime.yml)", "module x has no documentation Galaxy can show"]
+    assert galaxy_import.result_problems(dict(good, contents=[]), "kubesched-schedulers-0.9.0.tar.gz") == [
+        "the importer read kubesched.schedulers 1.0.0 from kubesched-schedulers-0.9.0.tar.gz", "no content found"]
