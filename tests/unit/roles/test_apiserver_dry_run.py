@@ -513,19 +513,21 @@ else:
 
 def verify_objects(values, events=False):
     """The verify role's objects for ``values``: its Namespace and ServiceAccount (as schedule.yml writes them) and
-    one pod per scheduler from its own template; with ``events``, then the Scheduled event the scheduler of that name
+    one pod per scheduler from its template; with ``events``, then the Scheduled event the scheduler of that name
     would write for each pod."""
     namespace = values.get("kube_scheduler_verify_namespace", "kubesched-verify")
     objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
                {"apiVersion": "v1", "kind": "ServiceAccount", "automountServiceAccountToken": False,
                 "metadata": {"name": "kubesched-verify", "namespace": namespace}}]
-    for index, wanted in enumerate(values.get("kube_scheduler_verify_schedulers", [])):
-        objects.append(render_unchecked("verify", "pod.yaml.j2", dict(
-            values, kube_scheduler_verify_version=VERSION, __kube_scheduler_verify_index=index,
+    wanted = values.get("kube_scheduler_verify_schedulers", [])
+    if wanted:
+        objects.extend(render_unchecked("verify", "pods.yaml.j2", dict(
+            values, kube_scheduler_verify_version=VERSION,
             # the default (kubeadm's pause of the minor, through the collection's filter) is tested on its own
             kube_scheduler_verify_image="registry.k8s.io/pause:3.10.1",
             __kube_scheduler_verify_run="20260101000000",
-            item={"name": wanted["name"] if isinstance(wanted, dict) else wanted})))
+            __kube_scheduler_verify_targets=[{"name": item["name"] if isinstance(item, dict) else item}
+                                             for item in wanted])))
     if events:
         objects.extend(scheduled_event(pod["spec"]["schedulerName"]) for pod in objects[2:])
     return objects
