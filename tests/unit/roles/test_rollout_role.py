@@ -72,6 +72,32 @@ def test_its_inputs_are_checked_against_the_spec_first(tmp_path, ansible_playboo
     assert "missing required arguments: _rollout_state_dir" in run.stdout
 
 
+def calls(tasks):
+    for task in tasks or []:
+        for key in ("block", "rescue", "always"):
+            yield from calls(task.get(key))
+        if task.get("ansible.builtin.include_role", {}).get("name") == "kubesched.schedulers._rollout":
+            yield task
+
+
+def test_the_host_roles_pass_each_entry_point_exactly_its_inputs():
+    """The two roles include the shared steps without Ansible's validation (rolespec_validate: false: their inputs
+    are fixed, and validating them again on every master cost controller CPU), so this checks them instead."""
+    specs = yaml.safe_load((SHARED / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+    found = set()
+    for role in ("systemd", "static_pod"):
+        for path in sorted((ROLES / role / "tasks").glob("*.yml")):
+            for task in calls(yaml.safe_load(path.read_text())):
+                include = task["ansible.builtin.include_role"]
+                entry = include["tasks_from"]
+                assert include["rolespec_validate"] is False, path
+                assert set(task["vars"]) == set(specs[entry]["options"]), (path, entry)
+                kinds = [value for name, value in task["vars"].items() if name in ("_rollout_kind", "_rollout_role")]
+                assert kinds in ([], [role]), (path, entry)
+                found.add((role, entry))
+    assert found == {(role, entry) for role in ("systemd", "static_pod") for entry in specs}
+
+
 @pytest.mark.parametrize("name", ["commit.yml", "restore.yml", "serving_certs.yml", "serving_certs_plan.yml",
                                   "preflight.yml", "resolve.yml"])
 def test_the_host_roles_keep_no_copy_of_a_shared_step(name):
