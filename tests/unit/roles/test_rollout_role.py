@@ -8,6 +8,9 @@ through the static_pod role on a change the real engine held)."""
 
 from __future__ import annotations
 
+import datetime
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -107,3 +110,72 @@ def test_the_host_roles_keep_no_copy_of_a_shared_step(name):
         if path.is_file():
             tasks = yaml.safe_load(path.read_text())
             assert [task["ansible.builtin.include_role"]["name"] for task in tasks] == ["kubesched.schedulers._rollout"]
+
+
+SERVING_PLAN = """
+- hosts: localhost
+  gather_facts: false
+  vars:
+    kube_scheduler_version: "1.35.4"
+    kube_scheduler_config_dir: "{{ work }}/config"
+    kube_scheduler_state_dir: "{{ work }}/state"
+    kube_scheduler_manifest_dir: "{{ work }}/manifests"
+    kube_scheduler_serving_cert_dir: "{{ work }}/pki"
+    kube_scheduler_serving_ca_cert: "{{ work }}/ca.crt"
+    kube_scheduler_serving_ca_key: "{{ work }}/ca.key"
+    kube_scheduler_lease_check: false
+    kube_scheduler_static_pod_preflight_binary: "{{ binary }}"
+    kube_scheduler_instances:
+      - name: kube-scheduler
+        default_scheduler: true
+        kubeconfig: "{{ work }}/kubeconfig"
+        serving_cert: true
+  tasks:
+    - name: Plan
+      ansible.builtin.include_role:
+        name: kubesched.schedulers.static_pod
+        tasks_from: plan
+    - name: Keep what the plan found
+      ansible.builtin.copy:
+        content: "{{ {'pending': kube_scheduler_plan.pending, 'certs': kube_scheduler_serving_certs.results} | to_json }}"
+        dest: "{{ work }}/found.json"
+        mode: "0600"
+"""
+
+
+def test_the_plan_asks_the_serving_cert_module_in_check_mode_which_certificate_the_apply_step_would_issue(
+        tmp_path, ansible_playbook):
+    """The static_pod role's plan on this host, through the shared steps (resolve, serving_certs_plan) and the real
+    serving_cert module in check mode, with the real kube-scheduler as the plan's offline check: a certificate that
+    does not exist yet would be issued, with the master's names, and nothing is written."""
+    binary = os.environ.get("KUBE_SCHEDULER_BIN_1_35")
+    if not binary:
+        pytest.skip("KUBE_SCHEDULER_BIN_1_35 is not set: no real kube-scheduler 1.35 for the plan's offline check "
+                    "(make binaries)")
+    from cryptography import x509  # pylint: disable=import-outside-toplevel
+    from cryptography.hazmat.primitives import hashes, serialization  # pylint: disable=import-outside-toplevel
+    from cryptography.hazmat.primitives.asymmetric import ec  # pylint: disable=import-outside-toplevel
+    from cryptography.x509.oid import NameOID  # pylint: disable=import-outside-toplevel
+
+    work = tmp_path / "work"
+    (work / "manifests").mkdir(parents=True)
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubernetes")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+          .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=365))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True).sign(key, hashes.SHA256()))
+    (work / "ca.crt").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (work / "ca.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                    serialization.NoEncryption()))
+    (work / "kubeconfig").write_text("apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n")
+    (tmp_path / "play.yml").write_text(SERVING_PLAN)
+    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                            "-e", "work=%s" % work, "-e", "binary=%s" % binary, "play.yml"], cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    found = json.loads((work / "found.json").read_text())
+    ((cert,),) = [found["certs"]]
+    assert found["pending"] and cert["changed"]
+    assert cert["item"]["cert"] == str(work / "pki" / "kube-scheduler.crt")
+    assert "127.0.0.1" in cert["item"]["ip_sans"] and "localhost" in cert["item"]["dns_sans"]
+    assert not (work / "pki").exists() and not (work / "config").exists()
