@@ -25,12 +25,18 @@ def test_every_argument_of_every_entry_point_has_a_kind(role):
 @pytest.mark.parametrize("role", sorted(ROLE_VARIABLES))
 def test_every_first_task_of_a_role_checks_its_variables(role):
     """role_inputs runs before anything else that uses a variable (and before any host is contacted)."""
-    first = {"systemd": "preflight.yml", "static_pod": "resolve.yml", "deployment": "render.yml", "verify": "main.yml"}
+    first = {"systemd": "plan.yml", "static_pod": "resolve.yml", "deployment": "render.yml", "verify": "main.yml"}
     tasks = yaml.safe_load((ROLES / role / "tasks" / first[role]).read_text())
     if role in ("systemd", "static_pod"):
-        # Once for every master of the play (issue 36), not once per master.
-        assert tasks[0]["kubesched.schedulers.role_inputs"] == {"role": role, "all_hosts": True}
-        assert tasks[0]["run_once"] is True
+        # The step both host roles share (roles/_rollout), called first with the role's name; after its guard it
+        # checks the variables once for every master of the play, not once per master.
+        assert tasks[0]["ansible.builtin.include_role"] == {"name": "kubesched.schedulers._rollout",
+                                                            "tasks_from": "resolve", "rolespec_validate": False}
+        assert tasks[0]["vars"] == {"_rollout_role": role}
+        shared = yaml.safe_load((ROLES / "_rollout" / "tasks" / "resolve.yml").read_text())
+        assert shared[0]["ansible.builtin.import_tasks"] == "refuse_alone.yml"
+        assert shared[1]["kubesched.schedulers.role_inputs"] == {"role": "{{ _rollout_role }}", "all_hosts": True}
+        assert shared[1]["run_once"] is True
     else:
         assert tasks[0]["kubesched.schedulers.role_inputs"] == {"role": role}
 

@@ -82,7 +82,8 @@ def configmap(name="probe", labels=None):
 
 
 def pdb(value):
-    # As the deployment role renders it (vars/main.yml): digits become a number, anything else stays text.
+    # As the deployment role renders it (plugin_utils/deployment_objects.py): digits become a number, anything else
+    # stays text.
     rendered = int(value) if isinstance(value, str) and value.isdigit() else value
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": {"name": "probe", "namespace": "default"},
@@ -380,7 +381,7 @@ def test_the_deployment_role_refuses_before_the_first_api_call_naming_the_variab
     values = dict(DEPLOYMENT_REFUSED[case][0], kube_scheduler_deployment_version=VERSION,
                   kube_scheduler_deployment_image="registry.k8s.io/kube-scheduler:v" + VERSION,
                   __kube_scheduler_deployment_config_result=config_result)
-    objects = render_unchecked("deployment", "objects.yaml.j2", values)
+    objects = render_unchecked("deployment", "render.yml:__kube_scheduler_deployment_objects", values)
     refused = apply_in_order(api, objects) if case == "two_default_priority_classes" else dry_run(api, objects)
     assert refused, "the API server accepts what the role refuses in case %s" % case
 
@@ -471,14 +472,15 @@ VERIFY_REFUSED = {
 VERIFY_NOT_API = {"lease_without_namespace", "unknown_field"}
 
 
-def render_unchecked(role, template, values):
-    """What the role's template renders for ``values`` without the role's checks: its defaults and vars, the values
-    over them, through ansible-core's own template engine (the filters and the lookup the role uses included)."""
+def render_unchecked(role, source, values):
+    """What the role renders for ``values`` without the role's checks: its defaults and vars, the values over them,
+    through ansible-core's own template engine (the filters and the lookup the role uses included). ``source``: a
+    template of the role, or ``<task file>:<fact>``, the value a set_fact of that task file gives the fact."""
     # In a fresh interpreter: the roles' vars call the collection's lookup (kubesched.schedulers.constants), which
     # loads only when the collection loader is set up before anything imports ansible_collections (this process
     # imported it through PYTHONPATH already), as ansible-playbook does.
     collections = os.environ.get("ANSIBLE_COLLECTIONS_PATH", str(REPO / ".build" / "collections"))
-    run = subprocess.run([sys.executable, "-c", RENDER, collections, str(REPO / "roles" / role), template],
+    run = subprocess.run([sys.executable, "-c", RENDER, collections, str(REPO / "roles" / role), source],
                          input=json.dumps(values), capture_output=True, text=True, check=False, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout)
@@ -496,27 +498,36 @@ loader = DataLoader()
 base = Path(sys.argv[2])
 variables = dict(loader.load_from_file(str(base / "defaults" / "main.yml"), trusted_as_template=True))
 variables.update(loader.load_from_file(str(base / "vars" / "main.yml"), trusted_as_template=True))
-variables.update(json.loads(sys.stdin.read()))
+variables.update(json.loads(sys.stdin.read()), role_path=str(base))
 templar = Templar(loader=loader, variables=variables)
-print(json.dumps(yaml.safe_load(templar.template(trust_as_template((base / "templates" / sys.argv[3]).read_text())))))
+if ":" in sys.argv[3]:
+    tasks, fact = sys.argv[3].split(":")
+    (value,) = [task["ansible.builtin.set_fact"][fact]
+                for task in loader.load_from_file(str(base / "tasks" / tasks), trusted_as_template=True)
+                if fact in (task.get("ansible.builtin.set_fact") or {})]
+    print(json.dumps(templar.template(value)))
+else:
+    print(json.dumps(yaml.safe_load(templar.template(trust_as_template((base / "templates" / sys.argv[3]).read_text())))))
 """
 
 
 def verify_objects(values, events=False):
     """The verify role's objects for ``values``: its Namespace and ServiceAccount (as schedule.yml writes them) and
-    one pod per scheduler from its own template; with ``events``, then the Scheduled event the scheduler of that name
+    one pod per scheduler from its template; with ``events``, then the Scheduled event the scheduler of that name
     would write for each pod."""
     namespace = values.get("kube_scheduler_verify_namespace", "kubesched-verify")
     objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
                {"apiVersion": "v1", "kind": "ServiceAccount", "automountServiceAccountToken": False,
                 "metadata": {"name": "kubesched-verify", "namespace": namespace}}]
-    for index, wanted in enumerate(values.get("kube_scheduler_verify_schedulers", [])):
-        objects.append(render_unchecked("verify", "pod.yaml.j2", dict(
-            values, kube_scheduler_verify_version=VERSION, __kube_scheduler_verify_index=index,
+    wanted = values.get("kube_scheduler_verify_schedulers", [])
+    if wanted:
+        objects.extend(render_unchecked("verify", "pods.yaml.j2", dict(
+            values, kube_scheduler_verify_version=VERSION,
             # the default (kubeadm's pause of the minor, through the collection's filter) is tested on its own
             kube_scheduler_verify_image="registry.k8s.io/pause:3.10.1",
             __kube_scheduler_verify_run="20260101000000",
-            item={"name": wanted["name"] if isinstance(wanted, dict) else wanted})))
+            __kube_scheduler_verify_targets=[{"name": item["name"] if isinstance(item, dict) else item}
+                                             for item in wanted])))
     if events:
         objects.extend(scheduled_event(pod["spec"]["schedulerName"]) for pod in objects[2:])
     return objects

@@ -52,14 +52,13 @@ POD_PLAY = """
       loop: ["{role}/defaults/main.yml", "{role}/vars/main.yml"]
     - name: Override the defaults as a caller would
       ansible.builtin.set_fact: {vars}
-    - name: Render the pod
+    - name: Render the pods
       ansible.builtin.copy:
-        content: "{{{{ lookup('ansible.builtin.template', '{role}/templates/pod.yaml.j2') }}}}"
+        content: "{{{{ lookup('ansible.builtin.template', '{role}/templates/pods.yaml.j2') }}}}"
         dest: {out}/pod.yaml
         mode: "0600"
-      loop: [{{name: bin-packing}}]
-      loop_control:
-        index_var: __kube_scheduler_verify_index
+      vars:
+        __kube_scheduler_verify_targets: [{{name: bin-packing}}]
 """
 
 
@@ -141,7 +140,7 @@ def judged(tmp_path_factory, ansible_playbook):
     assert run.returncode == 0, run.stdout + run.stderr
     results = {name: json.loads((out / (name + ".json")).read_text()) for name in CASES}
     results["stdout"] = run.stdout
-    results["pod"] = yaml.safe_load((out / "pod.yaml").read_text())
+    (results["pod"],) = yaml.safe_load((out / "pod.yaml").read_text())
     return results
 
 
