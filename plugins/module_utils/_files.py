@@ -67,8 +67,8 @@ class WriteFailed(OSError):
         self.reason = _reason(self.path, error)
 
     def __str__(self):
-        return "could not %s %s%s on %s: %s" % (self.action, self.path,
-                                                " (%s)" % self.purpose if self.purpose else "", self.master, self.reason)
+        purpose = " (%s)" % self.purpose if self.purpose else ""
+        return "could not %s %s%s on %s: %s" % (self.action, self.path, purpose, self.master, self.reason)
 
 
 def _mount_point(path):

@@ -42,7 +42,7 @@ description:
     kube-scheduler)); nothing is written and nothing restarts. Only kube-scheduler's answer counts: exit 0 with the
     effective config written, or exit 1 with its error; a run that gave neither (the runtime could not start the
     container, the binary is not kube-scheduler) fails the call naming the tool and its words
-    (C(could not check the new config: the preflight could not run the image through podman: ...)).
+    (C(could not check the new config) and C(the preflight could not run the image through podman), then podman's).
   - Before the first write it checks the binary's C(--version), that the link path is a link, and that every file
     an instance's config names (kubeconfig, extender TLS files) exists or is written by this call.
   - Absent instances are removed first (unit stopped, or manifest removed and the pod's port free again).
