@@ -1,4 +1,5 @@
-"""The offline preflight's answers on a real master without ctr, through the static_pod role's plan in a Check job.
+"""The offline preflight's answers on real masters, through the static_pod role's plan in a Check job: on m1 through
+containerd's ctr, on m2 without ctr.
 
 containerd's client leaves m2's PATH for this module (as tests/realnode/node-up.sh --without-ctr does), so the node
 answers only through CRI, as a CRI-O master without podman does, and the plan has m2's own kubelet run the image's
@@ -9,7 +10,9 @@ kube-scheduler as a static pod, read with crictl. On that real kubelet and conta
 - names the runtime's failure to run an image without kube-scheduler, never as a refusal;
 - refuses kube_scheduler_static_pod_preflight_binary set to a directory, and to /bin/true, naming the variable.
 
-Nothing is written: kubeadm's manifest stays as it was, no preflight manifest or container is left.
+Through ctr (m1, whose ctr exits 1 for its own errors as kube-scheduler does for a refusal) the runtime's failure is
+named as ctr's too. Nothing is written: kubeadm's manifest stays as it was, no preflight manifest or container is
+left.
 """
 from __future__ import annotations
 
@@ -116,3 +119,14 @@ def test_a_host_binary_that_is_no_kube_scheduler_is_named_with_its_variable(clus
     result = plan(cluster, tmp_path, master_without_ctr, {"extra_flags": {"v": 3}},
                   kube_scheduler_static_pod_preflight_binary=binary)
     assert result["failed"] and result["msg"] == "nothing was changed: " + COULD_NOT_CHECK + said
+
+
+def test_through_ctr_an_image_the_runtime_cannot_run_is_ctrs_failure_not_a_refusal(cluster, tmp_path):
+    m1 = cluster.masters[0]
+    manifest = cluster.real.node_exec(m1, "sha256sum", MANIFEST)
+    result = plan(cluster, tmp_path, m1, {"image": "registry.k8s.io/pause:3.10"})
+    assert result["failed"] and "would be refused" not in result["msg"]
+    assert result["msg"].startswith("nothing was changed: " + COULD_NOT_CHECK + "the preflight could not run the image "
+                                    "through ctr: ctr: "), result["msg"]
+    assert "executable file not found" in result["msg"] and result["msg"].endswith("(exit status 1)")
+    assert cluster.real.node_exec(m1, "sha256sum", MANIFEST) == manifest
