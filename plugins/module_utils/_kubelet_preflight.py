@@ -131,7 +131,10 @@ def _status(run, container_id):
 def _kubelet_says(run, name, since):
     """The error of the kubelet's last log line about the pod ``name`` since ``since`` (its journal), or None: why it
     could not start the pod (a sandbox the runtime could not create, an image it could not pull)."""
-    rc, out, _err = run(["journalctl", "--unit", "kubelet", "--since", since, "--no-pager", "--output", "cat"])
+    try:
+        rc, out, _err = run(["journalctl", "--unit", "kubelet", "--since", since, "--no-pager", "--output", "cat"])
+    except OSError:  # no journalctl (a kubelet outside systemd): the plan says what it knows without it
+        return None
     if rc != 0:
         return None
     for line in reversed(out.splitlines()):

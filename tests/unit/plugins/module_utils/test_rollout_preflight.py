@@ -20,6 +20,7 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
     ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_KUBECONFIG, REFUSED, answer, offline_flags)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
@@ -341,6 +342,23 @@ def test_a_pod_the_kubelet_could_not_start_is_named_with_the_kubelets_last_error
         'end within 90.0s (not started); the kubelet\'s last error about it: failed to "CreatePodSandbox" for '
         '"%s-m1_kube-system(1)" with CreatePodSandboxError: "rpc error: error setting rlimit type 7: operation not '
         'permitted"' % (pod, pod))
+
+
+def test_without_journalctl_the_kubelets_failure_is_still_named(tmp_path, monkeypatch):
+    monkeypatch.setattr("time.monotonic", iter(range(0, 1000, 50)).__next__)
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
+
+    def no_journalctl(_argv):  # a master whose kubelet runs outside systemd: exec fails as it really does
+        return subprocess_run(["kubesched-no-such-journalctl"])
+    verdict, _calls, _seen = kubelet_session(tmp_path, [(["crictl", "ps"], (0, "", "")), (["journalctl"], no_journalctl)])
+    assert verdict.problem.endswith("(not started): is the kubelet running, and the image on the node?")
+
+
+def test_a_binary_this_master_cannot_execute_says_no_version(tmp_path):
+    foreign = tmp_path / "kube-scheduler"
+    foreign.write_bytes(b"\x7fELF\x02\x01\x01" + b"\x00" * 200)
+    foreign.chmod(0o755)
+    assert binary_facts(str(foreign), subprocess_run) == {"exists": True, "version_output": None}
 
 
 def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
