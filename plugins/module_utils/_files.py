@@ -10,12 +10,18 @@ then renamed over the file; on any failure the file is left as it was and the te
 a killed run left are recognised by their name and removed by a later run (a locked one belongs to a running task).
 The restore of a backup is such a write too, and a symbolic link is switched the same way.
 
+Every failure to write, make or remove something here raises WriteFailed, which names the path, the master and the
+file system (a full disk's bare "[Errno 28] No space left on device" names none of them, and a master has several
+mounts), so every message built on it carries them.
+
 Host code: stdlib only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
 import fcntl
 import grp
 import hashlib
@@ -24,6 +30,7 @@ import os
 import pwd
 import re
 import shutil
+import socket
 import tempfile
 
 # Every temp name is ".<name><TEMP_MARK><random>" beside the file it replaces (plugins/plugin_utils/constants.py
@@ -34,6 +41,63 @@ TEMP_MARK = ".kubesched-tmp."
 _OLD_TEMP = r"\.[A-Za-z0-9_]{8}\.tmp|\.kubesched-(?:restore|link|[A-Za-z0-9_]{8})"
 _OCTAL_MODE = re.compile(r"0?o?[0-7]{1,4}")
 _SYMBOLIC_MODE = re.compile(r"([ugoa]*[-+=]([rwxXst]*|[ugo])(,|$))+")
+
+
+# What each write failure means for the operator, after the file system's own words.
+_WRITE_HINTS = {
+    errno.ENOSPC: "the file system mounted at %(mount)s is full",
+    errno.EDQUOT: "the disk quota of uid %(uid)s on the file system mounted at %(mount)s is used up",
+    errno.EROFS: "the file system mounted at %(mount)s is read-only",
+    errno.EACCES: "uid %(uid)s may not write there",
+    errno.EPERM: ("uid %(uid)s may not change it (the file or directory belongs to another user, or is immutable or "
+                  "append-only)"),
+}
+
+
+class WriteFailed(OSError):
+    """A write, a new directory or a removal that failed, naming the path, the master and the file system. An OSError
+    (same errno), so every handler of OSError handles it; ``reason`` is the part after the path."""
+
+    def __init__(self, path, error, action="write", purpose=None):
+        super().__init__(error.errno, error.strerror or str(error))
+        self.path = _native(path)
+        self.master = socket.gethostname()
+        self.action = action
+        self.purpose = purpose
+        self.reason = _reason(self.path, error)
+
+    def __str__(self):
+        purpose = " (%s)" % self.purpose if self.purpose else ""
+        return "could not %s %s%s on %s: %s" % (self.action, self.path, purpose, self.master, self.reason)
+
+
+def _mount_point(path):
+    """The mount point of the file system that holds ``path`` (or would hold it: its nearest existing parent)."""
+    path = os.path.abspath(path)
+    while not os.path.lexists(path) and path != os.path.dirname(path):
+        path = os.path.dirname(path)
+    while not os.path.ismount(path) and path != os.path.dirname(path):
+        path = os.path.dirname(path)
+    return path
+
+
+def _reason(path, error):
+    if error.errno is None:
+        return str(error)
+    words = "%s (%s)" % (error.strerror or os.strerror(error.errno), errno.errorcode.get(error.errno, error.errno))
+    hint = _WRITE_HINTS.get(error.errno)
+    return words + (": " + hint % {"mount": _mount_point(path), "uid": os.geteuid()} if hint else "")
+
+
+@contextlib.contextmanager
+def writing(path, action="write", purpose=None):
+    """Any OSError inside becomes WriteFailed naming ``path`` (one that is already a WriteFailed passes as it is)."""
+    try:
+        yield
+    except WriteFailed:
+        raise
+    except OSError as error:
+        raise WriteFailed(path, error, action, purpose) from error
 
 
 def _b(value):
@@ -146,28 +210,30 @@ def write_atomically(path, data, ids=None, mode=None, prepare=None):
     directory, base = os.path.split(path)
     removed = remove_leftovers(directory or ".", base)
     prefix = "." + _native(base) + TEMP_MARK
-    fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix=_b(prefix) if isinstance(path, bytes) else prefix)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a later run's cleanup leaves a locked temp file alone
-            handle.write(data)
-            handle.flush()
-            if ids is not None:
-                os.fchown(handle.fileno(), *ids)
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-            if prepare is not None:
-                prepare(tmp)
-            os.replace(tmp, path)
-        dir_fd = os.open(directory or ".", os.O_RDONLY)
+    tmp = None
+    with writing(path):
         try:
-            os.fsync(dir_fd)
+            fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix=_b(prefix) if isinstance(path, bytes) else prefix)
+            with os.fdopen(fd, "wb") as handle:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a later run's cleanup leaves a locked temp file alone
+                handle.write(data)
+                handle.flush()
+                if ids is not None:
+                    os.fchown(handle.fileno(), *ids)
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+                if prepare is not None:
+                    prepare(tmp)
+                os.replace(tmp, path)
+            dir_fd = os.open(directory or ".", os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
         finally:
-            os.close(dir_fd)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+            if tmp is not None and os.path.lexists(tmp):
+                os.unlink(tmp)
     return removed
 
 
@@ -202,21 +268,33 @@ def file_arguments(module, tmp, like):
 def switch_link(path, src):
     """Point the symbolic link ``path`` at ``src`` in one rename, as a write replaces a file."""
     tmp = os.path.join(os.path.dirname(path), ".%s%slink" % (os.path.basename(path), TEMP_MARK))
-    if os.path.lexists(tmp):
-        os.unlink(tmp)
-    os.symlink(src, tmp)
-    try:
-        os.replace(tmp, path)
-    finally:
-        if os.path.islink(tmp):
+    with writing(path, purpose="a link to %s" % src):
+        if os.path.lexists(tmp):
             os.unlink(tmp)
+        os.symlink(src, tmp)
+        try:
+            os.replace(tmp, path)
+        finally:
+            if os.path.islink(tmp):
+                os.unlink(tmp)
 
 
 def remove_path(path):
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        os.unlink(path)
+    with writing(path, action="remove"):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.unlink(path)
+
+
+def _same_file(path, data, st):
+    """Whether ``path`` has the bytes ``data`` and the owner, group and mode of ``st``."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    return ((now.st_uid, now.st_gid, now.st_mode & 0o7777) == (st.st_uid, st.st_gid, st.st_mode & 0o7777)
+            and now.st_size == len(data) and read_bytes(path) == data)
 
 
 class Backup(object):
@@ -237,18 +315,22 @@ class Backup(object):
 
     def save(self, paths):
         remove_path(self.dir)
-        os.makedirs(self.dir, 0o700)
-        os.chmod(os.path.dirname(self.dir), 0o700)
+        with writing(self.dir, action="make", purpose="the backup directory"):
+            os.makedirs(self.dir, 0o700)
+            os.chmod(os.path.dirname(self.dir), 0o700)
         for index, path in enumerate(paths):
             entry = {"path": path, "existed": os.path.isfile(path), "copy": None}
             if entry["existed"]:
                 entry["copy"] = os.path.join(self.dir, str(index))
-                shutil.copy2(path, entry["copy"])
-                st = os.stat(path)
-                os.chown(entry["copy"], st.st_uid, st.st_gid)
+                with writing(entry["copy"], purpose="the backup of %s" % path):
+                    shutil.copy2(path, entry["copy"])
+                    st = os.stat(path)
+                    os.chown(entry["copy"], st.st_uid, st.st_gid)
             self.entries.append(entry)
-        with open(os.path.join(self.dir, "index.json"), "w") as handle:
-            json.dump(self.entries, handle)
+        index = os.path.join(self.dir, "index.json")
+        with writing(index, purpose="the backup's index"):
+            with open(index, "w") as handle:
+                json.dump(self.entries, handle)
 
     def restore(self):
         """Files back in reverse write order (the unit or manifest first goes back first); new files removed.
@@ -260,11 +342,18 @@ class Backup(object):
                     st = os.stat(entry["copy"])
                     with open(entry["copy"], "rb") as handle:
                         data = handle.read()
-                    write_atomically(entry["path"], data, (st.st_uid, st.st_gid), st.st_mode & 0o7777)
-                    os.utime(entry["path"], ns=(st.st_atime_ns, st.st_mtime_ns))
+                    # A file the change never replaced (its write failed first) is not written again: on a full
+                    # disk that write would fail too, and report a file as not restored that never changed.
+                    if not _same_file(entry["path"], data, st):
+                        write_atomically(entry["path"], data, (st.st_uid, st.st_gid), st.st_mode & 0o7777)
+                    with writing(entry["path"]):
+                        os.utime(entry["path"], ns=(st.st_atime_ns, st.st_mtime_ns))
                 elif os.path.lexists(entry["path"]):
-                    os.unlink(entry["path"])
-            except OSError as exc:
+                    with writing(entry["path"], action="remove"):
+                        os.unlink(entry["path"])
+            except WriteFailed as exc:
+                problems.append("%s on %s (%s; its copy is %s)" % (entry["path"], exc.master, exc.reason, entry["copy"]))
+            except OSError as exc:  # its copy could not be read
                 problems.append("%s (%s; its copy is %s)" % (entry["path"], exc, entry["copy"]))
         return problems
 

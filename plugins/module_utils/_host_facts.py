@@ -26,7 +26,10 @@ def binary_facts(path, run):
     """Whether the binary exists and what its ``--version`` says (None when it cannot say)."""
     version = None
     if os.path.isfile(path) and os.access(path, os.X_OK) and run:
-        rc, stdout, stderr = run([path, "--version"])
+        try:
+            rc, stdout, stderr = run([path, "--version"])
+        except OSError:  # a file this master cannot execute (another architecture): it says nothing
+            rc, stdout, stderr = 1, "", ""
         version = (stdout or stderr).strip() if rc == 0 else None
     return {"exists": os.path.isfile(path), "version_output": version}
 

@@ -17,10 +17,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import writing
 
 _EXITED = "CONTAINER_EXITED"
 _CONTAINER = "kube-scheduler"
+# The reasons the runtime gives a container that ran and exited (CRI: containerd and CRI-O alike); any other one
+# (StartError, OOMKilled, ...) means kube-scheduler never gave its answer.
+_RAN = ("", "Completed", "Error")
+# The error of a kubelet log line (klog's structured form: err="...", quoted as Go quotes).
+_KUBELET_ERROR = re.compile(r'\berr="((?:[^"\\]|\\.)*)"')
 
 
 class KubeletProblem(Exception):
@@ -64,11 +72,13 @@ def run_as_static_pod(run, manifest_dir, name, image, command, args, mounts, tim
     manifest = os.path.join(manifest_dir, name + ".json")
     # Written under a dot name (the kubelet skips those) and renamed: the kubelet never reads half a file.
     hidden = os.path.join(manifest_dir, "." + name + ".json")
-    with open(hidden, "w") as handle:
-        json.dump(preflight_pod(name, image, command, args, mounts), handle)
+    since = time.strftime("%Y-%m-%d %H:%M:%S")
     try:
-        os.rename(hidden, manifest)
-        container = _wait_for_exit(run, name, mounts[0][0], timeout, sleep)
+        with writing(hidden, purpose="the preflight's static pod"):
+            with open(hidden, "w") as handle:
+                json.dump(preflight_pod(name, image, command, args, mounts), handle)
+            os.rename(hidden, manifest)
+        container = _wait_for_exit(run, name, mounts[0][0], timeout, sleep, since)
         rc, out, err = run(["crictl", "logs", container["id"]])
         if rc != 0:
             raise KubeletProblem("crictl logs %s failed (rc %s): %s" % (container["id"], rc, (err or out).strip()))
@@ -79,9 +89,9 @@ def run_as_static_pod(run, manifest_dir, name, image, command, args, mounts, tim
                 os.remove(path)
 
 
-def _wait_for_exit(run, name, run_dir, timeout, sleep):
+def _wait_for_exit(run, name, run_dir, timeout, sleep, since):
     """The container of the static pod (the kubelet names it ``name-<node>``) that mounts ``run_dir``, once it
-    exited."""
+    exited; KubeletProblem with the runtime's or the kubelet's words when it did not run to its end."""
     deadline = time.monotonic() + timeout
     state = "not started"
     while True:
@@ -94,11 +104,15 @@ def _wait_for_exit(run, name, run_dir, timeout, sleep):
             if found is None or not found["pod"].startswith(name + "-") or run_dir not in found["host_paths"]:
                 continue
             state = found["state"]
+            if state == _EXITED and found["reason"] not in _RAN:
+                raise KubeletProblem("its container did not run (%s): %s" % (found["reason"], found["message"]))
             if state == _EXITED:
                 return dict(found, id=container_id)
         if time.monotonic() > deadline:
-            raise KubeletProblem("the kubelet did not run the preflight pod %s to its end within %ss (%s): is the "
-                                 "kubelet running, and the image on the node?" % (name, timeout, state))
+            said = _kubelet_says(run, name, since)
+            raise KubeletProblem("the kubelet did not run the preflight pod %s to its end within %ss (%s)%s" % (
+                name, timeout, state, ("; the kubelet's last error about it: %s" % said) if said else
+                ": is the kubelet running, and the image on the node?"))
         sleep(0.25)
 
 
@@ -110,4 +124,24 @@ def _status(run, container_id):
     labels = status.get("labels") or {}
     return {"pod": labels.get("io.kubernetes.pod.name", ""), "state": status.get("state"),
             "exit_code": int(status.get("exitCode") or 0),
+            "reason": status.get("reason") or "", "message": (status.get("message") or "").strip(),
             "host_paths": [mount.get("hostPath") for mount in status.get("mounts") or []]}
+
+
+def _kubelet_says(run, name, since):
+    """The error of the kubelet's last log line about the pod ``name`` since ``since`` (its journal), or None: why it
+    could not start the pod (a sandbox the runtime could not create, an image it could not pull)."""
+    try:
+        rc, out, _err = run(["journalctl", "--unit", "kubelet", "--since", since, "--no-pager", "--output", "cat"])
+    except OSError:  # no journalctl (a kubelet outside systemd): the plan says what it knows without it
+        return None
+    if rc != 0:
+        return None
+    for line in reversed(out.splitlines()):
+        found = _KUBELET_ERROR.search(line) if name in line else None
+        if found:
+            try:
+                return json.loads('"%s"' % found.group(1))
+            except ValueError:
+                return found.group(1)
+    return None

@@ -9,7 +9,13 @@ profile's plugins and extenders, writes the effective config and exits 0, or exi
 (cmd/kube-scheduler/app/server.go: Setup, then WriteConfigTo). It contacts no API server: ``--secure-port 0`` skips
 the delegated authentication and authorization lookups, ``--master`` overrides the kubeconfig's server, and the
 config's ``clientConnection.kubeconfig`` names an offline kubeconfig in the run's own directory (the controller puts
-PREFLIGHT_DIR there; the real kubeconfig may point at a live API server). Host code: stdlib only.
+PREFLIGHT_DIR there; the real kubeconfig may point at a live API server).
+
+What came back is one of three things, told apart by kube-scheduler's own marks and never by an exit code alone
+(ctr exits 1 for its own errors too, and /bin/true exits 0): accepted (exit 0 and the effective configuration written
+where --write-config-to said), refused (exit 1 and an error in one of the two shapes k8s.io/component-base/cli's Run
+prints), or no answer of kube-scheduler's (what ran did not start, or is not kube-scheduler): the tool's own words
+then, never presented as a refusal. Host code: stdlib only.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import os
 import re
 import shutil
 import tempfile
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import writing
 
 # Where the run's directory is seen by kube-scheduler: the mount point inside a container; on the host the controller's
 # config names it and the directory's real path replaces it.
@@ -43,30 +51,52 @@ users:
 """ % UNREACHABLE_SERVER
 
 _COMMAND_FAILED = re.compile(r'"command failed" err=("(?:[^"\\]|\\.)*")')
+# kube-scheduler's effective configuration, as --write-config-to writes it (a YAML document of this kind).
+_EFFECTIVE_KIND = re.compile(r"^kind: KubeSchedulerConfiguration$", re.MULTILINE)
+# How many of the last lines of a tool's output a problem quotes.
+_QUOTED_LINES = 3
+
+ACCEPTED = "accepted"
+REFUSED = "refused"
+NOT_KUBE_SCHEDULER = "not kube-scheduler"
+NOT_RUN = "not run"
 
 
 class Workspace(object):
-    """A private directory with the new config, the offline kubeconfig and room for the effective config."""
+    """A private directory with the new config, the offline kubeconfig and room for the effective config. Any failure
+    to write them raises WriteFailed (module_utils/_files.py), naming the path and the master."""
 
     def __init__(self, config_text):
-        self.path = tempfile.mkdtemp(prefix="kubesched-preflight-")
+        self.path = None
         self._config_text = config_text
 
     def __enter__(self):
+        with writing(tempfile.gettempdir(), action="make a directory in", purpose="the preflight's files"):
+            self.path = tempfile.mkdtemp(prefix="kubesched-preflight-")
         os.chmod(self.path, 0o700)
         return self
 
     def __exit__(self, *exc_info):
-        shutil.rmtree(self.path, ignore_errors=True)
+        if self.path:
+            shutil.rmtree(self.path, ignore_errors=True)
 
     def write(self, seen_as):
         """Write the files for a kube-scheduler that sees this directory as ``seen_as``; returns the argv tail."""
         text = self._config_text.replace(PREFLIGHT_DIR + "/", seen_as.rstrip("/") + "/")
         for name, content in (("config.yaml", text), ("kubeconfig", OFFLINE_KUBECONFIG)):
-            with open(os.path.join(self.path, name), "w") as handle:
+            path = os.path.join(self.path, name)
+            with writing(path, purpose="the preflight's %s" % name), open(path, "w") as handle:
                 handle.write(content)
         return ["--config", seen_as + "/config.yaml", "--write-config-to", seen_as + "/effective.yaml",
                 "--secure-port", "0", "--master", UNREACHABLE_SERVER]
+
+    def effective(self):
+        """What the run wrote to --write-config-to (None: nothing)."""
+        try:
+            with open(os.path.join(self.path, "effective.yaml")) as handle:
+                return handle.read()
+        except (OSError, UnicodeDecodeError):
+            return None
 
 
 def offline_flags(flags):
@@ -83,21 +113,37 @@ def offline_flags(flags):
     return kept
 
 
-def refusal(rc, stdout, stderr):
-    """kube-scheduler's own words for a refusal, or None when it accepted: the error of "command failed" (config,
-    feature gates, plugins), else cobra's "Error: ..." line (flags; the usage text around it is dropped), else the
-    last line it printed."""
-    if rc == 0:
-        return None
+def answer(rc, stdout, stderr, effective):
+    """What a run said: (ACCEPTED, None), (REFUSED, kube-scheduler's own words), (NOT_KUBE_SCHEDULER, why) when what
+    ran exited 0 without kube-scheduler's answer, or (NOT_RUN, the last lines the tool printed and its exit status).
+
+    Accepted: exit 0 with the effective configuration written (``effective``: the text of --write-config-to's file),
+    which only a kube-scheduler that decoded, defaulted and validated the config writes. Refused: exit 1 with the error
+    of "command failed" (config, feature gates, plugins; logged once logging is set up) or cobra's "Error: ..." line
+    (flags, before it; the usage text around it is dropped): the two shapes k8s.io/component-base/cli's Run prints.
+    Anything else is no answer of kube-scheduler's: a runtime that could not start the container (podman's exit 125 to
+    127, ctr's "ctr: ..." with exit 1), a binary that is not kube-scheduler."""
     text = "\n".join(part for part in (stderr, stdout) if part)
-    found = _COMMAND_FAILED.search(text)
-    if found:
-        try:
-            return json.loads(found.group(1))
-        except ValueError:
-            return found.group(1)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line[len("Error: "):] for line in lines if line.startswith("Error: ")]
-    if errors:
-        return errors[-1]
-    return lines[-1] if lines else "exit status %s and no output" % rc
+    if rc == 0:
+        if effective is not None and _EFFECTIVE_KIND.search(effective):
+            return ACCEPTED, None
+        return NOT_KUBE_SCHEDULER, ("it exited 0 without writing the effective configuration that --write-config-to "
+                                    "asks for (kube-scheduler writes it, then exits)")
+    if rc == 1:
+        found = _COMMAND_FAILED.search(text)
+        if found:
+            try:
+                return REFUSED, json.loads(found.group(1))
+            except ValueError:
+                return REFUSED, found.group(1)
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        errors = [line[len("Error: "):] for line in lines if line.startswith("Error: ")]
+        if errors:
+            return REFUSED, errors[-1]
+    return NOT_RUN, last_words(rc, text)
+
+
+def last_words(rc, text):
+    """The last lines a tool printed and its exit status, for a problem."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return "%s (exit status %s)" % (" | ".join(lines[-_QUOTED_LINES:]), rc) if lines else "exit status %s and no output" % rc

@@ -21,7 +21,7 @@ import secrets
 import shutil
 import tempfile
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import read_bytes, write_atomically
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import read_bytes, write_atomically, writing
 
 _SAN_LINE = re.compile(r"^\s*X509v3 Subject Alternative Name:.*\n\s*(.+)$", re.MULTILINE)
 
@@ -90,12 +90,13 @@ def why_reissue(issuer, paths, ca_cert, wanted_sans, renew_days):
 
 def issue(issuer, paths, ca, wanted_sans, common_name, days, ids):
     """Write a new key and certificate (ECDSA P-256, serverAuth) signed by ``ca`` ({"cert", "key"} paths)."""
-    work = tempfile.mkdtemp(prefix="kubesched-serving-")
+    with writing(tempfile.gettempdir(), action="make a directory in", purpose="openssl's work"):
+        work = tempfile.mkdtemp(prefix="kubesched-serving-")
     try:
         os.chmod(work, 0o700)
         key, csr, cert, ext = (os.path.join(work, name) for name in ("key.pem", "req.csr", "cert.pem", "ext.cnf"))
         ips, names = wanted_sans
-        with open(ext, "w") as handle:
+        with writing(ext), open(ext, "w") as handle:
             handle.write("[v3]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
                          "extendedKeyUsage=serverAuth\nsubjectAltName=%s\n"
                          % ",".join(["DNS:%s" % name for name in names] + ["IP:%s" % ip for ip in ips]))
@@ -139,13 +140,19 @@ class CaMaterial(object):
             return {"cert": cert_path, "key": key_path}
         if cert_content is None or key_content is None:
             raise CertError("ca_cert_content and ca_key_content: give both or neither")
-        self.work = tempfile.mkdtemp(prefix="kubesched-ca-")
-        os.chmod(self.work, 0o700)
+        with writing(tempfile.gettempdir(), action="make a directory in", purpose="the CA given as content"):
+            self.work = tempfile.mkdtemp(prefix="kubesched-ca-")
         paths = {"cert": os.path.join(self.work, "ca.crt"), "key": os.path.join(self.work, "ca.key")}
-        for name, content in (("cert", cert_content), ("key", key_content)):
-            fd = os.open(paths[name], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as handle:
-                handle.write(content)
+        try:
+            os.chmod(self.work, 0o700)
+            for name, content in (("cert", cert_content), ("key", key_content)):
+                with writing(paths[name]):
+                    fd = os.open(paths[name], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                    with os.fdopen(fd, "w") as handle:
+                        handle.write(content)
+        except BaseException:
+            self.__exit__()  # no half-written CA key is left behind: __exit__ does not run after a failed __enter__
+            raise
         return paths
 
     def __exit__(self, *exc_info):

@@ -7,19 +7,22 @@ The rollout engine (_rollout.py) is one straight line for both kinds, as kubeadm
 control-plane component; a strategy owns what the kind decides: what the host must tell the controller, how written
 files are made to take effect (a daemon-reload and a restart, or nothing: the kubelet watches its directory), how an
 instance stops and is removed, whether it runs, its last log lines, the binary checks and the offline run of the
-master's own kube-scheduler against a new config (_offline_scheduler.py). Host code: stdlib only.
+master's own kube-scheduler against a new config (_offline_scheduler.py, which tells kube-scheduler's refusal from a
+run that gave no answer). Host code: stdlib only.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import WriteFailed
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet_preflight import KubeletProblem, run_as_static_pod
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
-    PREFLIGHT_DIR, Workspace, offline_flags, refusal)
+    ACCEPTED, NOT_KUBE_SCHEDULER, PREFLIGHT_DIR, REFUSED, Workspace, answer, offline_flags)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
 
 # The static_pod role's variable for a host binary of the image's build (named in messages).
@@ -28,8 +31,8 @@ HOST_BINARY_VARIABLE = "kube_scheduler_static_pod_preflight_binary"
 
 class Verdict(object):
     """What the master's kube-scheduler said of an instance's new config and flags: ``refused`` is its own message
-    (None when it accepted or did not run), ``problem`` why it could not be run where it must, ``note`` what ran or
-    why nothing did (for the plan)."""
+    (None when it accepted or did not run), ``problem`` why it gave no answer (it could not be run, or what ran is not
+    kube-scheduler), ``note`` what ran or why nothing did (for the plan)."""
 
     def __init__(self, note, refused=None, problem=None):
         self.note = note
@@ -37,11 +40,56 @@ class Verdict(object):
         self.problem = problem
 
 
-def _offline(runner, workspace, seen_as, flags):
-    """kube-scheduler's refusal of the workspace's config with ``flags`` (None: accepted); ``runner``: argv tail ->
-    (rc, stdout, stderr), the binary and how it runs before it."""
-    rc, stdout, stderr = runner(offline_flags(flags) + workspace.write(seen_as))
-    return refusal(rc, stdout, stderr)
+def _ask(config, flags, runner_for, inside, ran, could_not_run, not_kube_scheduler):
+    """The Verdict of one offline run of ``config`` with ``flags``. ``runner_for(directory)``: the run's directory on
+    the host -> a runner, argv tail -> (rc, stdout, stderr), the binary and how it runs before it; ``inside``: where
+    kube-scheduler sees that directory (None: where it is, for a binary on the host); ``ran``: what ran, for the note
+    ("kube-scheduler in image X (through podman)"); ``could_not_run`` words a run that gave no answer (the tool's own
+    words follow), ``not_kube_scheduler(why)`` one whose binary is not kube-scheduler. A refusal is only ever
+    kube-scheduler's own (_offline_scheduler.answer)."""
+    try:
+        with Workspace(config) as workspace:
+            tail = offline_flags(flags) + workspace.write(inside or workspace.path)
+            try:
+                rc, stdout, stderr = runner_for(workspace.path)(tail)
+            except KubeletProblem as error:
+                return Verdict("not run", problem="%s: %s" % (could_not_run, error))
+            except WriteFailed:
+                raise
+            except OSError as error:  # the command could not be started (strategy_for)
+                return Verdict("not run", problem="%s: %s" % (could_not_run, _os_words(error)))
+            kind, words = answer(rc, stdout, stderr, workspace.effective())
+    except WriteFailed as error:  # the run's own files: the message names the path and the master
+        return Verdict("not run", problem=str(error))
+    if kind == ACCEPTED:
+        return Verdict("accepted by %s" % ran)
+    if kind == REFUSED:
+        return Verdict("refused by %s" % ran, refused=words)
+    if kind == NOT_KUBE_SCHEDULER:
+        return Verdict("no answer from %s" % ran, problem=not_kube_scheduler(words))
+    return Verdict("no answer from %s" % ran, problem="%s: %s" % (could_not_run, words))
+
+
+def _os_words(error):
+    """An OSError without its file name (the caller names the file; run_command gives it as bytes)."""
+    if error.errno is None:
+        return str(error)
+    return "%s (%s)" % (error.strerror or os.strerror(error.errno), errno.errorcode.get(error.errno, error.errno))
+
+
+def _host_binary_problem(path):
+    """Why the host binary ``path`` (HOST_BINARY_VARIABLE) cannot be run on this master, or None: checked before it
+    runs, because running a directory fails with a bare "Permission denied" (os.access says a directory is
+    executable)."""
+    fix = "set %s to the kube-scheduler file itself, of the image's build" % HOST_BINARY_VARIABLE
+    if not os.path.lexists(path):
+        return "%s (%s) does not exist on this master: %s" % (path, HOST_BINARY_VARIABLE, fix)
+    if os.path.isdir(path):
+        return ("%s (%s) is a directory on this master, not a kube-scheduler: %s (such as %s)"
+                % (path, HOST_BINARY_VARIABLE, fix, os.path.join(path, "kube-scheduler")))
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        return "%s (%s) is not an executable file on this master: %s" % (path, HOST_BINARY_VARIABLE, fix)
+    return None
 
 
 class SystemdStrategy(object):
@@ -124,9 +172,9 @@ class SystemdStrategy(object):
         if self.binary_problems(params):
             # Planned before install.yml puts the binary there: the apply call runs it before the first write.
             return Verdict("not run yet: %s is not installed; it runs before the change" % binary)
-        with Workspace(spec["config"]) as workspace:
-            refused = _offline(lambda tail: self._run([binary] + tail), workspace, workspace.path, spec["flags"])
-        return Verdict("accepted by %s" % binary if refused is None else "refused by %s" % binary, refused)
+        return _ask(spec["config"], spec["flags"], lambda directory: lambda tail: self._run([binary] + tail), None,
+                    binary, "the preflight could not run %s" % binary,
+                    lambda why: "%s, the binary the units are to run, is not kube-scheduler: %s" % (binary, why))
 
 
 class StaticPodStrategy(object):
@@ -195,33 +243,33 @@ class StaticPodStrategy(object):
         spec = instance.get("preflight")
         if not spec:
             return Verdict("not run: no preflight given")
-        with Workspace(spec["config"]) as workspace:
-            if spec.get("binary"):
-                if not os.access(spec["binary"], os.X_OK):
-                    return Verdict("not run", problem="%s (%s) is not an executable file on this master"
-                                   % (spec["binary"], HOST_BINARY_VARIABLE))
-                refused = _offline(lambda tail: self._run([spec["binary"]] + tail), workspace, workspace.path,
-                                   spec["flags"])
-                return Verdict("%s by %s (host binary)" % ("accepted" if refused is None else "refused", spec["binary"]),
-                               refused)
-            runtime = self.runtime()
-            if runtime.problem:
-                return Verdict("not run", problem=runtime.problem)
-            problem = self._image_problem(runtime, spec["image"])
+        binary = spec.get("binary")
+        if binary:
+            problem = _host_binary_problem(binary)
             if problem:
                 return Verdict("not run", problem=problem)
-            # A hostPath that does not exist yet (the config or kubeconfig this change writes) is not mounted: the
-            # run reads the new config from its own directory, and a file the config names must exist.
-            mounts = [mount for mount in spec.get("mounts") or [] if os.path.exists(mount["host"])]
-            name = "kubesched-preflight-%s-%d" % (instance["name"], os.getpid())
-            try:
-                refused = _offline(runtime.runner(self._run, workspace.path, mounts, spec, name), workspace,
-                                   PREFLIGHT_DIR, spec["flags"])
-            except KubeletProblem as error:
-                return Verdict("not run", problem=str(error))
-        verb = "accepted" if refused is None else "refused"
-        return Verdict("%s by %s in image %s (through %s)" % (verb, spec["command"], spec["image"], runtime.tool),
-                       refused)
+            return _ask(spec["config"], spec["flags"], lambda directory: lambda tail: self._run([binary] + tail), None,
+                        "%s (host binary)" % binary,
+                        "the preflight could not run %s (%s)" % (binary, HOST_BINARY_VARIABLE),
+                        lambda why: "%s (%s) is not kube-scheduler: %s; set %s to a kube-scheduler of the image's "
+                        "build" % (binary, HOST_BINARY_VARIABLE, why, HOST_BINARY_VARIABLE))
+        runtime = self.runtime()
+        if runtime.problem:
+            return Verdict("not run", problem=runtime.problem)
+        problem = self._image_problem(runtime, spec["image"])
+        if problem:
+            return Verdict("not run", problem=problem)
+        # A hostPath that does not exist yet (the config or kubeconfig this change writes) is not mounted: the run
+        # reads the new config from its own directory, and a file the config names must exist.
+        mounts = [mount for mount in spec.get("mounts") or [] if os.path.exists(mount["host"])]
+        name = "kubesched-preflight-%s-%d" % (instance["name"], os.getpid())
+        through = "the kubelet" if runtime.tool == "kubelet" else runtime.tool
+        return _ask(spec["config"], spec["flags"],
+                    lambda directory: runtime.runner(self._run, directory, mounts, spec, name), PREFLIGHT_DIR,
+                    "%s in image %s (through %s)" % (spec["command"], spec["image"], runtime.tool),
+                    "the preflight could not run the image through %s" % through,
+                    lambda why: "the command %s of image %s (through %s) is not kube-scheduler: %s"
+                    % (spec["command"], spec["image"], through, why))
 
     def runtime(self):
         """How this node runs the image's binary (PreflightRuntime): containerd's ctr where containerd answers, else
@@ -317,5 +365,10 @@ class PreflightRuntime(object):
         return lambda tail: run(head + tail)
 
 
-def strategy_for(kind, run):
+def strategy_for(kind, run_command):
+    """The strategy of ``kind`` with an AnsibleModule's ``run_command``: a command that cannot be started (a directory,
+    a file of another machine's architecture) raises OSError for the caller to word, where run_command would end the
+    module with its bare "Error executing command."."""
+    def run(argv):
+        return run_command(argv, handle_exceptions=False)
     return SystemdStrategy(run) if kind == "systemd" else StaticPodStrategy(run)

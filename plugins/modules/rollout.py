@@ -39,7 +39,10 @@ description:
     that would start a process (O(instances[].preflight)) - C(--write-config-to) with C(--secure-port 0) and an
     unreachable C(--master), and the config's kubeconfig replaced by an offline one, so no API server is ever
     contacted. A refusal fails the call with kube-scheduler's own message (C(would be refused by the master's
-    kube-scheduler)); nothing is written and nothing restarts.
+    kube-scheduler)); nothing is written and nothing restarts. Only kube-scheduler's answer counts (exit 0 with the
+    effective config written, or exit 1 with its error); a run that gave neither (the runtime could not start the
+    container, the binary is not kube-scheduler) fails the call naming the tool and its words
+    (C(could not check the new config) and C(the preflight could not run the image through podman), then podman's).
   - Before the first write it checks the binary's C(--version), that the link path is a link, and that every file
     an instance's config names (kubeconfig, extender TLS files) exists or is written by this call.
   - Absent instances are removed first (unit stopped, or manifest removed and the pod's port free again).

@@ -447,7 +447,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._module impor
 from ansible_collections.kubesched.schedulers.plugins.module_utils._args import (
     SCHEDULER_CONFIG_HOST_SPEC, SCHEDULER_CONFIG_SPEC)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
-    account_problem, attribute_changes, file_arguments, mode_problem, read_bytes, remove_leftovers, write_atomically)
+    WriteFailed, account_problem, attribute_changes, file_arguments, mode_problem, read_bytes, remove_leftovers,
+    write_atomically)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact_text
 
@@ -498,8 +499,9 @@ def main():
             result['backup_file'] = module.backup_local(dest)
         try:
             write_atomically(b_dest, b_text, prepare=lambda b_tmp: file_arguments(module, b_tmp, b_dest))
-        except (IOError, OSError) as exc:
-            module.fail_json(msg='could not write %s (it was left as it was): %s' % (dest, to_native(exc)), **result)
+        except WriteFailed as exc:
+            # The writer's words name the path, the master and the file system.
+            module.fail_json(msg='%s; %s was left as it was' % (exc, dest), **result)
     if module._diff:
         result['diff'] = [diff] * content_changed + [attributes] * bool(attributes['before'])
     module.exit_json(changed=changed, **result)

@@ -104,7 +104,7 @@ certificate:
 import os
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import account_problem
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import WriteFailed, account_problem, writing
 from ansible_collections.kubesched.schedulers.plugins.module_utils._serving_cert import (
     CaMaterial, CertError, Issuer, describe, issue, normalised_sans, why_reissue)
 
@@ -160,15 +160,21 @@ def main():
             if reason and not module.check_mode:
                 for directory in set(os.path.dirname(path) for path in paths.values()):
                     if not os.path.isdir(directory):
-                        os.makedirs(directory, 0o755)
+                        with writing(directory, action="make"):
+                            os.makedirs(directory, 0o755)
                 issue(issuer, paths, ca, wanted, params["common_name"], params["days"], ids)
             elif not reason and ids is not None:
                 reason = _attributes(paths, ids)
                 if reason and not module.check_mode:
                     for path in paths.values():
-                        os.chown(path, *ids)
+                        with writing(path, purpose="its owner"):
+                            os.chown(path, *ids)
     except CertError as exc:
         module.fail_json(msg="%s: %s" % (params["cert_path"], exc))
+    except WriteFailed as exc:
+        # The key and the certificate are each written whole or not at all; the message names the path, the master
+        # and the file system.
+        module.fail_json(msg=str(exc))
     certificate = describe(issuer, paths["cert"]) if os.path.exists(paths["cert"]) else None
     module.exit_json(changed=bool(reason), reason=reason, certificate=certificate)
 

@@ -2,9 +2,12 @@
 # make demo: three local masters and a control-plane host (podman containers booting systemd), the real etcd and
 # kube-apiserver on that host, playbooks/systemd.yml with two schedulers on each master (tests/demo/group_vars),
 # then what runs where: each master's instances and health, who holds each lease, and which scheduler bound a
-# test pod for each schedulerName (playbooks/verify.yml). The hosts stay up; tests/demo/clean.sh removes them.
-# Binaries: real ones only, named by KUBE_SCHEDULER_BIN, KUBE_APISERVER_BIN and ETCD_BIN (`make demo` has
-# `make binaries` find them: the README's "Real Kubernetes binaries for the tests").
+# test pod for each schedulerName (playbooks/verify.yml), with the attempts of each profile: the demo grants itself
+# the metrics reader first (playbooks/metrics_access.yml), as an operator would. The hosts stay up;
+# tests/demo/clean.sh removes them.
+# Binaries: real ones only, named by KUBE_SCHEDULER_BIN, KUBE_APISERVER_BIN, KUBE_CONTROLLER_MANAGER_BIN (its token
+# controller fills the reader's token) and ETCD_BIN (`make demo` has `make binaries` find them: the README's "Real
+# Kubernetes binaries for the tests").
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 demo="$repo/tests/demo"
@@ -20,7 +23,7 @@ hosts=(ks-demo-m1 ks-demo-m2 ks-demo-m3 ks-demo-api)
 mkdir -p "$state"
 
 # --- the binaries, said in one line each ---
-for name in KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN ETCD_BIN; do
+for name in KUBE_SCHEDULER_BIN KUBE_APISERVER_BIN KUBE_CONTROLLER_MANAGER_BIN ETCD_BIN; do
   if [ ! -x "${!name:-}" ]; then
     echo "make demo needs real binaries: $name is not set (make binaries finds them: see the README)" >&2
     exit 1
@@ -68,6 +71,15 @@ ansible-playbook -i "$demo/inventory.yml" "$demo/report.yml" -e "demo_report_dir
 echo
 for host in "${hosts[@]:0:3}"; do cat "$state/report/$host.txt"; done
 echo
+# --- the metrics reader: what lets verify read each scheduler's /metrics (the attempts per profile) ---
+echo "granting the metrics reader monitoring/prometheus (playbooks/metrics_access.yml; log: $state/metrics-access.log)"
+admin="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["admin_kubeconfig"])' "$state/control-plane/facts.json")"
+K8S_AUTH_KUBECONFIG="$admin" ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/metrics_access.yml" \
+  -e "kube_scheduler_metrics_scrape_config_path=$state/scrape-configs.yml" >"$state/metrics-access.log" \
+  || { cat "$state/metrics-access.log"; echo "playbooks/metrics_access.yml failed"; exit 1; }
+# kube-controller-manager's token controller fills the reader's token Secret within a second or so.
+python3 "$demo/wait_token.py" "$admin" monitoring prometheus
+
 # The verify role's summary table, read from the json callback's result of its Summary task.
 ANSIBLE_STDOUT_CALLBACK=json ansible-playbook -i "$demo/inventory.yml" "$repo/playbooks/verify.yml" >"$state/verify.json" \
   2>"$state/verify.err" || { tail -n 40 "$state/verify.json" "$state/verify.err"; echo "playbooks/verify.yml failed: $state/verify.json"; exit 1; }
@@ -76,7 +88,10 @@ import json, sys
 for play in json.load(open(sys.argv[1]))["plays"]:
     for task in play["tasks"]:
         if task["task"]["name"].endswith(" : Summary"):
-            print("\n".join(next(iter(task["hosts"].values()))["msg"]))
+            summary = next(iter(task["hosts"].values()))["msg"]
+            print("\n".join(summary))
+            if not any(line.startswith("Attempts per profile while verify ran") for line in summary):
+                sys.exit("verify showed no attempts per profile (see above): the metrics reader did not work")
 PY
 cat <<EOT
 

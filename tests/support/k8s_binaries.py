@@ -83,7 +83,8 @@ OTHER_PROJECTS = {
 
 
 # What `make demo` runs (tests/demo/run.sh): a part of WANTED, so a new machine builds no more than it needs.
-DEMO = {"kube-scheduler": ("1.37.2",), "kube-apiserver": ("1.37.2",)}
+# kube-controller-manager: its ServiceAccount token controller fills the metrics reader's token Secret.
+DEMO = {"kube-scheduler": ("1.37.2",), "kube-apiserver": ("1.37.2",), "kube-controller-manager": ("1.37.2",)}
 
 
 PREFERRED_MINOR = {"kube-scheduler": "37"}

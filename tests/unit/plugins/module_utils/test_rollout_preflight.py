@@ -19,12 +19,13 @@ import pytest
 import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
-    PREFLIGHT_KUBECONFIG, offline_flags, refusal)
+    ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_KUBECONFIG, REFUSED, answer, offline_flags)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
-    StaticPodStrategy, SystemdStrategy, Verdict)
+    StaticPodStrategy, SystemdStrategy, Verdict, strategy_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import static_pod_host, systemd_host
 
@@ -37,13 +38,29 @@ GATE_REFUSED = 'E1126 04:23:11.875620   13924 run.go:72] "command failed" err="u
 FLAG_REFUSED = "Usage:\n  kube-scheduler [flags]\n\nGlobal flags:\n      --version version\n\nError: unknown flag: --bogus\n"
 
 
+EFFECTIVE = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: []\n"
+
+
 def test_kube_schedulers_own_words_are_found_in_each_shape_it_prints():
-    assert refusal(1, "", CONFIG_REFUSED) == ('initializing profiles: creating profile for scheduler name x: '
-                                              'ScorePlugin "NoSuch" does not exist')
-    assert refusal(1, "", GATE_REFUSED) == "unrecognized feature gate: NoSuchGate"
-    assert refusal(1, "", FLAG_REFUSED) == "unknown flag: --bogus"  # not the usage text around it
-    assert refusal(1, "", "") == "exit status 1 and no output"
-    assert refusal(0, "", GATE_REFUSED) is None
+    assert answer(1, "", CONFIG_REFUSED, None) == (REFUSED, 'initializing profiles: creating profile for scheduler '
+                                                            'name x: ScorePlugin "NoSuch" does not exist')
+    assert answer(1, "", GATE_REFUSED, None) == (REFUSED, "unrecognized feature gate: NoSuchGate")
+    assert answer(1, "", FLAG_REFUSED, None) == (REFUSED, "unknown flag: --bogus")  # not the usage text around it
+    assert answer(0, "", "", EFFECTIVE) == (ACCEPTED, None)
+
+
+def test_only_kube_schedulers_own_answer_counts_as_one():
+    # Exit 0 is no acceptance without the effective configuration --write-config-to asks for (/bin/true).
+    assert answer(0, "", "", None)[0] == NOT_KUBE_SCHEDULER
+    assert answer(0, "", "", "something else\n")[0] == NOT_KUBE_SCHEDULER
+    # Exit 1 without kube-scheduler's shapes is a tool's failure (ctr exits 1 for its own errors), and podman's
+    # "Error: ..." of exit 125 to 127 is podman's, never a refusal.
+    ctr = "ctr: failed to create shim task: OCI runtime create failed: runc create failed: unable to start\n"
+    assert answer(1, "", ctr, None) == (NOT_RUN, ctr.strip() + " (exit status 1)")
+    assert answer(1, "", "", None) == (NOT_RUN, "exit status 1 and no output")
+    podman = "Error: runc: runc create failed: error setting rlimit type 7: operation not permitted: OCI permission denied\n"
+    assert answer(126, "", podman, None) == (NOT_RUN, podman.strip() + " (exit status 126)")
+    assert answer(2, "a\nb\nc\nd\n", "", None) == (NOT_RUN, "b | c | d (exit status 2)")  # the last three lines
 
 
 def test_the_instances_config_flag_gives_way_to_the_new_config():
@@ -92,11 +109,24 @@ def test_a_failed_gate_is_rolled_back_by_type(tmp_path):
         Engine(p, FakeStrategy(), FakeWaiter(failing={10259})).run(APPLY)
 
 
+def write_effective(argv):
+    """What kube-scheduler does when it accepts (ctr and podman runs): its effective config, in the run's directory
+    (the host side of the bind mount at /kubesched-preflight)."""
+    for word in argv:
+        for part in word.split(","):
+            if word.endswith("dst=/kubesched-preflight") or ",dst=/kubesched-preflight," in word:
+                if part.startswith("src="):
+                    with open(os.path.join(part[len("src="):], "effective.yaml"), "w") as handle:
+                        handle.write(EFFECTIVE)
+
+
 def recording_run(answers):
     calls = []
 
     def run(argv):
         calls.append(argv)
+        if "--write-config-to" in argv:
+            write_effective(argv)
         for prefix, answer in answers:
             if argv[:len(prefix)] == prefix:
                 return answer(argv) if callable(answer) else answer
@@ -163,16 +193,22 @@ CONTAINERD_DOWN = (["ctr", "--namespace", "k8s.io", "images"],
 CRI_DOWN = (["crictl", "info"], (1, "", "validate service connection: connection refused\n"))
 
 
-def exited(exit_code, manifests, pod="kubesched-preflight-one-%d-m1" % os.getpid(), mounted=None):
+def exited(exit_code, manifests, pod="kubesched-preflight-one-%d-m1" % os.getpid(), mounted=None, reason=None,
+           message=""):
     """crictl inspect of an exited container of ``pod``, as the kubelet ran it from the manifest in ``manifests``: it
-    mounts that pod's hostPaths (or ``mounted``, for a container of another run)."""
-    def answer(_argv):
+    mounts that pod's hostPaths (or ``mounted``, for a container of another run); exit 0 wrote the effective config
+    into the first, the run's directory, as kube-scheduler does."""
+    def inspect(_argv):
         paths = mounted or [volume["hostPath"]["path"] for name in os.listdir(manifests) if not name.startswith(".")
                             for volume in json.loads((manifests / name).read_text())["spec"]["volumes"]]
-        return (0, json.dumps({"status": {"state": "CONTAINER_EXITED", "exitCode": exit_code,
-                                          "labels": {"io.kubernetes.pod.name": pod},
-                                          "mounts": [{"hostPath": path} for path in paths]}}), "")
-    return answer
+        if exit_code == 0 and not mounted and reason is None:
+            with open(os.path.join(paths[0], "effective.yaml"), "w") as handle:
+                handle.write(EFFECTIVE)
+        status = {"state": "CONTAINER_EXITED", "exitCode": exit_code, "labels": {"io.kubernetes.pod.name": pod},
+                  "mounts": [{"hostPath": path} for path in paths],
+                  "reason": reason or ("Completed" if exit_code == 0 else "Error"), "message": message}
+        return (0, json.dumps({"status": status}), "")
+    return inspect
 
 
 @pytest.mark.parametrize("tools, answers, runner", [
@@ -271,9 +307,58 @@ def test_when_the_kubelet_does_not_run_it_the_plan_says_so_and_the_manifest_goes
     monkeypatch.setattr("time.sleep", lambda seconds: None)
     verdict, _calls, seen = kubelet_session(tmp_path, [(["crictl", "ps"], (0, "", ""))])
     assert verdict.refused is None and verdict.note == "not run" and seen
-    assert verdict.problem == ("the kubelet did not run the preflight pod kubesched-preflight-one-%d to its end within "
-                               "90.0s (not started): is the kubelet running, and the image on the node?" % os.getpid())
+    assert verdict.problem == ("the preflight could not run the image through the kubelet: the kubelet did not run the "
+                               "preflight pod kubesched-preflight-one-%d to its end within 90.0s (not started): is the "
+                               "kubelet running, and the image on the node?" % os.getpid())
     assert os.listdir(tmp_path / "manifests") == []
+
+
+def test_a_container_the_runtime_could_not_start_is_no_refusal_and_says_the_runtimes_words(tmp_path):
+    manifests = tmp_path / "manifests"
+    message = ('failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create '
+               'failed: unable to start container process: exec: "kube-scheduler": executable file not found in $PATH')
+    verdict, _calls, _seen = kubelet_session(tmp_path, [
+        (["crictl", "ps"], (0, "mine\n", "")),
+        (["crictl", "inspect"], exited(128, manifests, reason="StartError", message=message))])
+    assert verdict.refused is None and verdict.note == "not run"
+    assert verdict.problem == ("the preflight could not run the image through the kubelet: its container did not run "
+                               "(StartError): " + message)
+    assert os.listdir(manifests) == []
+
+
+def test_a_pod_the_kubelet_could_not_start_is_named_with_the_kubelets_last_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("time.monotonic", iter(range(0, 1000, 50)).__next__)
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
+    pod = "kubesched-preflight-one-%d" % os.getpid()
+    journal = ('I1128 10:00:00.1 1 kubelet.go:2400] "SyncLoop ADD" source="file" pods=["kube-system/%s-m1"]\n'
+               'E1128 10:00:00.2 1 pod_workers.go:1301] "Error syncing pod, skipping" err="failed to \\"CreatePodSandbox'
+               '\\" for \\"%s-m1_kube-system(1)\\" with CreatePodSandboxError: \\"rpc error: error setting rlimit type 7: '
+               'operation not permitted\\"" pod="kube-system/%s-m1"\n'
+               'E1128 10:00:00.3 1 other.go:1] "Unrelated" err="not this pod"\n' % (pod, pod, pod))
+    verdict, _calls, _seen = kubelet_session(tmp_path, [(["crictl", "ps"], (0, "", "")),
+                                                        (["journalctl"], (0, journal, ""))])
+    assert verdict.problem == (
+        'the preflight could not run the image through the kubelet: the kubelet did not run the preflight pod %s to its '
+        'end within 90.0s (not started); the kubelet\'s last error about it: failed to "CreatePodSandbox" for '
+        '"%s-m1_kube-system(1)" with CreatePodSandboxError: "rpc error: error setting rlimit type 7: operation not '
+        'permitted"' % (pod, pod))
+
+
+def test_without_journalctl_the_kubelets_failure_is_still_named(tmp_path, monkeypatch):
+    monkeypatch.setattr("time.monotonic", iter(range(0, 1000, 50)).__next__)
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
+
+    def no_journalctl(_argv):  # a master whose kubelet runs outside systemd: exec fails as it really does
+        return subprocess_run(["kubesched-no-such-journalctl"])
+    verdict, _calls, _seen = kubelet_session(tmp_path, [(["crictl", "ps"], (0, "", "")), (["journalctl"], no_journalctl)])
+    assert verdict.problem.endswith("(not started): is the kubelet running, and the image on the node?")
+
+
+def test_a_binary_this_master_cannot_execute_says_no_version(tmp_path):
+    foreign = tmp_path / "kube-scheduler"
+    foreign.write_bytes(b"\x7fELF\x02\x01\x01" + b"\x00" * 200)
+    foreign.chmod(0o755)
+    assert binary_facts(str(foreign), subprocess_run) == {"exists": True, "version_output": None}
 
 
 def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
@@ -314,6 +399,79 @@ def test_systemd_runs_nothing_before_the_binary_is_installed():
     verdict = strategy.preflight({"name": "one", "preflight": {"config": "", "flags": []}},
                                  {"binary": {"path": "/opt/kube-scheduler/1.35.4/kube-scheduler", "version": "1.35.4"}})
     assert verdict.refused is None and verdict.note.startswith("not run yet")
+
+
+# --- a host binary that is not kube-scheduler, for real ---------------------------------------------------------------
+
+def host_binary_preflight(tmp_path, binary, run=None):
+    """The static-pod preflight with ``binary`` as kube_scheduler_static_pod_preflight_binary, run for real (as
+    module.run_command runs it through strategy_for: a command that cannot start raises OSError)."""
+    calls = []
+
+    def recorded(argv):
+        calls.append(argv)
+        return (run or subprocess_run)(argv)
+    spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
+            "flags": ["--config=/etc/k/one.yaml"], "image": IMAGE, "binary": str(binary), "mounts": []}
+    return StaticPodStrategy(recorded, which=lambda name: None).preflight({"name": "one", "preflight": spec}, {}), calls
+
+
+FIX = "set kube_scheduler_static_pod_preflight_binary to the kube-scheduler file itself, of the image's build"
+
+
+def test_a_directory_as_the_host_binary_is_named_with_its_variable_and_the_fix_and_not_run(tmp_path):
+    verdict, calls = host_binary_preflight(tmp_path, tmp_path)
+    assert verdict.refused is None and calls == []
+    assert verdict.problem == ("%s (kube_scheduler_static_pod_preflight_binary) is a directory on this master, not a "
+                               "kube-scheduler: %s (such as %s/kube-scheduler)" % (tmp_path, FIX, tmp_path))
+
+
+def test_a_missing_or_not_executable_host_binary_is_named_with_its_variable(tmp_path):
+    verdict, calls = host_binary_preflight(tmp_path, tmp_path / "kube-scheduler")
+    assert verdict.problem == ("%s/kube-scheduler (kube_scheduler_static_pod_preflight_binary) does not exist on this "
+                               "master: %s" % (tmp_path, FIX)) and calls == []
+    (tmp_path / "kube-scheduler").write_text("#!/bin/sh\n")
+    verdict, calls = host_binary_preflight(tmp_path, tmp_path / "kube-scheduler")
+    assert verdict.problem == ("%s/kube-scheduler (kube_scheduler_static_pod_preflight_binary) is not an executable "
+                               "file on this master: %s" % (tmp_path, FIX)) and calls == []
+
+
+def test_true_is_no_acceptance_because_it_writes_no_effective_config(tmp_path):
+    true = shutil.which("true")
+    verdict, calls = host_binary_preflight(tmp_path, true)
+    assert calls and verdict.refused is None and verdict.note == "no answer from %s (host binary)" % true
+    assert verdict.problem == (
+        "%s (kube_scheduler_static_pod_preflight_binary) is not kube-scheduler: it exited 0 without writing the "
+        "effective configuration that --write-config-to asks for (kube-scheduler writes it, then exits); set "
+        "kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the image's build" % true)
+
+
+def test_a_binary_that_fails_or_cannot_start_is_no_refusal(tmp_path):
+    false = shutil.which("false")
+    verdict, _calls = host_binary_preflight(tmp_path, false)
+    assert verdict.refused is None
+    assert verdict.problem == ("the preflight could not run %s (kube_scheduler_static_pod_preflight_binary): exit "
+                               "status 1 and no output" % false)
+    # A file of another machine (no ELF header this kernel runs, no #! line): exec fails with ENOEXEC, which
+    # run_command would turn into the module's bare "Error executing command.".
+    foreign = tmp_path / "kube-scheduler"
+    foreign.write_bytes(b"\x7fELF\x02\x01\x01" + b"\x00" * 200)
+    foreign.chmod(0o755)
+    verdict, _calls = host_binary_preflight(tmp_path, foreign)
+    assert verdict.refused is None and verdict.note == "not run"
+    assert verdict.problem == ("the preflight could not run %s (kube_scheduler_static_pod_preflight_binary): Exec "
+                               "format error (ENOEXEC)" % foreign)
+
+
+def test_the_modules_run_command_raises_for_a_command_that_cannot_start(tmp_path):
+    """strategy_for gives the strategies a run that raises OSError where run_command would end the module."""
+    seen = []
+
+    def run_command(argv, handle_exceptions=True):
+        seen.append(handle_exceptions)
+        return subprocess_run(argv)
+    verdict, _calls = host_binary_preflight(tmp_path, shutil.which("true"), run=strategy_for("static_pod", run_command)._run)
+    assert seen == [False] and "is not kube-scheduler" in verdict.problem
 
 
 # --- the real binary ----------------------------------------------------------------------------------------------
@@ -522,3 +680,69 @@ def test_through_real_podman_a_good_change_is_accepted_with_the_manifests_host_p
         "accepted by kube-scheduler in image %s (through podman)" % scheduler_image)
     rc, out, _err = podman_run(["podman", "ps", "--all", "--quiet", "--filter", "name=kubesched-preflight-batch"])
     assert rc == 0 and out.strip() == ""  # --rm: nothing is left behind
+
+
+# --- podman that cannot run the image: its own words, never a refusal (real podman, real runc) --------------------------
+
+@pytest.fixture(scope="module")
+def empty_image(tmp_path_factory):
+    """An image FROM scratch with one text file: nothing in it runs, which is all these tests need (the container
+    never starts). Tagged for this run only; removed afterwards."""
+    if not shutil.which("podman"):
+        pytest.skip("no podman on this machine: podman's failures to run the preflight are not run for real")
+    work = tmp_path_factory.mktemp("empty-image")
+    (work / "note").write_text("no kube-scheduler here\n")
+    (work / "Containerfile").write_text("FROM scratch\nCOPY note /note\n")
+    tag = "localhost/kubesched-preflight-test/empty:%d" % os.getpid()
+    rc, out, err = podman_run(["podman", "build", "--quiet", "--no-cache", "--file", str(work / "Containerfile"),
+                               "--tag", tag, str(work)])
+    assert rc == 0, out + err
+    yield tag
+    podman_run(["podman", "rmi", "--force", tag])
+
+
+def podman_plan(tmp_path, image, run=podman_run):
+    """The plan of a new static-pod instance whose preflight runs ``image`` through podman on a node without ctr and
+    crictl; returns the PreflightFailed."""
+    raw = [{"name": "batch", "secure_port": 10260, "image": image,
+            "config": {"profiles": [{"schedulerName": "batch"}], "leaderElection": {"resourceName": "batch"}}}]
+    instances, errors, _warnings = resolve(raw, "1.35.4", str(tmp_path / "schedulers"))
+    assert not errors, errors
+    (tmp_path / "manifests").mkdir()
+    host, _drift = static_pod_host(instances, {"manifest_dir": str(tmp_path / "manifests"),
+                                               "config_dir": str(tmp_path / "schedulers"),
+                                               "state_dir": str(tmp_path / "state"), "version": "1.35.4"}, {})
+    host.update(state_dir=str(tmp_path / "state"), health_timeout=5, settle=0, read=[], accounts=None, link=None,
+                binary=None)
+    strategy = StaticPodStrategy(run, which=lambda name: None if name in ("ctr", "crictl") else shutil.which(name))
+    with pytest.raises(PreflightFailed) as failure:
+        Engine(host, strategy, FakeWaiter()).run(PLAN)
+    assert snapshot(tmp_path / "schedulers") == {} and os.listdir(str(tmp_path / "manifests")) == []
+    return str(failure.value)
+
+
+def test_podman_that_cannot_start_the_container_is_named_with_its_own_words_not_as_a_refusal(tmp_path, empty_image):
+    """The master of the report: runc cannot set the open-files limit podman asks for (here: above fs.nr_open, which
+    no process may exceed), so the container never starts; kube-scheduler refused nothing."""
+    with open("/proc/sys/fs/nr_open") as handle:
+        above = int(handle.read()) + 1
+    conf = tmp_path / "containers.conf"
+    conf.write_text('[containers]\ndefault_ulimits = ["nofile=%d:%d"]\n[engine]\nruntime = "runc"\n' % (above, above))
+
+    def limited_podman(argv):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False,
+                              env=dict(os.environ, CONTAINERS_CONF=str(conf)))
+        return done.returncode, done.stdout, done.stderr
+    message = podman_plan(tmp_path, empty_image, run=limited_podman)
+    assert "would be refused" not in message
+    assert message.startswith("nothing was changed: batch: the master's kube-scheduler could not check the new config: "
+                              "the preflight could not run the image through podman: Error: ")
+    assert "error setting rlimit type 7: operation not permitted" in message and message.endswith("(exit status 126)")
+
+
+def test_an_image_without_the_command_is_podmans_failure_not_a_refusal(tmp_path, empty_image):
+    message = podman_plan(tmp_path, empty_image)
+    assert "would be refused" not in message
+    assert message.startswith("nothing was changed: batch: the master's kube-scheduler could not check the new config: "
+                              "the preflight could not run the image through podman: Error: ")
+    assert '"kube-scheduler": executable file not found in $PATH' in message and message.endswith("(exit status 127)")
