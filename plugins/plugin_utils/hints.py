@@ -69,7 +69,10 @@ def hint(error, config, version, known_plugins=None):
 
 
 def _first_quoted(message):
-    match = _QUOTED.search(message)
+    # Matched at the first quote only: when no string closes from there, none closes from a later quote either
+    # (each of them is escaped in the first one's reading), and a search would scan to the end from every one.
+    start = message.find('"')
+    match = _QUOTED.match(message, start) if start >= 0 else None
     return match.group(1) if match else None
 
 

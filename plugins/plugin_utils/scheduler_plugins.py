@@ -12,10 +12,9 @@ from its Go module by tests/binaries (make differential-scheduler-plugins; tests
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import schema as S
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.go_strconv import ParseFloatError, parse_float
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import Plugin
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
     validate_default_preemption_args)
@@ -296,15 +295,13 @@ def _trimaran_new(args):
     return []
 
 
-_GO_FLOAT = re.compile(r"[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.I)
-
-
 def _target_load_packing_new(args):
     errs = _trimaran_new(args)
-    multiplier = args.get("defaultRequestsMultiplier", "")
-    if not errs and (not _GO_FLOAT.fullmatch(multiplier) or not re.search(r"\d|inf|nan", multiplier, re.I)):
-        errs = [("defaultRequestsMultiplier", "unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "
-                 "%s: invalid syntax" % E.go_quote(multiplier))]
+    if not errs:
+        try:
+            parse_float(args.get("defaultRequestsMultiplier", ""))
+        except ParseFloatError as exc:
+            errs = [("defaultRequestsMultiplier", "unable to parse DefaultRequestsMultiplier: %s" % exc)]
     return errs
 
 
