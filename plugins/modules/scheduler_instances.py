@@ -92,7 +92,9 @@ options:
         elements: raw
         default: []
       extra_flags:
-        description: More kube-scheduler flags, flag name (without dashes) to a string, number or boolean.
+        description:
+          - More kube-scheduler flags, flag name (without dashes) to a string, number or boolean.
+          - One key per flag; two keys naming one flag (C(v) and C(--v)) are an error.
         type: dict
         default: {}
       image:

@@ -263,9 +263,23 @@ def _normalise_fields(raw, path):
             problems.append("%s: %s are mutually exclusive: give one of them" % (path, " and ".join(group)))
     if "extra_plugins" in fields:
         problems.extend(check_extra_plugins(fields["extra_plugins"], path + ".extra_plugins"))
+    problems.extend(_duplicate_flags(fields.get("extra_flags"), path))
     if problems:
         raise InstanceError("\n".join(problems))
     return fields
+
+
+def _duplicate_flags(extra_flags, path):
+    """Two keys of extra_flags that name one flag (``feature-gates`` and ``--feature-gates``): kube-scheduler keeps
+    the last of the two on its command line, while the config would be checked with one of them."""
+    spellings = {}
+    for flag in extra_flags if isinstance(extra_flags, dict) else ():
+        if isinstance(flag, str) and flag.lstrip("-"):
+            spellings.setdefault(flag.lstrip("-"), []).append(flag)
+    return ["%s.extra_flags: %s name one flag, --%s: keep one of them (kube-scheduler would get both on its command "
+            "line and run with the last)"
+            % (path, " and ".join(_key(flag) for flag in sorted(keys)), name)
+            for name, keys in sorted(spellings.items()) if len(keys) > 1]
 
 
 def _validated_config(fields, path, kubernetes_version):
