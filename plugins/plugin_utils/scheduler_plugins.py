@@ -12,9 +12,12 @@ from its Go module by tests/binaries (make differential-scheduler-plugins; tests
 
 from __future__ import annotations
 
+import re
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import schema as S
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.go_strconv import ParseFloatError, parse_float
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import shown
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import Plugin
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
     validate_default_preemption_args)
@@ -388,10 +391,28 @@ class OutOfTree(object):
         return check(args or {}) if check else []
 
 
+# The version rule of kube_scheduler_version (versions.py): one optional v, then the release's three numbers. fullmatch,
+# so a trailing newline is no match.
+_RELEASE = re.compile(r"v?([0-9]+)\.([0-9]+)\.([0-9]+)", re.ASCII)
+
+
+def normalise(value, variable="scheduler_plugins_version") -> str:
+    """A scheduler-plugins release as written ("0.34.7" or "v0.34.7") as this module keys it ("0.34.7"); anything
+    else (two v's, a minor, a YAML number) is refused naming ``variable`` and the releases this module knows."""
+    match = _RELEASE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if match is None:
+        raise SchedulerPluginsError(
+            "%s: Invalid value: %s: not a scheduler-plugins release like 0.34.7 or v0.34.7 (at most one v, then the "
+            "release's three numbers); this collection knows %s" % (
+                variable, shown(value),
+                ", ".join(sorted(RELEASES, key=_release_key))))
+    return ".".join(match.groups())
+
+
 def release(version, kubernetes_version) -> OutOfTree:
     """The scheduler-plugins release ``version`` for a config of ``kubernetes_version`` (its minor must be the one
     the release is built on)."""
-    version = str(version).lstrip("v")
+    version = normalise(version)
     if version not in RELEASES:
         raise SchedulerPluginsError(
             "scheduler_plugins_version: %s is not a scheduler-plugins release this collection knows; it knows %s "
