@@ -391,6 +391,13 @@ class OutOfTree(object):
         return check(args or {}) if check else []
 
 
+def releases_with(plugin):
+    """The releases that register ``plugin`` (cmd/scheduler's app.WithPlugin), newest first, each with the Kubernetes
+    release it is built on: [(release, kubernetes)]."""
+    return [(known, RELEASES[known]) for known in sorted(RELEASES, key=_release_key, reverse=True)
+            if plugin in OutOfTree(known).plugins]
+
+
 # The version rule of kube_scheduler_version (versions.py): one optional v, then the release's three numbers. fullmatch,
 # so a trailing newline is no match.
 _RELEASE = re.compile(r"v?([0-9]+)\.([0-9]+)\.([0-9]+)", re.ASCII)

@@ -247,6 +247,39 @@ def test_the_deployment_strict_variable_keeps_kube_schedulers_tolerance():
     assert check_role("deployment", dict(values, kube_scheduler_deployment_strict="false"), [])[1] == []
 
 
+GANG = {"profiles": [{"schedulerName": "gang", "plugins": {
+    "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}}}]}
+SCHEDULER_PLUGINS_HINT = ("Coscheduling is a plugin of scheduler-plugins (kubernetes-sigs/scheduler-plugins), not of "
+                          "kube-scheduler %s: ")
+
+
+def test_a_scheduler_plugins_plugin_without_the_release_names_the_option_and_the_releases_that_have_it():
+    result = run_action("scheduler_config", {"config": GANG, "kubernetes_version": "1.34.7"})
+    assert result["msg"].splitlines()[1] == (
+        "  hint (config.profiles[0].plugins.queueSort.enabled[0]): " + SCHEDULER_PLUGINS_HINT % "1.34"
+        + "set scheduler_plugins_version to a release that has it: 0.34.7 (built on Kubernetes 1.34.7), 0.33.5 (built "
+        "on Kubernetes 1.33.5)")
+
+
+def test_the_deployment_role_names_its_own_variable():
+    values = {"kube_scheduler_deployment_version": "1.33.5", "kube_scheduler_deployment_config": GANG}
+    assert check_role("deployment", values, [])[1][1] == (
+        "  hint (kube_scheduler_deployment_config.profiles[0].plugins.queueSort.enabled[0]): "
+        + SCHEDULER_PLUGINS_HINT % "1.33" + "set kube_scheduler_deployment_scheduler_plugins_version to a release that "
+        "has it: 0.33.5 (built on Kubernetes 1.33.5), 0.34.7 (built on Kubernetes 1.34.7)")
+
+
+def test_an_instance_is_told_which_role_runs_scheduler_plugins():
+    lines = errors_of(GANG)
+    assert lines[1].startswith("  hint (%s.profiles[0].plugins.queueSort.enabled[0]): " % VAR + SCHEDULER_PLUGINS_HINT
+                               % "1.35" + "the deployment role runs it, with kube_scheduler_deployment_scheduler_"
+                               "plugins_version set to a release that has it")
+
+
+def test_a_declared_out_of_tree_coscheduling_is_the_operators_own():
+    assert errors_of(GANG, extra_plugins=["Coscheduling"]) == []
+
+
 def test_the_upgrade_check_failure_gives_the_fix_per_target():
     config = {"profiles": [{"schedulerName": "a", "plugins": {"filter": {"enabled": [{"name": "EBSLimits"}]}}}]}
     result = run_action("scheduler_upgrade_check", {"config": config, "current_version": "1.30",
