@@ -143,6 +143,12 @@ CASES.update({
                            kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
     "sp_bad_args": dict(SP, kube_scheduler_deployment_config={"profiles": [dict(GANG_PROFILE, pluginConfig=[
         {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": -1}}])]}),
+    # Profiling: off unless the variable or the config turns it on (CIS 1.4.1).
+    "profiling_on": {"kube_scheduler_deployment_profiling": "true"},
+    "profiling_in_config": {"kube_scheduler_deployment_config": {
+        "enableProfiling": True, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    "profiling_off_in_config": {"kube_scheduler_deployment_profiling": True, "kube_scheduler_deployment_config": {
+        "enableProfiling": False, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
     # One version rule with kube_scheduler_version: one optional v ("v{{ release }}" of "v0.34.7" is refused).
     "sp_v_release": dict(SP, kube_scheduler_deployment_scheduler_plugins_version=" v0.34.7 ",
                          kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
@@ -490,6 +496,12 @@ def test_a_gang_scheduler_gets_its_crds_rbac_and_controller(rendered):
     assert "--enableLeaderElection" in spec["containers"][0]["args"]
     lease = one(objects, "Role", "kubesched:kube-system:kubesched-scheduler:controller-leader-election")
     assert any(rule.get("resourceNames") == ["sched-plugins-controllers"] for rule in lease["rules"])
+
+
+@pytest.mark.parametrize("case, profiling", [("v1_35", False), ("custom", False), ("profiling_on", True),
+                                             ("profiling_in_config", True), ("profiling_off_in_config", False)])
+def test_profiling_is_off_unless_the_variable_or_the_config_turns_it_on(rendered, case, profiling):
+    assert scheduler_config_of(objects_of(rendered, case))["enableProfiling"] is profiling
 
 
 def test_a_v_prefixed_release_gives_the_same_images(rendered):
