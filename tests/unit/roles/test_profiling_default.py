@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import ssl
+import subprocess
 import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
 
 import pytest
 import yaml
@@ -87,3 +93,68 @@ def test_the_option_sets_only_what_the_config_leaves_unset():
                                                 "config_dir": "/etc/kubernetes/schedulers", "profiling": False})
     assert [yaml.safe_load(instance["config_rendered"])["enableProfiling"] for instance in result["instances"]] == \
         [False, True]
+
+
+# --- on the real binaries: what the roles' config turns off ---------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "tests" / "controlplane"))
+from cluster import wait_for  # noqa: E402  pylint: disable=wrong-import-position,import-error
+from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position,import-error
+
+SCHEDULER = "KUBE_SCHEDULER_BIN_1_35"
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory):
+    missing = missing_binaries() + ([] if os.access(os.environ.get(SCHEDULER, ""), os.X_OK) else [SCHEDULER])
+    if missing:
+        pytest.skip("the profiling test on real binaries needs them (make binaries): missing " + ", ".join(missing))
+    with LocalApiServer(tmp_path_factory.mktemp("apiserver")) as server:
+        yield server
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(port, path, kubeconfig):
+    """(status, body) of an HTTPS GET to the scheduler as the kubeconfig's client certificate (system:masters)."""
+    user = yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # the scheduler's own self-signed serving certificate
+    context.load_cert_chain(user["client-certificate"], user["client-key"])
+    try:
+        with urllib.request.urlopen("https://127.0.0.1:%d%s" % (port, path), context=context, timeout=5) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+@pytest.mark.parametrize("profiling, status", [(False, 404), (True, 200)])
+def test_kube_scheduler_serves_pprof_only_when_the_role_turns_it_on(api, tmp_path, profiling, status):
+    """The instance as the host roles resolve it (scheduler_instances with kube_scheduler_profiling), run by the real
+    kube-scheduler 1.35 with the roles' flags against a real kube-apiserver: /debug/pprof/ is 404 to a client its
+    authorization lets in, or served when profiling is on."""
+    port = _free_port()
+    result = run_action("scheduler_instances", {"instances": [{
+        "name": "kube-scheduler", "default_scheduler": True, "kubeconfig": str(api.kubeconfig), "secure_port": port,
+        "config": {"leaderElection": {"leaderElect": False}}}], "kubernetes_version": "1.35.4",
+        "config_dir": str(tmp_path), "profiling": profiling})
+    instance = result["instances"][0]
+    Path(instance["config_path"]).write_text(instance["config_rendered"])
+    with (tmp_path / "kube-scheduler.log").open("wb") as log:
+        process = subprocess.Popen([os.environ[SCHEDULER]] + instance["flags"], stdout=log, stderr=subprocess.STDOUT)  # pylint: disable=consider-using-with
+    try:
+        # /metrics once the client is known and allowed (the scheduler loads the cluster's client CA after it
+        # starts): from then on, a 404 is profiling's answer, not authorization's.
+        wait_for("kube-scheduler to serve /metrics to the client (log: %s)" % (tmp_path / "kube-scheduler.log"),
+                 lambda: process.poll() is None and _get(port, "/metrics", api.kubeconfig)[0] == 200, timeout=90)
+        answer, body = _get(port, "/debug/pprof/", api.kubeconfig)
+        assert answer == status, body[:300]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
