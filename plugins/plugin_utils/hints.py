@@ -62,6 +62,9 @@ def hint(error, config, version, known_plugins=None, where=""):
         name = _first_quoted(message)
         text = suggestion(name, in_tree_plugins(version)) if name else ""
         return "%s is not a plugin of kube-scheduler %s%s" % (name, version, text) if text else None
+    if kind == E.FRAMEWORK and "unable to parse DefaultRequestsMultiplier: strconv.ParseFloat:" in message:
+        return ('write a number as text, such as "1.5" (Go\'s float syntax: digits, an optional point and exponent; '
+                'at most about 1.8e308)')
     if kind == E.FRAMEWORK and message.endswith("does not exist"):
         name = _first_quoted(message)
         if name and scheduler_plugins.releases_with(name) and name not in (known_plugins or ()):

@@ -141,8 +141,11 @@ def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit):
             "kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
             "kube_scheduler_deployment_config": _target_load_packing(multiplier)}, [])
         times.append(time.perf_counter() - start)
-        assert len(problems) == 1 and problems[0].startswith(
+        assert len(problems) == 2 and problems[0].startswith(
             "kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args.defaultRequestsMultiplier: ")
         assert problems[0].endswith('unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "%s": '
                                     "invalid syntax" % multiplier)
+        assert problems[1] == ("  hint (kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args."
+                               "defaultRequestsMultiplier): write a number as text, such as \"1.5\" (Go's float "
+                               "syntax: digits, an optional point and exponent; at most about 1.8e308)")
     assert times[1] < 5 and (times[1] < 0.5 or times[1] / times[0] < 10), times
