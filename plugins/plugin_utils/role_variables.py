@@ -23,6 +23,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances imp
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
 
+
 def _scheduler_plugins_release(value, name):
     """kube_scheduler_version's rule (one optional v): "vv0.34.7" would otherwise name an image that does not exist."""
     try:

@@ -177,7 +177,7 @@ def _sample(items, groups, chooser, cuts=None):
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             low, high, item = value
             count = chooser.randint(low, min(max(low, 1) + 2, high))
-            out.extend(_sample(item, groups, chooser) for _ in range(count))
+            out.extend(_sample(item, groups, chooser) for _repeat in range(count))
         elif name == "GROUPREF":
             out.append(groups.get(value, ""))
         elif name == "ATOMIC_GROUP":
