@@ -25,6 +25,7 @@ ARGUMENT_SPEC = {
     "node_address": {"type": "str"},
     "serving_cert_dir": {"type": "path", "default": CERT_DIR},
     "serving_cert_extra_sans": {"type": "list", "elements": "str", "default": []},
+    "profiling": {"type": "bool"},
 }
 
 
@@ -54,7 +55,7 @@ class ActionModule(ControllerOnly, ActionBase):
         peers = self._peer_instances(task_vars or {}, args["peers_var"], args["instances"])
         instances, errors, warnings = resolve(
             plain(args["instances"]), args["kubernetes_version"], args["config_dir"], peers,
-            node=_node(task_vars or {}, args), cert_dir=args["serving_cert_dir"])
+            node=_node(task_vars or {}, args), cert_dir=args["serving_cert_dir"], profiling=args["profiling"])
         if warnings:
             result["warnings"] = warnings
         if errors:

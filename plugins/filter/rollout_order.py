@@ -5,7 +5,10 @@
 
 from __future__ import annotations
 
+import json
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs, temporary_standby
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import (
     CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, held_back, master_view, waves)
 
@@ -26,7 +29,7 @@ def _cluster(host, host_vars, default):
     else the one cluster of the masters group (plugin_utils/rollout_order.py: cluster_of)."""
     value = host_vars.get(CLUSTER)
     try:
-        if value is not None:
+        if value is not None and value != "":
             value = inputs.text(value, "%s (of %s)" % (CLUSTER, host))
         return cluster_of(host, host_vars.get("group_names"), value, host_vars.get(CLUSTER_GROUPS), default)
     except (inputs.InputError, OrderError) as exc:
@@ -54,9 +57,24 @@ def rollout_cluster_hosts(hosts, host, hostvars, default_cluster="kube_control_p
 
 def _gate_api(hostvars, cluster):
     """Which API server the verify role's gate reads for a cluster: its first master's api host, kubeconfig and
-    context (unset: the role's defaults, localhost and the kubernetes client's default kubeconfig)."""
+    context (unset: the role's defaults, localhost and the kubernetes client's default kubeconfig). A kubeconfig
+    given as a mapping (kubernetes.core's other form) is compared by its content, as JSON text: a mapping cannot be
+    a key, and its content (credentials) is never shown."""
     host_vars = hostvars[cluster["masters"][0]]
-    return tuple(host_vars.get(name) or None for name in GATE_API)
+    return tuple(_comparable(host_vars.get(name) or None) for name in GATE_API)
+
+
+class _Content(str):
+    """A mapping (a kubeconfig) as JSON text, to compare; shown without its content."""
+
+    def __str__(self):
+        return "(a mapping; its content is not shown)"
+
+
+def _comparable(value):
+    if isinstance(value, (dict, list)):
+        return _Content(json.dumps(plain(value), sort_keys=True, default=str))
+    return value if value is None or isinstance(value, str) else str(value)
 
 
 def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_plane", gate=False, kind=None):
@@ -69,7 +87,7 @@ def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_pl
         view["make_before_break"] = _flag(view["host"], hostvars[view["host"]].get(
             temporary_standby.ENABLED_VARIABLE, temporary_standby.ENABLED_BY_KIND.get(kind, False)))
     try:
-        result = waves(views, canary or None)
+        result = waves(views, canary)
     except OrderError as exc:
         raise _error(str(exc)) from None
     # Make before break: per cluster, the instances whose lease no other master stands by for.
@@ -92,8 +110,8 @@ def rollout_waves(hosts, hostvars, canary=None, default_cluster="kube_control_pl
                     "kube_scheduler_verify_k8s_context %s): set kube_scheduler_verify_k8s_kubeconfig (or _context) in "
                     "each cluster's group variables to that cluster's API server, or run the rollout once per cluster "
                     "(--limit with the cluster's group). Nothing was changed." % (
-                        seen[api], name, api[0] or "localhost", api[1] or "(the default, ~/.kube/config)",
-                        api[2] or "(its current one)"))
+                        seen[api], name, str(api[0] or "localhost"), str(api[1] or "(the default, ~/.kube/config)"),
+                        str(api[2] or "(its current one)")))
             seen[api] = name
     return result
 

@@ -15,6 +15,9 @@ import shutil
 DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
 ENV_FILES = ("/var/lib/kubelet/kubeadm-flags.env", "/etc/default/kubelet", "/etc/sysconfig/kubelet")
 KUBEADM_DEFAULT = "/etc/kubernetes/manifests"
+# staticPodPath in a kubelet config (YAML or JSON text). The indentation is whitespace other than a newline: with
+# \s, every line start would scan every blank line after it (quadratic in a file of newlines).
+_STATIC_POD_PATH = re.compile(r'^[^\S\n]*"?staticPodPath"?\s*:\s*"?([^"\s,]+)"?', re.MULTILINE)
 
 
 class KubeletError(Exception):
@@ -112,7 +115,7 @@ def static_pod_path_in(config_path):
     try:
         import yaml
     except ImportError:  # hosts without PyYAML: the key is a top-level scalar in every kubelet config
-        match = re.search(r'^\s*"?staticPodPath"?\s*:\s*"?([^"\s,]+)"?', text, re.MULTILINE)
+        match = _STATIC_POD_PATH.search(text)
         return match.group(1) if match else None
     data = yaml.safe_load(text) or {}
     if not isinstance(data, dict):

@@ -25,9 +25,12 @@ _PATHS = ("file", "path", "dir")
 # Shorter values are not scrubbed from free text (a password "5" would blank every 5 in a message); their fields
 # are still redacted wherever they appear as data.
 MIN_SCRUBBED = 4
-_KEY_LINE = re.compile(r'^(\s*(?:- )*)(["\']?)([^\s"\':#][^"\':]*?|[^"\']*)\2(\s*:)(?=\s|$)(.*)$')
-# A flow-style or JSON key and its value, up to the next separator.
-_INLINE = re.compile(r'(["\']?)([A-Za-z0-9_.-]+)\1(\s*:\s*)("(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^,{}\[\]\s]+)')
+# A block-style key's line (_key_line) starts with its indentation and sequence dashes.
+_INDENT = re.compile(r"\s*(?:- )*")
+# A flow-style or JSON key and its value, up to the next separator. The key starts where a run of key characters
+# starts (the look-behind): a search would otherwise try every position inside a long run, each time to its end.
+_INLINE = re.compile(r'(["\']?)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)\1(\s*:\s*)'
+                     r'("(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^,{}\[\]\s]+)')
 # Values shown whatever the field's name: a boolean or null is no key material.
 _PLAIN_VALUE = re.compile(r'(?:true|false|True|False|TRUE|FALSE|null|Null|NULL|~)\s*(?:#.*)?')
 
@@ -118,12 +121,65 @@ def redact_text(text, extra_keys=()):
             if not line.strip() or len(line) - len(line.lstrip()) > indent:
                 continue
             indent = None
-        match = _KEY_LINE.match(line)
-        if match and hidden(match.group(3).strip()) and not _PLAIN_VALUE.fullmatch(match.group(5).strip()):
+        found = _key_line(line)
+        if found and hidden(found[2].strip()) and not _PLAIN_VALUE.fullmatch(found[4].strip()):
             # The value on this line and every more-indented line after it (a block scalar, a nested mapping).
-            prefix = match.group(1) + match.group(2) + match.group(3) + match.group(2) + match.group(4)
+            prefix = found[0] + found[1] + found[2] + found[1] + found[3]
             out.append("%s %s\n" % (prefix, REDACTED))
-            indent = len(match.group(1).replace("- ", "  "))
+            indent = len(found[0].replace("- ", "  "))
             continue
         out.append(_INLINE.sub(inline, line))
     return "".join(out)
+
+
+def _key_line(line):
+    """A block-style mapping line (one line of splitlines(True)) as (indentation and dashes, quote, key, the
+    spaces and colon after the key, the rest of the line without its newline), or None.
+
+    What the expression ``^(\\s*(?:- )*)(["']?)([^\\s"':#][^"':]*?|[^"']*)\\2(\\s*:)(?=\\s|$)(.*)$`` matches, in
+    one pass: the key ends at its first colon followed by a space or the line's end when that colon comes before any
+    quote, else (a key with colons, "a:b: c") at the last such colon before any quote; a quoted key ends at its
+    closing quote. The expression took cubic time on a long line of spaces (its groups overlap); its matches are
+    kept (tests/unit/plugins/module_utils/test_secrets.py compares them)."""
+    body = line[:-1] if line.endswith("\n") else line
+    start = _INDENT.match(line).end()
+    quote = line[start] if line[start:start + 1] in ('"', "'") else ""
+    key = start + len(quote)
+
+    def colon_after(position):
+        """Where ``\\s*:`` followed by a space or the line's end starts matching at position: its colon, or -1."""
+        while position < len(body) and body[position].isspace():
+            position += 1
+        if position < len(body) and body[position] == ":" and (position + 1 >= len(body) or body[position + 1].isspace()):
+            return position
+        return -1
+
+    # The first quote or colon after the key's start: neither may be part of a key of the first kind.
+    stop = key
+    while stop < len(line) and line[stop] not in "\"':":
+        stop += 1
+    if key < len(line) and not line[key].isspace() and line[key] not in "\"':#" and stop > key:
+        if quote:
+            colon = colon_after(stop + 1) if line[stop:stop + 1] == quote else -1
+            if colon >= 0:
+                return _parts(line, body, start, quote, key, stop, stop + 1, colon)
+        elif line[stop:stop + 1] == ":" and colon_after(stop) == stop:
+            end = stop
+            while end > key + 1 and line[end - 1].isspace():
+                end -= 1
+            return _parts(line, body, start, quote, key, end, end, stop)
+    # A key of the second kind: any text up to the first quote, ending at the last colon that fits.
+    first_quote = key
+    while first_quote < len(line) and line[first_quote] not in "\"'":
+        first_quote += 1
+    if quote:
+        colon = colon_after(first_quote + 1) if line[first_quote:first_quote + 1] == quote else -1
+        return _parts(line, body, start, quote, key, first_quote, first_quote + 1, colon) if colon >= 0 else None
+    for colon in range(min(first_quote, len(body)) - 1, key - 1, -1):
+        if body[colon] == ":" and colon_after(colon) == colon:
+            return _parts(line, body, start, quote, key, colon, colon, colon)
+    return None
+
+
+def _parts(line, body, start, quote, key, key_end, colon_start, colon):
+    return (line[:start], quote, line[key:key_end], line[colon_start:colon + 1], body[colon + 1:])

@@ -23,7 +23,8 @@ import tempfile
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import read_bytes, write_atomically, writing
 
-_SAN_LINE = re.compile(r"^\s*X509v3 Subject Alternative Name:.*\n\s*(.+)$", re.MULTILINE)
+# The indentation is whitespace other than a newline: with \s, every line start would scan the blank lines after it.
+_SAN_LINE = re.compile(r"^[^\S\n]*X509v3 Subject Alternative Name:.*\n\s*(.+)$", re.MULTILINE)
 
 
 class CertError(Exception):

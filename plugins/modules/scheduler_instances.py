@@ -92,7 +92,9 @@ options:
         elements: raw
         default: []
       extra_flags:
-        description: More kube-scheduler flags, flag name (without dashes) to a string, number or boolean.
+        description:
+          - More kube-scheduler flags, flag name (without dashes) to a string, number or boolean.
+          - One key per flag; two keys naming one flag (C(v) and C(--v)) are an error.
         type: dict
         default: {}
       image:
@@ -141,6 +143,14 @@ options:
     type: list
     elements: str
     default: []
+  profiling:
+    description:
+      - The C(enableProfiling) of every instance's config that does not set it. kube-scheduler serves
+        C(/debug/pprof) when it is on, its default; with C(--config), the C(--profiling) flag is ignored, so this is
+        the config field. The systemd and static_pod roles pass C(kube_scheduler_profiling), false by default (CIS
+        Kubernetes Benchmark 1.4.1).
+      - Unset, the configs keep kube-scheduler's default.
+    type: bool
 seealso:
   - module: kubesched.schedulers.scheduler_config
   - module: kubesched.schedulers.serving_cert

@@ -176,20 +176,41 @@ def _warnings(user_profiles: list, profiles: list, registry: framework_checks.Re
     return warnings
 
 
-_PEM_BLOCK = re.compile(r"-----BEGIN ([^-\n]*)-----\r?\n(.*?)-----END \1-----", re.S)
+_PEM_BEGIN = re.compile(r"-----BEGIN ([^-\n]*)-----\r?\n")
+
+
+def _pem_texts(text):
+    """(type, body) of each block, as ``-----BEGIN (type)-----\\r?\\n(.*?)-----END \\1-----`` (DOTALL) finds them:
+    a block ends at the first END line of its type. Where each type's END line is is remembered, so many BEGIN lines
+    without an END are not each followed to the end of the text (the expression took quadratic time on them)."""
+    ends, position = {}, 0
+    while True:
+        begin = _PEM_BEGIN.search(text, position)
+        if begin is None:
+            return
+        kind, start = begin.group(1), begin.end()
+        marker = "-----END %s-----" % kind
+        searched, found = ends.get(kind, (None, None))
+        if searched is None or searched > start or 0 <= found < start:
+            searched, found = start, text.find(marker, start)
+            ends[kind] = (searched, found)
+        if found < 0:
+            position = begin.start() + 1
+            continue
+        yield kind, text[start:found]
+        position = found + len(marker)
 
 
 def _pem_blocks(data: bytes) -> list:
     """encoding/pem blocks of ``data``: [(type, has_headers, der bytes or None)]."""
     blocks = []
-    for match in _PEM_BLOCK.finditer(data.decode("latin-1")):
-        body = match.group(2)
+    for kind, body in _pem_texts(data.decode("latin-1")):
         headers = ":" in body.split("\n\n")[0] and "\n\n" in body
         try:
             der = base64.b64decode("".join(body.split("\n\n")[-1].split()), validate=True)
         except (binascii.Error, ValueError):
             der = None
-        blocks.append((match.group(1), headers, der))
+        blocks.append((kind, headers, der))
     return blocks
 
 

@@ -89,15 +89,38 @@ class FeatureGateError(ValueError):
 _INVENTORY = {}
 
 
-def inventory(version):
-    """{gate: [default, locked] (+ [dependencies])} of every gate that version's binary knows, as measured on it by
-    tests/differential/gates.py (feature_gate_inventory.json), or None for a minor not measured."""
+def _measured(version):
+    """What tests/differential/gates.py measured on that version's binary (feature_gate_inventory.json): {"gates":
+    {gate: [default, locked] (+ [dependencies])}, "alpha": [gate, ...], "beta": [gate, ...]}, or None."""
     if not _INVENTORY:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "feature_gate_inventory.json")
         with open(path, encoding="utf-8") as handle:
             _INVENTORY.update(json.load(handle))
-    found = _INVENTORY.get("%d.%d" % (1, minor_number(version)))
+    return _INVENTORY.get("%d.%d" % (1, minor_number(version)))
+
+
+def inventory(version):
+    """{gate: [default, locked] (+ [dependencies])} of every gate that version's binary knows, as measured on it by
+    tests/differential/gates.py (feature_gate_inventory.json), or None for a minor not measured."""
+    found = _measured(version)
     return found["gates"] if found else None
+
+
+# component-base featuregate: AllAlpha and AllBeta set every alpha (beta) gate of the binary that is not given by
+# name (setUnsetAlphaGates, setUnsetBetaGates): a gate given by name keeps its value, whatever the order.
+_SETS_STAGE = {"AllAlpha": "alpha", "AllBeta": "beta"}
+
+
+def _with_all(gates, version):
+    """``gates`` with what AllAlpha and AllBeta among them set (the stages as measured on that version's binary)."""
+    measured = _measured(version)
+    expanded = dict(gates)
+    for special, stage in sorted(_SETS_STAGE.items()):
+        if special in gates and measured is not None:
+            for name in measured.get(stage, ()):
+                if name not in gates:
+                    expanded[name] = gates[special]
+    return expanded
 
 
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")
@@ -152,7 +175,7 @@ def parse(value, version):
                                        % (name, text, text))
         known = inventory(version)
         errors = []
-        for name, on in gates.items():
+        for name, on in gates.items():  # the gates given by name: AllAlpha and AllBeta set no locked gate
             if known is not None:
                 if name not in known:
                     errors.append("unrecognized feature gate: %s" % name)
@@ -164,6 +187,7 @@ def parse(value, version):
         if errors:
             # kube-scheduler stops at one of them (the first of a Go map's random order): the first given here.
             raise FeatureGateError(errors[0])
+        gates = _with_all(gates, version)
         if known is not None:
             # Every gate in force (set or by default) whose dependencies are off; all of them, aggregated.
             def on(name):

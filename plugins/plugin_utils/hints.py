@@ -14,10 +14,12 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.durations import format_duration, parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_names import suggestion
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import extension_points, in_tree_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import List, Map, Scalar, Struct, configuration_type
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import minor_of
 
 # k8s.io/client-go/tools/leaderelection: JitterFactor = 1.2; component-base defaults of kube-scheduler.
 JITTER_FACTOR = 1.2
@@ -34,7 +36,7 @@ def with_hints(errors, config, version, where, render, known_plugins=None):
     for error in errors:
         lines.append(render(error))
         try:
-            text = hint(error, config if isinstance(config, dict) else None, version, known_plugins)
+            text = hint(error, config if isinstance(config, dict) else None, version, known_plugins, where)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             text = None  # a hint is a courtesy: never a reason to hide the error itself
         if text:
@@ -43,7 +45,7 @@ def with_hints(errors, config, version, where, render, known_plugins=None):
     return lines
 
 
-def hint(error, config, version, known_plugins=None):
+def hint(error, config, version, known_plugins=None, where=""):
     kind, field, message = error.get("type"), error.get("field") or "", error.get("message") or ""
     if kind == E.UNKNOWN_FIELD:
         return _unknown_field(field, message, version)
@@ -60,16 +62,40 @@ def hint(error, config, version, known_plugins=None):
         name = _first_quoted(message)
         text = suggestion(name, in_tree_plugins(version)) if name else ""
         return "%s is not a plugin of kube-scheduler %s%s" % (name, version, text) if text else None
+    if kind == E.FRAMEWORK and "unable to parse DefaultRequestsMultiplier: strconv.ParseFloat:" in message:
+        return ('write a number as text, such as "1.5" (Go\'s float syntax: digits, an optional point and exponent; '
+                'at most about 1.8e308)')
     if kind == E.FRAMEWORK and message.endswith("does not exist"):
         name = _first_quoted(message)
+        if name and scheduler_plugins.releases_with(name) and name not in (known_plugins or ()):
+            return _scheduler_plugins_plugin(name, version, where)
         text = suggestion(name, known_plugins or in_tree_plugins(version)) if name else ""
         return ("%s is not a plugin of kube-scheduler %s%s; an out-of-tree plugin is declared in extra_plugins"
                 % (name, version, text)) if name else None
     return None
 
 
+def _scheduler_plugins_plugin(name, version, where):
+    """A plugin of kubernetes-sigs/scheduler-plugins in a config checked as kube-scheduler's own: the option (or role
+    variable) that names the release, and the releases that have the plugin, the one built on ``version`` first."""
+    releases = sorted(scheduler_plugins.releases_with(name), key=lambda found: minor_of(found[1]) != minor_of(version))
+    listed = ", ".join("%s (built on Kubernetes %s)" % found for found in releases)
+    text = "%s is a plugin of scheduler-plugins (kubernetes-sigs/scheduler-plugins), not of kube-scheduler %s: " % (
+        name, version)
+    if where.startswith("kube_scheduler_instances"):
+        return text + ("the deployment role runs it, with kube_scheduler_deployment_scheduler_plugins_version set to a "
+                       "release that has it: %s; scheduler_config checks a config for one with scheduler_plugins_version"
+                       % listed)
+    option = ("kube_scheduler_deployment_scheduler_plugins_version" if where.startswith("kube_scheduler_deployment")
+              else "scheduler_plugins_version")
+    return text + "set %s to a release that has it: %s" % (option, listed)
+
+
 def _first_quoted(message):
-    match = _QUOTED.search(message)
+    # Matched at the first quote only: when no string closes from there, none closes from a later quote either
+    # (each of them is escaped in the first one's reading), and a search would scan to the end from every one.
+    start = message.find('"')
+    match = _QUOTED.match(message, start) if start >= 0 else None
     return match.group(1) if match else None
 
 

@@ -48,9 +48,14 @@ def shown(value, limit=80):
     return text[:limit] + "...(%d characters)" % len(value) if isinstance(value, (str, bytes)) else text[:limit] + "..."
 
 
+# Checked in this order: bool before int (a bool is an int); subclasses too, so Ansible's tagged and lazy containers
+# (a survey's multi-select answer is a list subclass) are named as what they hold.
+_TYPE_NAMES = ((bool, "a boolean"), (dict, "a dict"), (list, "a list"), (str, "a string"), (int, "a number"),
+               (float, "a number"), (type(None), "nothing"))
+
+
 def type_name(value):
-    return {dict: "a dict", list: "a list", str: "a string", int: "a number", float: "a number",
-            bool: "a boolean", type(None): "nothing"}.get(type(value), type(value).__name__)
+    return next((word for kind, word in _TYPE_NAMES if isinstance(value, kind)), type(value).__name__)
 
 
 def _invalid(name, value, detail):

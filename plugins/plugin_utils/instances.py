@@ -67,11 +67,14 @@ class InstanceError(Exception):
 _PEER_NODE = {"address": "192.0.2.1", "addresses": [], "names": []}
 
 
-def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, cert_dir=serving.CERT_DIR):
+def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, cert_dir=serving.CERT_DIR,
+            profiling=None):
     """Resolve this host's instances and check them, also against ``peers`` (host -> raw instance list).
 
     ``node``: this master's {"address": the IP for bind_address node, "addresses": [...], "names": [...]} (the SANs
-    of serving certificates); ``cert_dir``: where serving certificates go on the master.
+    of serving certificates); ``cert_dir``: where serving certificates go on the master; ``profiling``: the
+    enableProfiling of every config that does not set it (the roles' kube_scheduler_profiling), None to leave it to
+    kube-scheduler's default (on).
     Returns (resolved, errors, warnings): resolved is a list of dicts in input order (see the action plugin's
     RETURN docs); errors and warnings are lists of one-line strings. Nothing is resolved when errors is not empty.
     """
@@ -81,7 +84,7 @@ def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, ce
         kubernetes_version = normalise(kubernetes_version)
     except ValueError as exc:
         return [], [str(exc)], []
-    where = {"node": node or {}, "cert_dir": cert_dir}
+    where = {"node": node or {}, "cert_dir": cert_dir, "profiling": profiling}
     resolved, errors, warnings = _resolve_list(instances, kubernetes_version, config_dir, where)
     preview = preview_warning(kubernetes_version)
     if preview:
@@ -92,7 +95,8 @@ def resolve(instances, kubernetes_version, config_dir, peers=None, node=None, ce
     others = {}
     for host in sorted(peers or {}):
         peer_resolved, peer_errors, _unused = _resolve_list(peers[host], kubernetes_version, config_dir,
-                                                            {"node": _PEER_NODE, "cert_dir": cert_dir})
+                                                            {"node": _PEER_NODE, "cert_dir": cert_dir,
+                                                             "profiling": profiling})
         errors.extend("host %s: %s" % (host, error) for error in peer_errors)
         others[host] = peer_resolved
     if not errors:
@@ -178,7 +182,7 @@ def _resolve_one(raw, path, kubernetes_version, config_dir, where):
         # A certificate it may have had goes with it: nothing else uses it, and its key should not outlive it.
         instance["serving_cert_files"] = sorted(serving.files(name, where["cert_dir"]).values())
         return instance, []
-    result, secrets = _validated_config(fields, path, kubernetes_version)
+    result, secrets = _validated_config(fields, path, kubernetes_version, where.get("profiling"))
     leader = result.effective.get("leaderElection", {})
     _check_printable(result.profiles, leader, path)
     leader_elect = bool(leader.get("leaderElect"))
@@ -264,13 +268,28 @@ def _normalise_fields(raw, path):
             problems.append("%s: %s are mutually exclusive: give one of them" % (path, " and ".join(group)))
     if "extra_plugins" in fields:
         problems.extend(check_extra_plugins(fields["extra_plugins"], path + ".extra_plugins"))
+    problems.extend(_duplicate_flags(fields.get("extra_flags"), path))
     if problems:
         raise InstanceError("\n".join(problems))
     return fields
 
 
-def _validated_config(fields, path, kubernetes_version):
-    """Validate the config like kube-scheduler, with clientConnection.kubeconfig set to the instance's kubeconfig."""
+def _duplicate_flags(extra_flags, path):
+    """Two keys of extra_flags that name one flag (``feature-gates`` and ``--feature-gates``): kube-scheduler keeps
+    the last of the two on its command line, while the config would be checked with one of them."""
+    spellings = {}
+    for flag in extra_flags if isinstance(extra_flags, dict) else ():
+        if isinstance(flag, str) and flag.lstrip("-"):
+            spellings.setdefault(flag.lstrip("-"), []).append(flag)
+    return ["%s.extra_flags: %s name one flag, --%s: keep one of them (kube-scheduler would get both on its command "
+            "line and run with the last)"
+            % (path, " and ".join(_key(flag) for flag in sorted(keys)), name)
+            for name, keys in sorted(spellings.items()) if len(keys) > 1]
+
+
+def _validated_config(fields, path, kubernetes_version, profiling=None):
+    """Validate the config like kube-scheduler, with clientConnection.kubeconfig set to the instance's kubeconfig and
+    enableProfiling set to ``profiling`` unless the config sets it (None: kube-scheduler's default)."""
     if fields["config_content"] is not None:
         config_field = path + ".config_content"
         config = _parsed_content(fields, config_field, kubernetes_version)
@@ -288,6 +307,9 @@ def _validated_config(fields, path, kubernetes_version):
                 "only the config's value when --config is set; remove it from the config or make them equal"
                 % (config_field, inputs.shown(given), inputs.shown(fields["kubeconfig"])))
         connection["kubeconfig"] = fields["kubeconfig"]
+    if profiling is not None and "enableProfiling" not in config:
+        # The profiling handlers (/debug/pprof) follow the config alone: with --config, --profiling is ignored.
+        config["enableProfiling"] = profiling
     config.setdefault("apiVersion", API_VERSION)
     config.setdefault("kind", KIND)
     # The instance's --feature-gates decide defaults, default plugins and validation, as in kube-scheduler.

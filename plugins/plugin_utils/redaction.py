@@ -15,7 +15,6 @@ included. What is written to a host or a ConfigMap is always the real value. Pur
 from __future__ import annotations
 
 import json
-import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (
     REDACTED, redact, redact_text, redacted_copy, secret_field, secret_value, secret_values)
@@ -27,8 +26,9 @@ __all__ = ("REDACTED", "SECRET_KEYS", "leaks", "redact", "redact_message", "reda
 # The fields a KubeSchedulerConfiguration itself carries key material in (the host-side diff masks these by name
 # in any file, and every other field the rule above names).
 SECRET_KEYS = ("keyData", "certData")
-# kube-scheduler's decoder echoes the whole input when apiVersion or kind is missing.
-_ECHO = re.compile(r"\A(.*?Object '(?:Kind|apiVersion)' is missing in ')(.*)(')\Z", re.DOTALL)
+# kube-scheduler's decoder echoes the whole input when apiVersion or kind is missing: the echo is what lies
+# between the first of these and the message's closing quote.
+_ECHO_MARKERS = ("Object 'Kind' is missing in '", "Object 'apiVersion' is missing in '")
 
 
 def scrub(text, values):
@@ -44,16 +44,29 @@ def redact_message(message, values=(), parse=None):
     """An error or warning line safe to show: known secret values replaced and, when the decoder echoes the whole
     input ("Object 'Kind' is missing in '...'"), the echo replaced by the input as JSON with its secrets redacted
     (``parse`` turns the echoed text into data; without it, or when it fails, the echo is left out)."""
-    match = _ECHO.match(message or "")
-    if match:
+    echo = _echo(message)
+    if echo:
         shown = "<the configuration, not repeated here>"
         if parse is not None:
             try:
-                shown = json.dumps(redact(parse(match.group(2))), sort_keys=True)
+                shown = json.dumps(redact(parse(message[echo[0]:echo[1]])), sort_keys=True)
             except Exception:  # pylint: disable=broad-exception-caught  # any failure: show nothing of it
                 pass
-        message = match.group(1) + shown + match.group(3)
+        message = message[:echo[0]] + shown + message[echo[1]:]
     return scrub(message, values)
+
+
+def _echo(message):
+    """(start, end) of the decoder's echo in ``message``, or None: from the first marker to the closing quote that
+    ends the message. Found with str.find: the expression it replaces (lazy text before the marker, greedy after)
+    took quadratic time on a long message with many markers and no closing quote."""
+    if not isinstance(message, str) or not message.endswith("'"):
+        return None
+    found = sorted((message.find(marker), marker) for marker in _ECHO_MARKERS if marker in message)
+    if not found:
+        return None
+    start = found[0][0] + len(found[0][1])
+    return (start, len(message) - 1) if start <= len(message) - 1 else None
 
 
 def redact_result(value, values=(), parse=None):

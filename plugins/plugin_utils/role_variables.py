@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs as K
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_resources import container_resources
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
@@ -21,6 +22,15 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import INSTANCE_LIST
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.schema import API_VERSION, KIND
+
+
+def _scheduler_plugins_release(value, name):
+    """kube_scheduler_version's rule (one optional v): "vv0.34.7" would otherwise name an image that does not exist."""
+    try:
+        return scheduler_plugins.normalise(value, name)
+    except scheduler_plugins.SchedulerPluginsError as exc:
+        raise K.InputError(str(exc)) from None
+
 
 # One name and one default per concept for the two host roles (tiers as in prometheus-community's _common role:
 # these public kube_scheduler_* names, then each role's own, then its internal __kube_scheduler_<role>_* in vars/).
@@ -31,6 +41,7 @@ _HOST_COMMON = {
     "kube_scheduler_state_dir": K.path,
     "kube_scheduler_health_timeout": K.integer(1, 3600, "a number of seconds"),
     "kube_scheduler_health_settle": K.integer(0, 600, "a number of seconds"),
+    "kube_scheduler_profiling": K.boolean,
     "kube_scheduler_lease_check": K.boolean,
     "kube_scheduler_lease_rbac_create": K.boolean,
     "kube_scheduler_lease_rbac_kubeconfig": K.path,
@@ -78,13 +89,14 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_version": K.version,
         "kube_scheduler_deployment_image": K.image,
         # A scheduler-plugins release ("0.34.7"; which ones the collection knows, scheduler_config says).
-        "kube_scheduler_deployment_scheduler_plugins_version": K.optional(K.text, empty=""),
+        "kube_scheduler_deployment_scheduler_plugins_version": K.optional(_scheduler_plugins_release, empty=""),
         "kube_scheduler_deployment_scheduler_plugins_controller": K.auto_or_boolean,
         "kube_scheduler_deployment_scheduler_plugins_controller_image": K.image,
         "kube_scheduler_deployment_image_pull_policy": K.one_of("Always", "IfNotPresent", "Never"),
         "kube_scheduler_deployment_kind": K.one_of("Deployment", "DaemonSet"),
         "kube_scheduler_deployment_replicas": K.integer(1, 100, "a number of replicas"),
         "kube_scheduler_deployment_config": K.any_dict,
+        "kube_scheduler_deployment_profiling": K.boolean,
         "kube_scheduler_deployment_extra_plugins": K.any_list,
         "kube_scheduler_deployment_strict": K.boolean,
         "kube_scheduler_deployment_lease_name": K.dns_subdomain,
@@ -230,8 +242,8 @@ def _deployment_config(values):
     try:
         result = process(config=config, kubernetes_version=version, extra_plugins=extra,
                          strict=values.get("kube_scheduler_deployment_strict", True),
-                         scheduler_plugins_version=str(values.get("kube_scheduler_deployment_scheduler_plugins_version")
-                                                       or "").lstrip("v") or None)
+                         scheduler_plugins_version=values.get("kube_scheduler_deployment_scheduler_plugins_version")
+                         or None)
     except ValueError as exc:
         name = "kube_scheduler_deployment_%s" % ("scheduler_plugins_version" if "scheduler_plugins_version:" in str(exc)
                                                  else "config")

@@ -53,12 +53,40 @@ def cluster_groups(value, host):
     return list(value)
 
 
+CANARY = "kube_scheduler_canary_cluster"
+
+
+def canary_cluster(value):
+    """``kube_scheduler_canary_cluster`` as one cluster name, or None when unset or empty (an unanswered survey
+    question); a list (a multi-select survey question's answer), a number or a boolean is refused, naming the form."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, str) and value.strip() == value:
+        return value
+    if isinstance(value, str):
+        form = "a name with spaces around it or of spaces only"
+        fix = "write the name alone"
+    elif isinstance(value, (list, tuple)):
+        form = "a list of %d" % len(value)
+        fix = ("one cluster goes first, so give one name: an AWX multi-select survey question gives a list; make it a "
+               "multiple-choice question with one answer, or a text question")
+    else:
+        form = "a boolean" if isinstance(value, bool) else "a number" if isinstance(value, (int, float)) else \
+            type(value).__name__
+        fix = "give the cluster's name as text (quote a name made of digits; an AWX survey: a text question)"
+    shown = repr(list(value) if isinstance(value, (list, tuple)) else value)
+    raise OrderError("%s: Invalid value: %s: one cluster name, not %s: %s. Nothing was changed."
+                     % (CANARY, shown if len(shown) <= 80 else shown[:80] + "...", form, fix))
+
+
 def cluster_of(host, group_names, cluster, groups, default):
     """The cluster of ``host``: the one group of ``groups`` (kube_scheduler_cluster_groups) it is in, else its
     ``cluster`` (kube_scheduler_cluster), else ``default`` (the masters group: one cluster). Refused, naming the
     variable and the fix: a master in two cluster groups, a kube_scheduler_cluster that names another cluster than
     the master's group, a master in no cluster group (once groups are listed) without kube_scheduler_cluster."""
     groups = cluster_groups(groups, host)
+    if cluster == "":  # an unanswered survey question: not set
+        cluster = None
     member = [name for name in groups if name in (group_names or [])]
     if len(member) > 1:
         raise OrderError("%s: %s is in %d cluster groups (%s): a master belongs to one cluster. Remove it from every "
@@ -190,9 +218,10 @@ def waves(views, canary=None):
     clusters = {}
     for view in views:
         clusters.setdefault(view["cluster"], []).append(view)
+    canary = canary_cluster(canary)
     if canary and canary not in clusters:
-        raise OrderError("kube_scheduler_canary_cluster: Invalid value: %r: no master of this rollout is in that "
-                         "cluster (its clusters, from kube_scheduler_cluster or kube_scheduler_cluster_groups: %s)" % (canary, ", ".join(clusters)))
+        raise OrderError("%s: Invalid value: %r: no master of this rollout is in that cluster (its clusters, from "
+                         "kube_scheduler_cluster or kube_scheduler_cluster_groups: %s)" % (CANARY, canary, ", ".join(clusters)))
     planned = dict((name, dict(order_cluster(masters), masters=[master["host"] for master in masters]))
                    for name, masters in clusters.items())
     out = []

@@ -28,7 +28,10 @@ DEFAULT_SCHEDULER = "default-scheduler"
 
 # The text exposition format: name, optional {labels}, value, optional timestamp.
 _SAMPLE = re.compile(r"^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)")
-_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
+# A label: its name (the run of name characters before =", without leading digits) and its value. Matched from the
+# start of a run only, and a value that never closes is matched to the end and dropped (no label can follow it):
+# a search would scan every run and every unclosed value again from each position inside it.
+_LABEL = re.compile(r'(?<![A-Za-z0-9_])[0-9]*([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)(")?')
 
 
 def parse(text):
@@ -40,7 +43,7 @@ def parse(text):
         sample = _SAMPLE.match(line)
         if not sample or sample.group("name") != ATTEMPTS:
             continue
-        labels = dict(_LABEL.findall(sample.group("labels") or ""))
+        labels = dict(label.group(1, 2) for label in _LABEL.finditer(sample.group("labels") or "") if label.group(3))
         if "profile" in labels and "result" in labels:
             attempts.setdefault(labels["profile"], {})[labels["result"]] = float(sample.group("value"))
     return {"attempts": attempts}

@@ -16,6 +16,8 @@ import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import schema as S
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.go_strconv import ParseFloatError, parse_float
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import shown
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.plugin_registry import Plugin
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.validation_pluginargs import (
     validate_default_preemption_args)
@@ -296,15 +298,13 @@ def _trimaran_new(args):
     return []
 
 
-_GO_FLOAT = re.compile(r"[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d*(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.I)
-
-
 def _target_load_packing_new(args):
     errs = _trimaran_new(args)
-    multiplier = args.get("defaultRequestsMultiplier", "")
-    if not errs and (not _GO_FLOAT.fullmatch(multiplier) or not re.search(r"\d|inf|nan", multiplier, re.I)):
-        errs = [("defaultRequestsMultiplier", "unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "
-                 "%s: invalid syntax" % E.go_quote(multiplier))]
+    if not errs:
+        try:
+            parse_float(args.get("defaultRequestsMultiplier", ""))
+        except ParseFloatError as exc:
+            errs = [("defaultRequestsMultiplier", "unable to parse DefaultRequestsMultiplier: %s" % exc)]
     return errs
 
 
@@ -391,10 +391,35 @@ class OutOfTree(object):
         return check(args or {}) if check else []
 
 
+def releases_with(plugin):
+    """The releases that register ``plugin`` (cmd/scheduler's app.WithPlugin), newest first, each with the Kubernetes
+    release it is built on: [(release, kubernetes)]."""
+    return [(known, RELEASES[known]) for known in sorted(RELEASES, key=_release_key, reverse=True)
+            if plugin in OutOfTree(known).plugins]
+
+
+# The version rule of kube_scheduler_version (versions.py): one optional v, then the release's three numbers. fullmatch,
+# so a trailing newline is no match.
+_RELEASE = re.compile(r"v?([0-9]+)\.([0-9]+)\.([0-9]+)", re.ASCII)
+
+
+def normalise(value, variable="scheduler_plugins_version") -> str:
+    """A scheduler-plugins release as written ("0.34.7" or "v0.34.7") as this module keys it ("0.34.7"); anything
+    else (two v's, a minor, a YAML number) is refused naming ``variable`` and the releases this module knows."""
+    match = _RELEASE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if match is None:
+        raise SchedulerPluginsError(
+            "%s: Invalid value: %s: not a scheduler-plugins release like 0.34.7 or v0.34.7 (at most one v, then the "
+            "release's three numbers); this collection knows %s" % (
+                variable, shown(value),
+                ", ".join(sorted(RELEASES, key=_release_key))))
+    return ".".join(match.groups())
+
+
 def release(version, kubernetes_version) -> OutOfTree:
     """The scheduler-plugins release ``version`` for a config of ``kubernetes_version`` (its minor must be the one
     the release is built on)."""
-    version = str(version).lstrip("v")
+    version = normalise(version)
     if version not in RELEASES:
         raise SchedulerPluginsError(
             "scheduler_plugins_version: %s is not a scheduler-plugins release this collection knows; it knows %s "

@@ -171,7 +171,7 @@ class _Walker(object):
                 mismatch = _json_kind(value)
             elif not _QUANTITY.fullmatch(text):
                 raise _TypeError(E.ConfigError(path, E.TYPE_MISMATCH, "quantities must match the regular expression "
-                                               "'%s'" % _QUANTITY.pattern))
+                                               "'%s'" % QUANTITY_PATTERN))
             else:
                 return text
         elif kind == "duration":
@@ -199,8 +199,12 @@ class _Walker(object):
         return value
 
 
-# k8s.io/apimachinery resource.splitREString: the first check of resource.ParseQuantity.
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+# k8s.io/apimachinery resource.splitREString: the first check of resource.ParseQuantity, which its error quotes.
+QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+# The same texts (fullmatch), in linear time: upstream's second group may start with digits the first could take,
+# and Python's backtracking tries every split of a long run of digits (RE2, in Go, does not backtrack). Digits
+# without a suffix or a sign before them belong to the first part, so the second starts with one of those.
+_QUANTITY = re.compile(r"[+-]?[0-9.]+(?:[eEinumkKMGTP]+[-+]?[0-9]*|[-+][0-9]*)?")
 
 
 def _go_number(value) -> str:

@@ -32,7 +32,7 @@ def check_upgrade(content=None, config=None, current_version=None, target_versio
     """
     if scheduler_plugins_version is not None:
         return _check_scheduler_plugins(content, config, current_version, target_versions, extra_plugins,
-                                        str(scheduler_plugins_version).lstrip("v"))
+                                        scheduler_plugins.normalise(scheduler_plugins_version))
     converted = None
     if convert:
         apiversion = _api_version(content, config)

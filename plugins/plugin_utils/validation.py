@@ -65,13 +65,15 @@ def _go_plugin_set(plugin_set) -> E.GoLiteral:
 
 
 def _go_args(args) -> E.GoLiteral:
-    """Args of a kind that is not registered stay a *runtime.Unknown (printed with its String())."""
+    """Args of a kind that is not registered stay a *runtime.Unknown: printed with its String() up to 1.33; from 1.34
+    on as json.Marshal prints it, Unknown.MarshalJSON's Raw (the args as JSON, their keys sorted by the YAML-to-JSON
+    step), compacted."""
     import json
     if args is None:
         return E.GoLiteral("null")
     raw = json.dumps(args, separators=(",", ":"), sort_keys=True)
     return E.GoLiteral("&Unknown{TypeMeta:TypeMeta{APIVersion:,Kind:,},Raw:%s,ContentEncoding:,"
-                       "ContentType:application/json,}" % raw)
+                       "ContentType:application/json,}" % raw, E.go_json(json.loads(raw)))
 
 
 def _same_plugin_set(a, b) -> bool:

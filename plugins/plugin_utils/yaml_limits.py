@@ -31,7 +31,10 @@ MAX_NODES = 50000
 _ALIAS_RATIO_RANGE_LOW = 400000
 _ALIAS_RATIO_RANGE_HIGH = 4000000
 _PREFIX = "yaml: "  # as kube-scheduler words its alias and depth refusals
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A JSON string, or (group 1 unset) one that never closes, matched to the end: a search for closed strings only
+# would scan to the end again from every quote after an unclosed one, though none of them can start a string (each
+# is escaped in the unclosed one's reading).
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*(")?', re.DOTALL)
 _JSON_STRUCTURE = re.compile(r"[\[\]{},]")
 # What go-yaml's reader (and PyYAML's) accepts; anything else is "control characters are not allowed".
 _NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
@@ -93,7 +96,8 @@ def scan_text(text: str):
 def _scan_json(text: str):
     """JSON has no aliases: nesting and the number of values follow from the brackets and commas outside strings."""
     depth = deepest = values = 0
-    for char in _JSON_STRUCTURE.findall(_JSON_STRING.sub('""', text)):
+    outside = _JSON_STRING.sub(lambda string: '""' if string.group(1) else string.group(0), text)
+    for char in _JSON_STRUCTURE.findall(outside):
         if char in "[{":
             depth += 1
             values += 1

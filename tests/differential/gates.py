@@ -14,7 +14,10 @@ disabled: [Y]").
     .venv/bin/python tests/differential/gates.py 1.37      # KUBE_SCHEDULER_BIN_1_37; writes gates/1.37.json
 
 and then plugin_utils/feature_gate_inventory.json (every measured minor), which the library checks --feature-gates
-with.
+with. AllAlpha and AllBeta set every alpha (beta) gate not given by name: what the binary answers to each of
+ALL_FORMS is recorded beside the gates (``all_forms``: its refusal, "" when it starts);
+
+    .venv/bin/python tests/differential/gates.py --all-forms 1.37   # only those, into the existing gates/1.37.json
 
 The recording (gates/<minor>.json) names the binary (file, --version, sha256); test_gates_binaries.py compares the
 library's gate table (plugin_utils/feature_gates.py) with it.
@@ -45,6 +48,12 @@ _SOURCES = ("kubernetes@v{k}/pkg/features", "apiserver@v{s}/pkg/features",
             "controller-manager@v{s}/pkg/features")
 
 
+# The forms of AllAlpha and AllBeta measured on every binary, with a gate given beside them (given by name, a gate
+# keeps its value whatever AllAlpha or AllBeta say).
+ALL_FORMS = ("AllAlpha=true", "AllAlpha=false", "AllBeta=true", "AllBeta=false", "AllAlpha=true,AllBeta=true",
+             "AllAlpha=false,AllBeta=false")
+
+
 def path(minor):
     return os.path.join(HERE, "gates", "%s.json" % minor)
 
@@ -71,6 +80,33 @@ def candidate_names(release):
     return names
 
 
+def _refusal(binary, work, config, flag):
+    """What the binary refuses --feature-gates ``flag`` with on the offline run, "" when it accepts it."""
+    proc = subprocess.run([binary, "--config", config, "--write-config-to", os.path.join(work, "out"),
+                           "--secure-port", "0", "--master", "https://127.0.0.1:1", "--feature-gates", flag],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, check=False)
+    found = _FAILED.search(proc.stderr.decode("utf-8", "replace"))
+    if not found:
+        return ""
+    return harness.go_unquote('"%s"' % found.group(1)) if found.group(1) is not None else found.group(2)
+
+
+def _config(work):
+    config = os.path.join(work, "config")
+    with open(config, "w", encoding="utf-8") as handle:
+        handle.write(harness.materialise("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                         "kind: KubeSchedulerConfiguration\n"
+                                         "clientConnection: {kubeconfig: @KUBECONFIG@}\n"))
+    return config
+
+
+def measure_all_forms(binary):
+    """{form: the binary's refusal, "" when it starts} for every form of ALL_FORMS."""
+    with tempfile.TemporaryDirectory(prefix="kubesched-gates-") as work:
+        config = _config(work)
+        return dict((form, _refusal(binary, work, config, form)) for form in ALL_FORMS)
+
+
 def measure(binary):
     help_text = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
                                check=False).stdout.decode("utf-8", "replace")
@@ -80,20 +116,10 @@ def measure(binary):
     gates = dict((name, {"stage": stage, "default": default == "true"})
                  for name, stage, default in _HELP.findall(help_text))
     with tempfile.TemporaryDirectory(prefix="kubesched-gates-") as work:
-        config = os.path.join(work, "config")
-        with open(config, "w", encoding="utf-8") as handle:
-            handle.write(harness.materialise("apiVersion: kubescheduler.config.k8s.io/v1\n"
-                                             "kind: KubeSchedulerConfiguration\n"
-                                             "clientConnection: {kubeconfig: @KUBECONFIG@}\n"))
+        config = _config(work)
 
         def refusal(flag):
-            proc = subprocess.run([binary, "--config", config, "--write-config-to", os.path.join(work, "out"),
-                                   "--secure-port", "0", "--master", "https://127.0.0.1:1", "--feature-gates", flag],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, check=False)
-            found = _FAILED.search(proc.stderr.decode("utf-8", "replace"))
-            if not found:
-                return ""
-            return harness.go_unquote('"%s"' % found.group(1)) if found.group(1) is not None else found.group(2)
+            return _refusal(binary, work, config, flag)
 
         for name in sorted(candidate_names(release) - set(gates)):
             if "unrecognized feature gate" not in refusal(name + "=true"):
@@ -107,15 +133,18 @@ def measure(binary):
             if "depends on features that are disabled" in error:
                 gate["refused"] = error
     return {"binary": os.path.basename(binary), "version": version, "sha256": harness.file_sha256(binary),
-            "gates": gates}
+            "gates": gates, "all_forms": measure_all_forms(binary)}
 
 
+# The two gates that set others; their own stage names no gate.
+_ALL = ("AllAlpha", "AllBeta")
 INVENTORY = os.path.join(harness.ROOT, "plugins", "plugin_utils", "feature_gate_inventory.json")
 
 
 def write_inventory():
     """plugin_utils/feature_gate_inventory.json, what the library reads (feature_gates.inventory): per measured minor,
-    gate -> [default, locked] and the gates it was refused without ("X is enabled, but depends on ...")."""
+    gate -> [default, locked] and the gates it was refused without ("X is enabled, but depends on ..."), and which
+    gates are alpha and beta (what AllAlpha and AllBeta set)."""
     inventory = {}
     for name in sorted(glob.glob(os.path.join(HERE, "gates", "*.json"))):
         minor = os.path.basename(name)[:-len(".json")]
@@ -128,7 +157,11 @@ def write_inventory():
                 needs.setdefault(gate, set()).update(disabled.split())
         for gate, found in sorted(measured["gates"].items()):
             known[gate] = [found["default"], found["locked"]] + ([sorted(needs[gate])] if gate in needs else [])
-        inventory[minor] = {"binary": "%s (%s)" % (measured["binary"], measured["version"]), "gates": known}
+        inventory[minor] = {"binary": "%s (%s)" % (measured["binary"], measured["version"]), "gates": known,
+                            "alpha": sorted(gate for gate, found in measured["gates"].items()
+                                            if found["stage"] == "ALPHA" and gate not in _ALL),
+                            "beta": sorted(gate for gate, found in measured["gates"].items()
+                                           if found["stage"] == "BETA" and gate not in _ALL)}
     with open(INVENTORY, "w", encoding="utf-8") as handle:
         json.dump(inventory, handle, separators=(",", ":"), sort_keys=True)
         handle.write("\n")
@@ -136,11 +169,18 @@ def write_inventory():
 
 def main():
     harness.load_k8s_env()
-    for minor in sys.argv[1:]:
+    forms_only = "--all-forms" in sys.argv[1:]
+    for minor in [argument for argument in sys.argv[1:] if argument != "--all-forms"]:
         binary = harness.binary_path(minor)
         if binary is None:
             sys.exit("no kube-scheduler %s: set KUBE_SCHEDULER_BIN_%s" % (minor, minor.replace(".", "_")))
-        measured = measure(binary)
+        if forms_only:
+            measured = load(minor)
+            if measured is None or measured["sha256"] != harness.file_sha256(binary):
+                sys.exit("gates/%s.json was not measured on %s: measure every gate (without --all-forms)" % (minor, binary))
+            measured["all_forms"] = measure_all_forms(binary)
+        else:
+            measured = measure(binary)
         os.makedirs(os.path.dirname(path(minor)), exist_ok=True)
         with open(path(minor), "w", encoding="utf-8") as handle:
             json.dump(measured, handle, indent=1, sort_keys=True)

@@ -46,6 +46,11 @@ GATES = (
     "DRADeviceBindingConditions=false", "DRADeviceBindingConditions=true", "DynamicResourceAllocation=false",
     "NoSuchGate=true", "GenericWorkload=maybe", "GenericWorkload", "foo:GenericWorkload=true",
     "kube:GenericWorkload=true", " GenericWorkload = TRUE ,", "GenericWorkload=1",
+    # AllAlpha and AllBeta set every alpha (beta) gate not given by name (gates.ALL_FORMS), and a gate given by name
+    # keeps its value beside them.
+    "AllAlpha=true", "AllAlpha=false", "AllBeta=true", "AllBeta=false", "AllAlpha=true,AllBeta=true",
+    "AllAlpha=false,AllBeta=false", "AllAlpha=true,GenericWorkload=true", "AllBeta=false,StorageCapacityScoring=true",
+    "StorageCapacityScoring=true,AllBeta=false", "AllAlpha=true,VolumeCapacityPriority=false",
 )
 
 

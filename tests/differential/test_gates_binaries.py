@@ -45,3 +45,30 @@ def test_modelled_gates_are_the_binarys(minor):
         if ours != theirs:
             differ.append("%s: library %s, %s %s" % (gate, ours, measured["binary"], theirs))
     assert not differ, "\n".join(differ)
+
+
+def _errors(message):
+    """A Go aggregate "[a, b]" (in a map's random order) as a set of its errors; one error as itself."""
+    if message.startswith("[") and message.endswith("]"):
+        return set(part.rstrip("]") for part in message[1:-1].split("], "))
+    return {message}
+
+
+@pytest.mark.parametrize("minor", harness.BINARY_MINORS)
+def test_allalpha_and_allbeta_are_refused_as_the_binary_refuses_them(minor):
+    """What each form of gates.ALL_FORMS does on the binary (recorded in gates/<minor>.json as ``all_forms``): the
+    library refuses exactly those forms, with the binary's errors (several in any order, as Go's map gives them)."""
+    measured = gates.load(minor)
+    if measured is None or "all_forms" not in measured:
+        pytest.skip("AllAlpha and AllBeta not measured on %s: tests/differential/gates.py --all-forms %s" % (minor, minor))
+    assert sorted(measured["all_forms"]) == sorted(gates.ALL_FORMS)
+    differ = []
+    for form, refused in sorted(measured["all_forms"].items()):
+        try:
+            feature_gates.parse(form, minor)
+            ours = ""
+        except feature_gates.FeatureGateError as exc:
+            ours = str(exc)
+        if _errors(ours) != _errors(refused) if refused else ours:
+            differ.append("%s: library %r, %s %r" % (form, ours[:300], measured["binary"], refused[:300]))
+    assert not differ, "\n".join(differ)

@@ -15,6 +15,7 @@ import hostile
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_limits
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_role
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
 
 VERSION = "1.33"
@@ -117,3 +118,34 @@ def test_ten_thousand_instances_are_refused_at_once_with_the_cap_and_the_fix():
 def test_the_most_instances_allowed_resolve():
     resolved, errors, _warnings = resolve(hostile.many_instances(100), "1.35.4", "/etc/kubernetes/schedulers")
     assert errors == [] and len(resolved) == 100
+
+
+def _target_load_packing(multiplier):
+    """kube_scheduler_deployment_config with scheduler-plugins' TargetLoadPacking enabled and its multiplier."""
+    return {"profiles": [{"schedulerName": "trimaran", "plugins": {"score": {"enabled": [{"name": "TargetLoadPacking"}]}},
+                          "pluginConfig": [{"name": "TargetLoadPacking", "args": {
+                              "defaultRequestsMultiplier": multiplier,
+                              "metricProvider": {"type": "Prometheus", "address": "http://prometheus:9090"}}}]}]}
+
+
+@pytest.mark.parametrize("unit", ["9", "1_", "1e", ".9"])
+def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit):
+    """TargetLoadPacking's defaultRequestsMultiplier of 120,000 digits and an x once ran past a minute in
+    role_inputs (a backtracking pattern): scheduler-plugins refuses it with strconv.ParseFloat's words, and so does
+    the role, at once, whatever the length."""
+    times = []
+    for size in (1 << 18, 1 << 20):
+        multiplier = unit * (size // len(unit)) + "x"
+        start = time.perf_counter()
+        _normalised, problems = check_role("deployment", {
+            "kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
+            "kube_scheduler_deployment_config": _target_load_packing(multiplier)}, [])
+        times.append(time.perf_counter() - start)
+        assert len(problems) == 2 and problems[0].startswith(
+            "kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args.defaultRequestsMultiplier: ")
+        assert problems[0].endswith('unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "%s": '
+                                    "invalid syntax" % multiplier)
+        assert problems[1] == ("  hint (kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args."
+                               "defaultRequestsMultiplier): write a number as text, such as \"1.5\" (Go's float "
+                               "syntax: digits, an optional point and exponent; at most about 1.8e308)")
+    assert times[1] < 5 and (times[1] < 0.5 or times[1] / times[0] < 10), times

@@ -80,6 +80,37 @@ def test_normalise_refuses_what_is_not_a_version():
             normalise(value, full=True)
 
 
+@pytest.mark.parametrize("given", ["vv0.34.7", "0.34", "v", "0.34.7.1", "V0.34.7", "０.34.7", 0.34, True])
+def test_a_scheduler_plugins_release_follows_the_same_version_rule(given):
+    """"v{{ release }}" of a release that has its v already gave "vv0.34.7", and an image that does not exist."""
+    values = {"kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": given,
+              "kube_scheduler_deployment_config": {"profiles": [{"schedulerName": "sp"}]}}
+    (problem,) = check_role("deployment", values, [])[1]
+    assert problem == ("kube_scheduler_deployment_scheduler_plugins_version: Invalid value: %s: not a scheduler-plugins "
+                       "release like 0.34.7 or v0.34.7 (at most one v, then the release's three numbers); this "
+                       "collection knows 0.33.5, 0.34.7" % repr(given))
+
+
+@pytest.mark.parametrize("given", ["0.34.7", "v0.34.7", " v0.34.7 "])
+def test_a_scheduler_plugins_release_is_written_one_way_whatever_the_v(given):
+    values = {"kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": given,
+              "kube_scheduler_deployment_config": {"profiles": [{"schedulerName": "sp"}]}}
+    normalised, problems = check_role("deployment", values, [])
+    assert problems == [] and normalised["kube_scheduler_deployment_scheduler_plugins_version"] == "0.34.7"
+
+
+@pytest.mark.parametrize("action, args", [
+    ("scheduler_config", {"config": {"profiles": [{"schedulerName": "sp"}]}, "kubernetes_version": "1.34.7",
+                          "scheduler_plugins_version": "vv0.34.7"}),
+    ("scheduler_upgrade_check", {"config": {"profiles": [{"schedulerName": "sp"}]}, "current_version": "1.34.7",
+                                 "target_versions": ["1.35"], "scheduler_plugins_version": "vv0.34.7"}),
+])
+def test_every_module_takes_a_scheduler_plugins_release_by_the_same_rule(action, args):
+    result = run_action(action, args)
+    assert result["failed"] and result["msg"].startswith(
+        "scheduler_plugins_version: Invalid value: 'vv0.34.7': not a scheduler-plugins release like 0.34.7")
+
+
 # --- typos -----------------------------------------------------------------------------------------------------
 
 def test_a_misspelled_role_variable_is_reported_with_the_closest_name():
@@ -214,6 +245,39 @@ def test_the_deployment_strict_variable_keeps_kube_schedulers_tolerance():
     (problem,) = check_role("deployment", values, [])[1]
     assert problem.startswith("kube_scheduler_deployment_config.profiles[0].pluginConfig[0].name: Unknown plugin")
     assert check_role("deployment", dict(values, kube_scheduler_deployment_strict="false"), [])[1] == []
+
+
+GANG = {"profiles": [{"schedulerName": "gang", "plugins": {
+    "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}}}]}
+SCHEDULER_PLUGINS_HINT = ("Coscheduling is a plugin of scheduler-plugins (kubernetes-sigs/scheduler-plugins), not of "
+                          "kube-scheduler %s: ")
+
+
+def test_a_scheduler_plugins_plugin_without_the_release_names_the_option_and_the_releases_that_have_it():
+    result = run_action("scheduler_config", {"config": GANG, "kubernetes_version": "1.34.7"})
+    assert result["msg"].splitlines()[1] == (
+        "  hint (config.profiles[0].plugins.queueSort.enabled[0]): " + SCHEDULER_PLUGINS_HINT % "1.34"
+        + "set scheduler_plugins_version to a release that has it: 0.34.7 (built on Kubernetes 1.34.7), 0.33.5 (built "
+        "on Kubernetes 1.33.5)")
+
+
+def test_the_deployment_role_names_its_own_variable():
+    values = {"kube_scheduler_deployment_version": "1.33.5", "kube_scheduler_deployment_config": GANG}
+    assert check_role("deployment", values, [])[1][1] == (
+        "  hint (kube_scheduler_deployment_config.profiles[0].plugins.queueSort.enabled[0]): "
+        + SCHEDULER_PLUGINS_HINT % "1.33" + "set kube_scheduler_deployment_scheduler_plugins_version to a release that "
+        "has it: 0.33.5 (built on Kubernetes 1.33.5), 0.34.7 (built on Kubernetes 1.34.7)")
+
+
+def test_an_instance_is_told_which_role_runs_scheduler_plugins():
+    lines = errors_of(GANG)
+    assert lines[1].startswith("  hint (%s.profiles[0].plugins.queueSort.enabled[0]): " % VAR + SCHEDULER_PLUGINS_HINT
+                               % "1.35" + "the deployment role runs it, with kube_scheduler_deployment_scheduler_"
+                               "plugins_version set to a release that has it")
+
+
+def test_a_declared_out_of_tree_coscheduling_is_the_operators_own():
+    assert errors_of(GANG, extra_plugins=["Coscheduling"]) == []
 
 
 def test_the_upgrade_check_failure_gives_the_fix_per_target():

@@ -440,3 +440,153 @@ def test_scheduler_rollout_refuses_before_the_host_or_renders_a_safe_unit(option
     assert dict((key, value) for _s, key, value in entries)["User"] == call["accounts"]["user"]
     for spec in entry["files"]:
         assert spec["path"].startswith("/") and not CONTROL.search(spec["path"]) and "/../" not in spec["path"]
+
+
+# --- --feature-gates: every string an operator or a survey may give ----------------------------------------------
+
+GATE_NAMES = ["AllAlpha", "AllBeta", "GenericWorkload", "StorageCapacityScoring", "VolumeCapacityPriority",
+              "DynamicResourceAllocation", "TopologyAwareWorkloadScheduling", "PodGroupPreemptionPolicy",
+              "NodeDeclaredFeatures", "DRADeviceBindingConditions", "NoSuchGate", "allalpha", ""]
+gate_values = st.one_of(st.sampled_from(["true", "false", "True", "FALSE", "1", "0", "t", "F", "maybe", "", " true "]),
+                        hostile_text)
+gate_pairs = st.builds(lambda component, name, equals, value: component + name + equals + value,
+                       st.sampled_from(["", "", "kube:", "foo:", " "]), st.one_of(st.sampled_from(GATE_NAMES), hostile_text),
+                       st.sampled_from(["=", "=", "", "=="]), gate_values)
+gate_strings = st.one_of(st.lists(gate_pairs, max_size=4).map(",".join), hostile_text,
+                         st.dictionaries(st.sampled_from(GATE_NAMES), st.one_of(st.booleans(), gate_values), max_size=3),
+                         scalar, structure)
+
+
+@settings(max_examples=examples(300), **SETTINGS)
+@given(value=gate_strings, minor=st.sampled_from(["1.30", "1.33", "1.35", "1.36", "1.37", "1.38"]))
+def test_a_feature_gate_string_is_refused_in_kube_schedulers_words_or_sets_what_it_names(value, minor):
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process  # pylint: disable=import-outside-toplevel
+    try:
+        gates = feature_gates.parse(value, minor)
+    except feature_gates.FeatureGateError as exc:
+        event("refused")
+        assert str(exc) and "Traceback" not in str(exc)
+        result = process(config={"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
+                         kubernetes_version=minor, feature_gates=value)
+        assert [error["message"] for error in result.errors] == [str(exc)]
+        return
+    event("accepted")
+    named = dict((name.strip(), text) for name, text in (value.items() if isinstance(value, dict) else []))
+    for name, text in named.items():
+        if isinstance(text, bool):
+            assert gates[name] is text  # a gate given by name keeps its value, whatever AllAlpha and AllBeta set
+    result = process(config={"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
+                     kubernetes_version=minor, feature_gates=value)
+    assert result.ok, result.errors
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(flags=st.dictionaries(st.sampled_from(["feature-gates", "--feature-gates", "-feature-gates", "v", "--v"]),
+                             st.one_of(gate_strings, st.integers(0, 9)), min_size=1, max_size=3))
+def test_extra_flags_with_gates_give_one_flag_of_each_name_or_a_clean_refusal(flags):
+    resolved, errors, _warnings = resolve([{"name": "batch", "default_scheduler": True, "extra_flags": flags}],
+                                          "1.37.2", CONFIG_DIR)
+    event("refused" if errors else "accepted")
+    if errors:
+        assert all(isinstance(error, str) and "Traceback" not in error and "\n" not in error for error in errors)
+        spellings = [flag.lstrip("-") for flag in flags]
+        if len(set(spellings)) < len(spellings):
+            assert any(" name one flag, --" in error for error in errors), errors
+        return
+    names = [flag.split("=", 1)[0] for flag in resolved[0]["flags"]]
+    assert len(names) == len(set(names))
+
+
+# --- the plugin args of every scheduler-plugins kind, as a config gives them --------------------------------------
+
+def _scheduler_plugins_kinds():
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins  # pylint: disable=import-outside-toplevel
+    kinds = []
+    for release in sorted(scheduler_plugins.RELEASES):
+        tree = scheduler_plugins.OutOfTree(release)
+        for kind, node in sorted(tree.args_types.items()):
+            kinds.append((release, tree.args_kinds[kind], sorted(set(node.fields) - {"apiVersion", "kind"})))
+    return kinds
+
+
+SCHEDULER_PLUGINS_KINDS = _scheduler_plugins_kinds()
+arg_values = st.one_of(scalar, structure, st.sampled_from(
+    ["1.5", "0x1p-2", "1e400", "nan", "inf", "9" * 5000 + "x", "", "Prometheus", "http://127.0.0.1:2020", "Least",
+     "Most", "LeastAllocated"]),
+    st.fixed_dictionaries({}, optional={"type": st.sampled_from(["Prometheus", "SignalFx", "KubernetesMetricsServer",
+                                                                 "", "LeastNUMANodes"]),
+                                        "address": hostile_text, "token": st.just(KEY), "insecureSkipVerify": scalar}),
+    st.lists(st.fixed_dictionaries({"name": hostile_text}, optional={"weight": scalar}), max_size=2))
+
+
+@settings(max_examples=examples(400), **SETTINGS)
+@given(data=st.data(), case=st.sampled_from(SCHEDULER_PLUGINS_KINDS), enabled=st.booleans())
+def test_scheduler_plugins_args_of_every_kind_are_refused_cleanly_or_defaulted(data, case, enabled):
+    release, plugin, fields = case
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain  # pylint: disable=import-outside-toplevel
+    args = data.draw(st.dictionaries(st.sampled_from(fields + ["notAField"]), arg_values, max_size=4), label="args")
+    profile = {"schedulerName": "sp", "pluginConfig": [{"name": plugin, "args": args}]}
+    if enabled:
+        profile["plugins"] = {"multiPoint": {"enabled": [{"name": plugin}]}}
+    kubernetes = scheduler_plugins.RELEASES[release]
+    # As every entry point hands a config to the library: plain types, keys as sigs.k8s.io/yaml makes them.
+    result = process(config=plain({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                                   "profiles": [profile]}), kubernetes_version=kubernetes, scheduler_plugins_version=release)
+    event("refused" if result.errors else "accepted")
+    for error in result.errors:
+        assert error["message"] and "Traceback" not in error["message"] and KEY not in error["message"]
+    if not result.errors and enabled:
+        # The effective config keeps the args of the plugins a profile enables (kube-scheduler drops the others').
+        defaulted = [entry for entry in result.effective["profiles"][0]["pluginConfig"] if entry["name"] == plugin]
+        assert defaulted and defaulted[0]["args"]["kind"] == plugin + "Args"
+
+
+# --- the fleet's variables in every form an AWX survey gives: text, multi-select list, integer, empty -------------
+
+survey_forms = st.one_of(st.sampled_from(["east", "west", "", " east", "east,west"]), hostile_text,
+                         st.lists(st.sampled_from(["east", "west", ""]), max_size=2), st.integers(-1, 3),
+                         st.booleans(), st.none())
+kubeconfigs = st.one_of(st.none(), st.just(""), st.sampled_from(["~/.kube/east.conf", "/k/west.conf"]), hostile_text,
+                        st.fixed_dictionaries({"apiVersion": st.just("v1"), "kind": st.just("Config"),
+                                               "users": st.just([{"name": "u", "user": {"token": KEY}}])},
+                                              optional={"clusters": st.lists(st.fixed_dictionaries(
+                                                  {"name": st.just("c"), "cluster": st.fixed_dictionaries(
+                                                      {"server": st.sampled_from(["https://127.0.0.1:6443",
+                                                                                  "https://127.0.0.2:6443"])})}),
+                                                  max_size=1)}),
+                        st.integers(0, 2), st.lists(hostile_text, max_size=2))
+
+
+@settings(max_examples=examples(300), **SETTINGS)
+@given(data=st.data(), canary=survey_forms, gate=st.booleans(), groups=st.booleans())
+def test_the_fleet_variables_in_any_survey_form_plan_or_are_refused_naming_the_variable(data, canary, gate, groups):
+    from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.filter.rollout_order import rollout_waves  # pylint: disable=import-outside-toplevel
+    hostvars = {}
+    for host in ("e1", "e2", "w1", "w2"):
+        variables = {"group_names": ["kube_control_plane", "east" if host[0] == "e" else "west"],
+                     "kube_scheduler_plan": {"pending": True, "plan": {"instances": {}}}}
+        if groups:
+            variables["kube_scheduler_cluster_groups"] = data.draw(st.one_of(st.just(["east", "west"]), survey_forms),
+                                                                   label="groups")
+        else:
+            variables["kube_scheduler_cluster"] = data.draw(survey_forms, label="cluster of " + host)
+        for name in ("kube_scheduler_make_before_break", "kube_scheduler_verify_k8s_context"):
+            if data.draw(st.booleans(), label="set " + name):
+                variables[name] = data.draw(survey_forms, label=name)
+        variables["kube_scheduler_verify_k8s_kubeconfig"] = data.draw(kubeconfigs, label="kubeconfig of " + host)
+        hostvars[host] = variables
+    try:
+        result = rollout_waves(["e1", "e2", "w1", "w2"], hostvars, canary, gate=gate, kind="systemd")
+    except AnsibleFilterError as exc:
+        event("refused")
+        message = str(exc)
+        assert message.startswith("kube_scheduler_"), message
+        assert KEY not in message and "Traceback" not in message and "unhashable" not in message
+        return
+    event("planned")
+    assert sorted(result["order"]) == ["e1", "e2", "w1", "w2"]
+    assert KEY not in json.dumps(result, default=str)

@@ -143,6 +143,17 @@ CASES.update({
                            kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
     "sp_bad_args": dict(SP, kube_scheduler_deployment_config={"profiles": [dict(GANG_PROFILE, pluginConfig=[
         {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": -1}}])]}),
+    # Profiling: off unless the variable or the config turns it on (CIS 1.4.1).
+    "profiling_on": {"kube_scheduler_deployment_profiling": "true"},
+    "profiling_in_config": {"kube_scheduler_deployment_config": {
+        "enableProfiling": True, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    "profiling_off_in_config": {"kube_scheduler_deployment_profiling": True, "kube_scheduler_deployment_config": {
+        "enableProfiling": False, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
+    # One version rule with kube_scheduler_version: one optional v ("v{{ release }}" of "v0.34.7" is refused).
+    "sp_v_release": dict(SP, kube_scheduler_deployment_scheduler_plugins_version=" v0.34.7 ",
+                         kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
+    "sp_vv_release": dict(SP, kube_scheduler_deployment_scheduler_plugins_version="vv0.34.7",
+                          kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
 })
 
 
@@ -487,6 +498,20 @@ def test_a_gang_scheduler_gets_its_crds_rbac_and_controller(rendered):
     assert any(rule.get("resourceNames") == ["sched-plugins-controllers"] for rule in lease["rules"])
 
 
+@pytest.mark.parametrize("case, profiling", [("v1_35", False), ("custom", False), ("profiling_on", True),
+                                             ("profiling_in_config", True), ("profiling_off_in_config", False)])
+def test_profiling_is_off_unless_the_variable_or_the_config_turns_it_on(rendered, case, profiling):
+    assert scheduler_config_of(objects_of(rendered, case))["enableProfiling"] is profiling
+
+
+def test_a_v_prefixed_release_gives_the_same_images(rendered):
+    objects = objects_of(rendered, "sp_v_release")
+    images = sorted(container["image"] for o in objects if o["kind"] == "Deployment"
+                    for container in o["spec"]["template"]["spec"]["containers"])
+    assert images == ["registry.k8s.io/scheduler-plugins/controller:v0.34.7",
+                      "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7"]
+
+
 def test_only_what_the_enabled_plugins_need(rendered):
     kinds = [(o["kind"], o["metadata"]["name"]) for o in objects_of(rendered, "sp_allocatable_only")]
     assert not [k for k in kinds if k[0] == "CustomResourceDefinition" or "controller" in k[1] or "scheduler-plugins" in k[1]]
@@ -498,6 +523,8 @@ def test_only_what_the_enabled_plugins_need(rendered):
 @pytest.mark.parametrize("case,words", [
     ("sp_wrong_minor", "scheduler-plugins 0.34.7 is built on Kubernetes 1.34.7, not 1.35"),
     ("sp_bad_args", "permitWaitingTimeSeconds: Invalid value: -1: must be greater than 0"),
+    ("sp_vv_release", "kube_scheduler_deployment_scheduler_plugins_version: Invalid value: 'vv0.34.7': not a "
+                      "scheduler-plugins release like 0.34.7 or v0.34.7"),
 ])
 def test_a_scheduler_plugins_config_is_refused_before_anything_is_applied(rendered, case, words):
     assert isinstance(rendered[case], str) and words in rendered[case], rendered[case]

@@ -123,6 +123,25 @@ def test_a_canary_cluster_goes_first_alone_one_master_per_wave():
         waves(fleet(), canary="d")
 
 
+@pytest.mark.parametrize("canary, form", [(["b"], "['b']: one cluster name, not a list of 1"),
+                                          (("a", "b"), "['a', 'b']: one cluster name, not a list of 2"),
+                                          (2, "2: one cluster name, not a number"), (True, "True: one cluster name, not a boolean"),
+                                          (" b", "' b': one cluster name, not a name with spaces around it")])
+def test_a_canary_that_is_not_one_name_is_refused_naming_its_form(canary, form):
+    with pytest.raises(OrderError) as refused:
+        waves(fleet(), canary=canary)
+    assert str(refused.value).startswith("kube_scheduler_canary_cluster: Invalid value: " + form)
+
+
+@pytest.mark.parametrize("unset", [None, "", []])
+def test_an_empty_canary_is_none(unset):
+    assert waves(fleet(), canary=unset)["canary"] is None
+
+
+def test_an_empty_cluster_variable_is_unset():
+    assert cluster_of("m1", [], "", [], "masters") == "masters"
+
+
 def test_one_cluster_is_one_master_per_wave_as_serial_1_and_nothing_pending_is_no_wave():
     result = waves([view("m1", "k", holds=[DEFAULT]), view("m2", "k"), view("m3", "k")])
     assert result["waves"] == [["m2"], ["m3"], ["m1"]] and result["serial"] == [1, 1, 1]
