@@ -53,7 +53,9 @@ options:
     required: true
     suboptions:
       name:
-        description: DNS-1123 label, not starting with C(kubesched-standby-) (the temporary standbys' names); it names the unit, the manifest and the config file.
+        description:
+          - DNS-1123 label, not starting with C(kubesched-standby-) (the temporary standbys' names); it names the unit,
+            the manifest and the config file.
         type: str
         required: true
       state:

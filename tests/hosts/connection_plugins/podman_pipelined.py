@@ -27,7 +27,8 @@ class Connection(upstream.Connection):
     has_pipelining = True
 
     def exec_command(self, cmd, in_data=None, sudoable=False):
-        if in_data is None:
+        # containers.podman from 1.17 (the one ansible 14 bundles) passes the module on stdin itself (podman exec -i).
+        if in_data is None or hasattr(upstream.Connection, "_run_podman_command"):
             return super().exec_command(cmd, in_data=in_data, sudoable=sudoable)
         if not self._connected:
             self._connect()

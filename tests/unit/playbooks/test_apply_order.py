@@ -227,8 +227,8 @@ def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_t
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_a_master_that_cannot_be_planned_stops_every_master_and_each_says_what_it_held_back(kind, tmp_path,
-                                                                                         ansible_playbook):
+def test_a_master_that_cannot_be_planned_stops_every_master_and_each_says_what_it_held_back(
+        kind, tmp_path, ansible_playbook):
     playbook(kind, tmp_path)
     refusal = "kube-scheduler would be refused by the master's kube-scheduler: bind: address already in use"
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3", "ks-m4"], "ks-m1")}, unchanged=["ks-m4"], host_vars={
