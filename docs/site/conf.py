@@ -74,6 +74,7 @@ PAGES = {
     "input_model": "docs/input-model.md",
     "versions": "docs/versions.md",
     "support_matrix": "docs/support-matrix.md",
+    "versioning_policy": "docs/versioning-policy.md",
     "upstream_facts": "docs/upstream-facts.md",
     "benchmarks": "benchmarks/README.md",
     "contributing": "CONTRIBUTING.md",
