@@ -10,7 +10,7 @@ import json
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs, temporary_standby
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import (
-    CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, held_back, master_view, waves)
+    CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, master_view, waves)
 
 # The verify role's variables that say which API server proves a master (roles/verify: the API calls run on
 # kube_scheduler_verify_api_host with this kubeconfig and context).
@@ -127,19 +127,9 @@ def rollout_report(rollout, batch, hostvars):
         raise _error(str(exc)) from None
 
 
-def rollout_held_back(hosts, planned, hostvars, host):
-    """Why nothing was applied on ``host`` (rollout_order.held_back) when masters of ``hosts`` (the play's masters)
-    are missing from ``planned`` (those whose plan ended): each missing master's reason is its fact
-    kube_scheduler_plan_failure, or it was unreachable."""
-    failures = dict((master, (hostvars.get(master) or {}).get("kube_scheduler_plan_failure")
-                     or "unreachable, or stopped before its plan ended (its own output says why)")
-                    for master in hosts if master not in planned)
-    return held_back(host, (hostvars.get(host) or {}).get("kube_scheduler_plan"), failures)
-
-
 class FilterModule(object):  # pylint: disable=too-few-public-methods
     """The rollout's order and waves."""
 
     def filters(self):
         return {"rollout_waves": rollout_waves, "rollout_report": rollout_report, "rollout_clusters": rollout_clusters,
-                "rollout_cluster_hosts": rollout_cluster_hosts, "rollout_held_back": rollout_held_back}
+                "rollout_cluster_hosts": rollout_cluster_hosts}

@@ -282,21 +282,5 @@ def fleet_report(rollout, batch, failures):
     return {"clusters": report, "lines": lines, "wave": wave + 1, "stopped": bool(failures)}
 
 
-def held_back(host, plan, failures):
-    """Why nothing was applied on ``host`` when other masters could not be planned (``failures``: {master: why}):
-    its own pending change named (``plan``: its scheduler_rollout plan result, None when it has none), so its output
-    says what was held back and because of which master."""
-    entries = (plan or {}).get("plan", {}).get("instances", {}) if isinstance(plan, dict) else {}
-    pending = ["%s: %s (%s)" % (name, entry["action"], ", ".join(entry.get("files") or []) or "no file")
-               for name, entry in sorted(entries.items()) if entry.get("action") not in (None, "none")]
-    if isinstance(plan, dict) and plan.get("plan", {}).get("held"):
-        pending.append("a change an earlier run left pending (%s)" % ", ".join(plan["plan"]["held"]))
-    what = ("its pending change was not applied: %s" % "; ".join(pending) if pending
-            else "it had no change pending") if isinstance(plan, dict) and plan.get("plan") else "it was not planned to the end"
-    because = "; ".join("%s: %s" % (master, _first_line(why)) for master, why in sorted(failures.items()))
-    return ("nothing was changed on %s: %s, because the rollout stops before any master changes when a master of it "
-            "cannot be planned (%s)" % (host, what, because))
-
-
 def _first_line(text):
     return " ".join(str(text).split())[:300]
