@@ -41,6 +41,10 @@ def with_hints(errors, config, version, where, render, known_plugins=None):
             text = None  # a hint is a courtesy: never a reason to hide the error itself
         if text:
             field = error.get("field")
+            if error.get("type") == E.FEATURE_GATE and field:
+                # A refused --feature-gates is the module's feature_gates option, not a field of the config.
+                lines.append("  hint (feature_gates): %s" % text)
+                continue
             lines.append("  hint (%s%s): %s" % (where, "." + field if field else "", text))
     return lines
 
@@ -62,6 +66,8 @@ def hint(error, config, version, known_plugins=None, where=""):
         name = _first_quoted(message)
         text = suggestion(name, in_tree_plugins(version)) if name else ""
         return "%s is not a plugin of kube-scheduler %s%s" % (name, version, text) if text else None
+    if kind == E.FEATURE_GATE and "depends on features that are disabled: [" in message:
+        return _gate_dependencies(message)
     if kind == E.FRAMEWORK and "unable to parse DefaultRequestsMultiplier: strconv.ParseFloat:" in message:
         return ('write a number as text, such as "1.5" (Go\'s float syntax: digits, an optional point and exponent; '
                 'at most about 1.8e308)')
@@ -73,6 +79,16 @@ def hint(error, config, version, known_plugins=None, where=""):
         return ("%s is not a plugin of kube-scheduler %s%s; an out-of-tree plugin is declared in extra_plugins"
                 % (name, version, text)) if name else None
     return None
+
+
+_DISABLED = re.compile(r"(\w+) is enabled, but depends on features that are disabled: \[([\w ]*)\]")
+
+
+def _gate_dependencies(message):
+    """The gates to turn on beside the ones a --feature-gates value (AllAlpha=true, say) turned on without them."""
+    needed = sorted(set(name for _gate, names in _DISABLED.findall(message) for name in names.split()))
+    return ("turn on what they depend on as well (%s), or name the gates you need instead of AllAlpha or AllBeta"
+            % ",".join("%s=true" % name for name in needed)) if needed else None
 
 
 def _scheduler_plugins_plugin(name, version, where):

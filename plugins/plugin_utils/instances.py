@@ -318,7 +318,10 @@ def _validated_config(fields, path, kubernetes_version, profiling=None):
                       extra_plugins=fields["extra_plugins"], strict=fields["strict"], feature_gates=gates)
     refused = [error for error in result.errors if error.get("type") == E.FEATURE_GATE]
     if refused:
-        raise InstanceError("\n".join("%s.extra_flags.feature-gates: %s" % (path, error["message"]) for error in refused))
+        # The hint names the instance's key, not kube-scheduler's flag.
+        refused = [dict(error, field=None) for error in refused]
+        raise InstanceError("\n".join(with_hints(refused, None, result.version, path + ".extra_flags.feature-gates",
+                                                 lambda error: "%s.extra_flags.feature-gates: %s" % (path, error["message"]))))
     secrets = secret_values(config)
     _raise_config_errors(result, config_field, secrets, config)
     return result, secrets

@@ -3,12 +3,23 @@ AllBeta. What a binary refuses at start is refused before anything is written, n
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
+import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
 from action_harness import run_action
 
 CONFIG_DIR = "/etc/kubernetes/schedulers"
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+"""
 
 
 def instance(extra_flags, **fields):
@@ -50,3 +61,69 @@ def test_one_spelling_gives_one_flag_on_the_command_line():
     flags = resolved[0]["flags"]
     assert [flag for flag in flags if flag.startswith("--v=")] == ["--v=3"]
     assert [flag for flag in flags if flag.startswith("--feature-gates=")] == ["--feature-gates=StorageCapacityScoring=false"]
+
+
+# --- AllAlpha and AllBeta ---------------------------------------------------------------------------------------
+
+REFUSED_1_37 = {
+    "CompositePodGroup is enabled, but depends on features that are disabled: [GenericWorkload]",
+    "PodGroupPreemptionPolicy is enabled, but depends on features that are disabled: [GenericWorkload]",
+    "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]",
+    "WorkloadWithJob is enabled, but depends on features that are disabled: [GenericWorkload]",
+}
+
+
+def _errors(aggregate):
+    """The errors of a Go aggregate "[a, b]" (in a map's random order) as a set."""
+    return set(part if part.endswith("]") else part + "]" for part in aggregate[1:-1].split("], "))
+
+
+def _binary_refusal(tmp_path, gates):
+    """kube-scheduler 1.37's refusal of --feature-gates ``gates`` on the offline run ("" when it starts), or None
+    without the binary (KUBE_SCHEDULER_BIN_1_37)."""
+    binary = os.environ.get("KUBE_SCHEDULER_BIN_1_37")
+    if not binary or not os.access(binary, os.X_OK):
+        return None
+    (tmp_path / "kubeconfig").write_text(KUBECONFIG)
+    (tmp_path / "config").write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                                     "clientConnection: {kubeconfig: %s}\n" % (tmp_path / "kubeconfig"))
+    run = subprocess.run([binary, "--config", str(tmp_path / "config"), "--write-config-to", str(tmp_path / "out"),
+                          "--secure-port", "0", "--master", "https://127.0.0.1:1", "--feature-gates", gates],
+                         capture_output=True, text=True, timeout=60, check=False)
+    if run.returncode == 0:
+        return ""
+    line = run.stderr.strip().splitlines()[-1]
+    return yaml.safe_load("{%s}" % line[line.index("err="):].replace("err=", '"err":', 1))["err"]
+
+
+def test_allalpha_on_1_37_is_refused_as_kube_scheduler_refuses_it(tmp_path):
+    """AllAlpha=true turns on alpha gates whose dependency, GenericWorkload, is a beta gate and stays off: kube-scheduler
+    v1.37.2 exits at start. Measured on the binary (tests/differential/gates/1.37.json); compared with it again when
+    it is here."""
+    _resolved, errors, _warnings = resolve(instance({"feature-gates": "AllAlpha=true"}), "1.37.2", CONFIG_DIR)
+    prefix = "kube_scheduler_instances[0].extra_flags.feature-gates: "
+    assert len(errors) == 2 and errors[0].startswith(prefix)
+    assert _errors(errors[0][len(prefix):]) == REFUSED_1_37
+    assert errors[1] == ("  hint (kube_scheduler_instances[0].extra_flags.feature-gates): turn on what they depend on "
+                         "as well (GenericWorkload=true), or name the gates you need instead of AllAlpha or AllBeta")
+    real = _binary_refusal(tmp_path, "AllAlpha=true")
+    if real is None:
+        print("KUBE_SCHEDULER_BIN_1_37 is not set: compared with what kube-scheduler v1.37.2 printed")
+    else:
+        assert _errors(real) == REFUSED_1_37
+
+
+@pytest.mark.parametrize("gates", ["AllAlpha=true,GenericWorkload=true", "AllBeta=false", "AllAlpha=false",
+                                   "AllAlpha=true,AllBeta=true"])
+def test_what_kube_scheduler_1_37_starts_with_is_accepted(tmp_path, gates):
+    resolved, errors, _warnings = resolve(instance({"feature-gates": gates}), "1.37.2", CONFIG_DIR)
+    assert errors == [] and "--feature-gates=" + gates in resolved[0]["flags"]
+    assert _binary_refusal(tmp_path, gates) in (None, "")
+
+
+def test_scheduler_config_names_its_option_in_the_hint():
+    result = run_action("scheduler_config", {"config": {"profiles": [{"schedulerName": "a"}]},
+                                             "kubernetes_version": "1.37.2", "feature_gates": "AllAlpha=true"})
+    assert result["failed"] and result["msg"].splitlines()[-1] == (
+        "  hint (feature_gates): turn on what they depend on as well (GenericWorkload=true), or name the gates you "
+        "need instead of AllAlpha or AllBeta")
