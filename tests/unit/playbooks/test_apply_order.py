@@ -224,4 +224,3 @@ def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_t
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")})
     proc, _applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_make_before_break=true"])
     assert proc.returncode == 0 and "temporary standby" not in proc.stdout and '"standbys of ks-m1: "' in proc.stdout
-
