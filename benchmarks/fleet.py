@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A fleet in waves (issue 34 item 3): how long a config change takes over N = 1, 4 and 8 small clusters.
+"""A fleet in waves: how long a config change takes over N = 1, 4 and 8 small clusters.
 
 Each cluster is FLEET_MASTERS (default 2) systemd masters (podman hosts booting systemd, ks-fleet-c<k>-m<j>) with
 one kube-scheduler each (the real KUBE_SCHEDULER_BIN); the clusters share ONE real API server (etcd and

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How long a change of the default scheduler leaves the cluster without a scheduler (issue 25), per mode, on one
+"""How long a change of the default scheduler leaves the cluster without a scheduler, per mode, on one
 master and on three, for a config-only change and for a bad change (an unknown feature gate, which the plan's
 preflight refuses before anything is touched).
 
@@ -16,7 +16,7 @@ while:
   (tests/drills/drill.py, the rolling drill's pod stream: pods the Linux kubelets refuse at admission);
 - restarts: the masters whose process listening on 10259 changed.
 "One master" is the same cluster with the scheduler stopped on m2 and m3 and only m1 in the inventory's masters.
-On three masters the config-only change runs twice (issue 34): "holder first", the order before issue 34 (the
+On three masters the config-only change runs twice: "holder first", the order before the plan read the holder (the
 inventory order, kube_scheduler_lease_check: false so the plan does not read the holder, after the lease was handed
 to m1 by restarting its holder), and "leader last", the playbooks' order now (the plan reads the holder and changes
 it last).

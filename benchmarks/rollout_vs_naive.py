@@ -4,15 +4,15 @@
 """The collection's playbooks side by side with a hand-written naive playbook, on the same three local masters.
 
 For systemd and for static pods: the naive playbook (benchmarks/rollout/naive-*.yml: template/copy + systemd, no
-validation, no health gate) first converge and no-op rerun, then this collection's playbook first converge, no-op
-rerun and `--check --diff` on the converged cluster, each from clean masters. Prints each wall time, the ratio to
-the naive one against issue 36's targets, the calls each master cost (modules sent to it, counted by the connection:
+validation, no health gate) first converge and no-op rerun, then this collection's playbook first converge, no-op rerun
+and `--check --diff` on the converged cluster, each from clean masters. Prints each wall time, the ratio to the naive
+one against the targets below (TARGETS), the calls each master cost (modules sent to it, counted by the connection:
 benchmarks/rollout/connection_plugins/podman_counted.py; tasks run and skipped, from the recap) beside the naive
-playbook's, and the ten slowest tasks of the collection's converge and no-op runs.
-Real parts only: the masters are real nodes (podman hosts booting systemd with containerd and the real kubelet,
-kubeadm's layout: tests/realnode/README.md), the control plane is etcd + kube-apiserver + kube-controller-manager
-(KUBE_APISERVER_BIN, ...) and the kube-scheduler is the one named by KUBE_SCHEDULER_BIN, also as the image the static
-pods run (`make bench-rollout` has `make binaries` find them). BENCH_KEEP=1 keeps the hosts.
+playbook's, and the ten slowest tasks of the collection's converge and no-op runs. Real parts only: the masters are real
+nodes (podman hosts booting systemd with containerd and the real kubelet, kubeadm's layout: tests/realnode/README.md),
+the control plane is etcd + kube-apiserver + kube-controller-manager (KUBE_APISERVER_BIN, ...) and the kube-scheduler is
+the one named by KUBE_SCHEDULER_BIN, also as the image the static pods run (`make bench-rollout` has `make binaries`
+find them). BENCH_KEEP=1 keeps the hosts.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ IMAGE = "localhost/kubesched-test-host:bookworm"
 # The masters are real nodes, started as tests/e2e/realcluster.py starts them (tests/realnode/README.md).
 NODE_IMAGE = "localhost/kubesched-node:bookworm"
 NODE_OPTIONS = ["--privileged", "--cgroupns=private", "--tmpfs", "/var/lib/containerd:rw,exec"]
-# Issue 36: a no-op rerun and a Check job at most a quarter of the naive playbook's no-op, a converge at most its own.
+# A no-op rerun and a Check job at most a quarter of the naive playbook's no-op, a converge at most its own.
 TARGETS = {"no-op": 0.25, "check": 0.25, "converge": 1.0}
 MASTERS = HOSTS[:3]
 

@@ -22,7 +22,7 @@ import tempfile
 import time
 from datetime import datetime
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
 
 VERSION = "1.33"
 

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Check every variable of a role on the controller, first in the role, before any host is touched.
 
-The kinds and the table are plugin_utils/inputs.py and role_variables.py (the one input model); this plugin only
+The kinds and the table are plugin_utils/inputs/kinds.py and role_variables.py (the one input model); this plugin only
 reads the role's variables from the play (templated, as the role would use them) and every kube_scheduler_* name
 the host has (for typos).
 """
@@ -13,12 +13,12 @@ from __future__ import annotations
 from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import preview_warning
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import (
     REMOVED_IN, ROLE_VARIABLES, check_role, deprecations)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import preview_warning
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
 
 ARGUMENT_SPEC = {
     "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},

@@ -16,19 +16,19 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.basic import FILE_COMMON_ARGUMENTS
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
-    SECRET_KEYS, redact, redact_message, redact_text, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, health_paths, normalise
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parsed, parsed_or_none, plain
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.module_utils._args import SCHEDULER_CONFIG_SPEC
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import mode_problem
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.extra_plugins import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.named_files import named_files
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
+    SECRET_KEYS, redact, redact_message, redact_text, secret_values)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, health_paths, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import NamesItsFqcn
 
 MODULE = 'kubesched.schedulers.scheduler_config'
 ARGS_FOR_THE_HOST = ('dest', 'backup', 'check_named_files') + tuple(FILE_COMMON_ARGUMENTS)
@@ -73,8 +73,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
         problems = check_extra_plugins(plain(args['extra_plugins']))
         if args['dest'] is not None:
             try:
-                inputs.path(self._task.args.get('dest'), 'dest')
-            except inputs.InputError as exc:
+                kinds.path(self._task.args.get('dest'), 'dest')
+            except kinds.InputError as exc:
                 problems.append(str(exc))
         problem = mode_problem(args.get('mode'))
         if problem:

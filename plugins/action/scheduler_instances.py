@@ -9,13 +9,13 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.serving import CERT_DIR
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, minor_of, normalise
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, minor_of, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.serving import CERT_DIR
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_order import CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of
 
 ARGUMENT_SPEC = {
     "instances": {"type": "list", "elements": "raw", "required": True},
@@ -94,7 +94,7 @@ class ActionModule(ControllerOnly, ActionBase):
 
 
 def _cluster(host, host_vars):
-    """The master's cluster (kube_scheduler_cluster_groups, kube_scheduler_cluster: plugin_utils/rollout_order.py),
+    """The master's cluster (kube_scheduler_cluster_groups, kube_scheduler_cluster: plugin_utils/rollout/rollout_order.py),
     None for the masters group as one cluster; two ways of naming it that disagree fail before any host changes."""
     try:
         return cluster_of(host, host_vars.get("group_names"), host_vars.get(CLUSTER), host_vars.get(CLUSTER_GROUPS), None)

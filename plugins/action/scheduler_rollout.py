@@ -14,25 +14,25 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, READ
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_real_paths, paths_to_resolve, real_paths
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise, preview_warning
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import NamesItsFqcn
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import check_real_paths, paths_to_resolve, real_paths
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise, preview_warning
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import NamesItsFqcn
 
 ENGINE = "kubesched.schedulers.rollout"
 FQCN = "kubesched.schedulers.scheduler_rollout"
-# The input model's kinds for every option that reaches a path, a unit or the host (inputs.py); the roles check
+# The input model's kinds for every option that reaches a path, a unit or the host (inputs/kinds.py); the roles check
 # their variables with the same kinds first, under the variables' own names.
 _KINDS = {
-    "config_dir": inputs.path, "state_dir": inputs.path, "unit_dir": inputs.path, "binary_link": inputs.path,
-    "binary_path": inputs.optional_path, "manifest_dir": inputs.optional_path,
-    "preflight_binary": inputs.optional_path, "user": inputs.account,
-    "group": inputs.account, "health_timeout": inputs.integer(1, 3600, "a number of seconds"),
-    "settle": inputs.integer(0, 600, "a number of seconds"),
-    "standby_port_offset": inputs.integer(1, 65534, "a number of ports"),
+    "config_dir": kinds.path, "state_dir": kinds.path, "unit_dir": kinds.path, "binary_link": kinds.path,
+    "binary_path": kinds.optional_path, "manifest_dir": kinds.optional_path,
+    "preflight_binary": kinds.optional_path, "user": kinds.account,
+    "group": kinds.account, "health_timeout": kinds.integer(1, 3600, "a number of seconds"),
+    "settle": kinds.integer(0, 600, "a number of seconds"),
+    "standby_port_offset": kinds.integer(1, 65534, "a number of ports"),
 }
 
 # The static_pod role's names of the options compared on the host with the kubelet's directory.
@@ -62,7 +62,8 @@ ARGUMENT_SPEC = {
     "lease_check": {"type": "bool", "default": True},
     "lease_rbac_create": {"type": "bool", "default": False},
     "lease_rbac_kubeconfig": {"type": "path", "default": "/etc/kubernetes/admin.conf"},
-    # Make before break (plugin_utils/temporary_standby.py): the instances the plan of all masters gave a standby.
+    # Make before break (plugin_utils/rollout/temporary_standby.py): the instances the plan of all masters gave a
+    # standby.
     "standbys": {"type": "list", "elements": "str", "default": []},
     "standby_port_offset": {"type": "int", "default": 1000},
 }
@@ -90,7 +91,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
                         "a static-pod master's are compared with the kubelet's directory by the read call" % FQCN)
         # The raw options, not ansible-core's type=path conversion (which expands ~ and $VARS).
         raw = dict((name, self._task.args.get(name, args[name])) for name in _KINDS)
-        normalised, problems = inputs.check_all(raw, _KINDS)
+        normalised, problems = kinds.check_all(raw, _KINDS)
         try:
             version = normalise(args["kubernetes_version"], full=True)
         except UnsupportedVersion as exc:
@@ -99,7 +100,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
         problems.extend(_instance_problems(instances))
         if not problems:
             dirs = ("config_dir", "state_dir", "unit_dir") if args["kind"] == "systemd" else ("config_dir", "state_dir", "manifest_dir")
-            problems.extend(inputs.separate_directories(dict((name, normalised[name]) for name in dirs)))
+            problems.extend(kinds.separate_directories(dict((name, normalised[name]) for name in dirs)))
         if problems:
             return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         args.update(normalised, kubernetes_version=version)
@@ -178,7 +179,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
     def _finish(self, result, args, task_vars):
         """Commit or restore the change the apply step holds on the master: the engine finds everything it needs
         there (module_utils/_held_change.py)."""
-        normalised, problems = inputs.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
+        normalised, problems = kinds.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
             "state_dir", "health_timeout", "settle")), _KINDS)
         if problems:
             return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
@@ -213,16 +214,16 @@ def _instance_problems(instances):
     for index, instance in enumerate(instances):
         where = "instances[%d]" % index
         try:
-            inputs.dns_label(instance.get("name"), where + ".name")
+            kinds.dns_label(instance.get("name"), where + ".name")
             for key in ("config_path", "kubeconfig"):
                 if instance.get(key) is not None:
-                    inputs.path(instance[key], "%s.%s" % (where, key))
+                    kinds.path(instance[key], "%s.%s" % (where, key))
             for position, flag in enumerate(instance.get("flags") or []):
-                inputs.flag_argument(inputs.text(flag, "%s.flags[%d]" % (where, position)), "%s.flags[%d]" % (where, position))
+                kinds.flag_argument(kinds.text(flag, "%s.flags[%d]" % (where, position)), "%s.flags[%d]" % (where, position))
             for key in ("health_url", "image"):
                 if isinstance(instance.get(key), str):
-                    inputs.text(instance[key], "%s.%s" % (where, key))
-        except inputs.InputError as exc:
+                    kinds.text(instance[key], "%s.%s" % (where, key))
+        except kinds.InputError as exc:
             problems.append(str(exc))
     return problems
 

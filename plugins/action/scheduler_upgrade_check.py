@@ -10,16 +10,16 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
     leaks, redact_message, redact_result, redact_text, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_scan import configs_in_configmaps, scan, table
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import (
     UnsupportedVersion, normalise, preview_warning)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parsed, parsed_or_none, plain
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_limits import check_structure
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.action_errors import ControllerOnly
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade.upgrade_check import check_upgrade
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade.upgrade_scan import configs_in_configmaps, scan, table
 
 ARGUMENT_SPEC = {
     "content": {"type": "str"},

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The deployment role's objects (plugin_utils/deployment_objects.py)."""
+"""The deployment role's objects (plugin_utils/render/deployment_objects.py)."""
 
 from __future__ import annotations
 
 import os
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import deployment_objects as built
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import deployment_objects as built
 
 # What the library reads of each argument: a missing one is the role's mistake, named here.
 SETTINGS = ("name", "namespace", "kind", "replicas", "lease_name", "secure_port", "image", "image_pull_policy",

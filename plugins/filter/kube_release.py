@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The roles' one version rule in a template: "1.35.4" and "v1.35.4" alike give "1.35.4" (plugin_utils/versions.py)."""
+"""The roles' one version rule in a template: "1.35.4" and "v1.35.4" alike give "1.35.4" (plugin_utils/core/versions.py)."""
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise
 
 
 def kube_release(value, variable="kubernetes_version"):

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import CONFIG_VOLUME
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import (
     UnsupportedVersion, normalise, since)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.static_pod_manifest import CONFIG_VOLUME
 
 KUBEADM_SCHEDULER_NAME = "kube-scheduler"
 KUBEADM_KUBECONFIG = "/etc/kubernetes/scheduler.conf"
@@ -35,7 +35,7 @@ class KubeadmPatchError(ValueError):
 
 
 def _api_version(kubernetes_version):
-    # The collection's one version rule (plugin_utils/versions.py): v1.35.4 and 1.35.4 alike, a YAML float named.
+    # The collection's one version rule (plugin_utils/core/versions.py): v1.35.4 and 1.35.4 alike, a YAML float named.
     try:
         version = normalise(kubernetes_version)
     except UnsupportedVersion as exc:
@@ -66,7 +66,7 @@ def _split(flag):
 def kubeadm_scheduler_patch(instance, kubernetes_version):
     """The ClusterConfiguration fragment ({apiVersion, kind, scheduler: {extraArgs, extraVolumes}}) for ``instance``.
 
-    ``instance`` is a resolved, present instance of scheduler_instances (plugin_utils/instances.py): ``flags`` is
+    ``instance`` is a resolved, present instance of scheduler_instances (plugin_utils/instances/model.py): ``flags`` is
     its full command line (--config among it), ``config_path`` and ``kubeconfig`` the host files the pod reads.
     Only kubeadm's own scheduler (the instance named kube-scheduler) can be carried by kubeadm.
     """
@@ -84,8 +84,8 @@ def kubeadm_scheduler_patch(instance, kubernetes_version):
                                     "%s is %s, not %s" % (field, _kind(instance[field]), _KINDS[field]) for field in wrong))
     for field in ("config_path", "kubeconfig"):  # both become hostPaths: the input model's path rule
         try:
-            inputs.path(instance[field], field)
-        except inputs.InputError as exc:
+            kinds.path(instance[field], field)
+        except kinds.InputError as exc:
             raise KubeadmPatchError("instance %s: %s" % (instance.get("name"), exc)) from None
     if instance.get("state", "present") != "present" or not instance["flags"]:
         raise KubeadmPatchError("instance %s is absent: kubeadm's ClusterConfiguration can only carry a running "

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The verify role's lease audit in a template (plugin_utils/lease_audit.py)."""
+"""The verify role's lease audit in a template (plugin_utils/cluster/lease_audit.py)."""
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.lease_audit import audit
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster.lease_audit import audit
 
 
 def lease_audit(leases, expected, now):

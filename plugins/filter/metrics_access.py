@@ -2,11 +2,11 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What playbooks/metrics_access.yml applies and writes, and the deployment role's PodMonitor
-(plugin_utils/metrics_access.py)."""
+(plugin_utils/cluster/metrics_access.py)."""
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import metrics_access
 
 
 def metrics_access_plan(hosts, reader_namespace, service_account, targets_namespace, monitors=False, ca_file="",

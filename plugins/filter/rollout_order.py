@@ -1,15 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rollout playbooks' apply order and waves, and the fleet report after a wave (plugin_utils/rollout_order.py)."""
+"""The rollout playbooks' apply order and waves, and the fleet report after a wave (plugin_utils/rollout/rollout_order.py)."""
 
 from __future__ import annotations
 
 import json
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs, temporary_standby
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_order import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout import temporary_standby
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_order import (
     CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, master_view, waves)
 
 # The verify role's variables that say which API server proves a master (roles/verify: the API calls run on
@@ -26,20 +27,20 @@ def _error(message):
 
 def _cluster(host, host_vars, default):
     """A master's cluster: its group of kube_scheduler_cluster_groups, else kube_scheduler_cluster (text: a name),
-    else the one cluster of the masters group (plugin_utils/rollout_order.py: cluster_of)."""
+    else the one cluster of the masters group (plugin_utils/rollout/rollout_order.py: cluster_of)."""
     value = host_vars.get(CLUSTER)
     try:
         if value is not None and value != "":
-            value = inputs.text(value, "%s (of %s)" % (CLUSTER, host))
+            value = kinds.text(value, "%s (of %s)" % (CLUSTER, host))
         return cluster_of(host, host_vars.get("group_names"), value, host_vars.get(CLUSTER_GROUPS), default)
-    except (inputs.InputError, OrderError) as exc:
+    except (kinds.InputError, OrderError) as exc:
         raise _error(str(exc)) from None
 
 
 def _flag(host, value):
     try:
-        return inputs.boolean(value, "%s (of %s)" % (temporary_standby.ENABLED_VARIABLE, host))
-    except inputs.InputError as exc:
+        return kinds.boolean(value, "%s (of %s)" % (temporary_standby.ENABLED_VARIABLE, host))
+    except kinds.InputError as exc:
         raise _error(str(exc)) from None
 
 

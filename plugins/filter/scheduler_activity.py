@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The verify role's reading of the schedulers' /metrics in a template (plugin_utils/scheduler_activity.py)."""
+"""The verify role's reading of the schedulers' /metrics in a template (plugin_utils/cluster/scheduler_activity.py)."""
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_activity as activity
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import scheduler_activity as activity
 
 
 def scheduler_metrics(text):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.static_pod_manifest import (
     is_scheduler_pod, static_pod_manifest_yaml)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
 
 _CHECKSUM = re.compile(r"[0-9a-f]{64}")
 
@@ -23,16 +23,16 @@ def _manifest_yaml(instance, kubernetes_version, checksum, base=None, image=None
     try:
         version = normalise(kubernetes_version)
         if not isinstance(instance, dict):
-            raise inputs.InputError("static_pod_manifest_yaml: expected a resolved scheduler instance (a dict), got %s"
-                                    % inputs.type_name(instance))
+            raise kinds.InputError("static_pod_manifest_yaml: expected a resolved scheduler instance (a dict), got %s"
+                                   % kinds.type_name(instance))
         if not isinstance(checksum, str) or not _CHECKSUM.fullmatch(checksum):
-            raise inputs.InputError("checksum: Invalid value: %s: must be a sha256 in hex (64 characters)"
-                                    % inputs.shown(checksum))
+            raise kinds.InputError("checksum: Invalid value: %s: must be a sha256 in hex (64 characters)"
+                                   % kinds.shown(checksum))
         if image is not None:
-            inputs.image(image, "image")
+            kinds.image(image, "image")
         if base is not None and not isinstance(base, dict):
-            raise inputs.InputError("base: must be a Pod (a dict), got %s" % inputs.type_name(base))
-    except (UnsupportedVersion, inputs.InputError) as exc:
+            raise kinds.InputError("base: must be a Pod (a dict), got %s" % kinds.type_name(base))
+    except (UnsupportedVersion, kinds.InputError) as exc:
         raise AnsibleFilterError("static_pod_manifest_yaml: %s" % exc) from None
     return static_pod_manifest_yaml(instance, version, checksum, base, image)
 

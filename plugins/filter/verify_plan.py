@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The verify role's decisions on what it read (plugin_utils/verify_plan.py)."""
+"""The verify role's decisions on what it read (plugin_utils/cluster/verify_plan.py)."""
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import verify_plan as plan
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import verify_plan as plan
 
 # The facts the verify role sets on each master, which these filters read through hostvars.
 HOST_INSTANCES = "__kube_scheduler_verify_host_instances"

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The collection's constants (plugins/plugin_utils/constants.py) for the roles' templates and tasks."""
+"""The collection's constants (plugins/plugin_utils/core/constants.py) for the roles' templates and tasks."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ version_added: 1.0.0
 short_description: Internal - the facts this collection defines once, for its roles
 description:
   - B(Internal.) The roles of this collection read the annotation keys they write, kubeadm's probe timings and the
-    default directories from here, so each is defined once (in C(plugins/plugin_utils/constants.py)); not a public
+    default directories from here, so each is defined once (in C(plugins/plugin_utils/core/constants.py)); not a public
     interface.
 options:
   _terms:
@@ -41,7 +41,7 @@ _raw:
 from ansible.errors import AnsibleLookupError
 from ansible.plugins.lookup import LookupBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.constants import FOR_ROLES
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import FOR_ROLES
 
 
 class LookupModule(LookupBase):

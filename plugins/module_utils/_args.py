@@ -5,7 +5,7 @@
 validates a task's arguments against the same spec on the controller that the module applies on the host.
 
 Also the collection's did-you-mean for names (closest: plugin names and config field hints use it too; role
-variables are matched by edit distance, plugin_utils/inputs.py) and the check of a task's option names that every
+variables are matched by edit distance, plugin_utils/inputs/kinds.py) and the check of a task's option names that every
 module and action plugin runs before any other check of its arguments (unsupported_options): ansible-core reports an
 unknown option after required_one_of and the like, so a misspelled ``confg:`` would fail as "one of the following
 is required: content, config".
@@ -74,7 +74,7 @@ SCHEDULER_CONFIG_SPEC = dict(
 
 # Only from scheduler_config's action plugin: the secret values of the rendered text, so that Ansible masks them in
 # every output of the module (arguments at -vvv, diff, messages); the same keys to mask in the text of the file it
-# replaces; the files the validated config names, with their field paths (plugins/plugin_utils/named_files.py).
+# replaces; the files the validated config names, with their field paths (plugins/plugin_utils/config/named_files.py).
 SCHEDULER_CONFIG_HOST_SPEC = dict(
     secret_values=dict(type='list', elements='str', default=[], no_log=True),
     secret_keys=dict(type='list', elements='str', default=[], no_log=False),

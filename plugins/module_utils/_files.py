@@ -33,7 +33,7 @@ import shutil
 import socket
 import tempfile
 
-# Every temp name is ".<name><TEMP_MARK><random>" beside the file it replaces (plugins/plugin_utils/constants.py
+# Every temp name is ".<name><TEMP_MARK><random>" beside the file it replaces (plugins/plugin_utils/core/constants.py
 # re-exports these for the controller and the tests).
 TEMP_MARK = ".kubesched-tmp."
 # The temp names of earlier versions, recognised as leftovers too: the module's ".<name>.<8 chars>.tmp", the

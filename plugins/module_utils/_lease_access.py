@@ -149,8 +149,8 @@ def _who(api):
 
 def _holder(api, namespace, name):
     """Who holds the lease now, and whether it is this master: kube-scheduler's identity is ``<hostname>_<uuid>``
-    (os.Hostname, the kernel's node name, as socket.gethostname() reads it). The plan changes the masters that hold
-    no lease first and the holders last, so each lease moves once (plugin_utils/rollout_order.py). Best effort: a
+    (os.Hostname, the kernel's node name, as socket.gethostname() reads it). The plan changes the masters that hold no
+    lease first and the holders last, so each lease moves once (plugin_utils/rollout/rollout_order.py). Best effort: a
     lease that cannot be read leaves its holder unknown (null, with the reason), never fails the plan."""
     try:
         lease = api.request("GET", "/apis/%s/v1/namespaces/%s/leases/%s" % (GROUP, namespace, name))

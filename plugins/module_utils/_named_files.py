@@ -15,7 +15,7 @@ def missing_named_files(named_files, will_exist=frozenset()):
     """One line per file that is neither a readable regular file on this host nor written by this run.
 
     ``named_files``: [{"field": "extenders[0].tlsConfig.certFile", "path": "/etc/..."}], as the controller found
-    them in the config (plugins/plugin_utils/named_files.py).
+    them in the config (plugins/plugin_utils/config/named_files.py).
     """
     problems = []
     for entry in named_files or []:

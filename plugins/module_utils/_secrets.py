@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one rule for what is secret, shared by the controller (plugin_utils/redaction.py) and the host (diffs of
+"""The one rule for what is secret, shared by the controller (plugin_utils/core/redaction.py) and the host (diffs of
 the files a module replaces): stdlib only, so that modules can carry it.
 
 A field is secret when its name, case and ``-``/``_`` ignored, contains ``key``, ``token``, ``password`` or

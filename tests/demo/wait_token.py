@@ -8,7 +8,7 @@ import time
 
 from kubernetes import client, config
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.metrics_access import token_secret_name
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster.metrics_access import token_secret_name
 
 TIMEOUT = 60.0
 

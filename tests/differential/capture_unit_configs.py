@@ -45,7 +45,7 @@ class Recorder(object):
         self.test = item.nodeid.split("::", 1)[-1]
 
     def install(self):
-        from ansible_collections.kubesched.schedulers.plugins.plugin_utils import configuration
+        from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import configuration
         registry, decode = configuration._registry, configuration._decode  # pylint: disable=protected-access
 
         def _registry(version, extra_plugins):
@@ -72,9 +72,9 @@ class Recorder(object):
 
         # test_validation_pluginargs.py calls the args validators directly (upstream's validation_pluginargs_test.go
         # tables): each args dict becomes a profile's pluginConfig for that plugin.
-        from ansible_collections.kubesched.schedulers.plugins.plugin_utils import validation_pluginargs as A
+        from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import _validation_pluginargs as validation_pluginargs
         for function, plugin in VALIDATORS.items():
-            setattr(A, function, self._wrap(getattr(A, function), plugin))
+            setattr(validation_pluginargs, function, self._wrap(getattr(validation_pluginargs, function), plugin))
 
     def _wrap(self, validator, plugin):
         def wrapped(path, args, *rest):
@@ -93,12 +93,12 @@ def validation_table():
     """test_validation.py's port of TestValidateKubeSchedulerConfiguration (it calls the validator directly): each
     case as a whole config, with upstream's CustomSort/CustomBind swapped for in-tree plugins the binary has."""
     import copy
-    sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "plugins", "plugin_utils"))
-    import test_validation as T  # pylint: disable=import-error,import-outside-toplevel
-    for name, changes, _expected in T.CASES:
-        config = copy.deepcopy(T.VALID)
+    sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "plugins", "plugin_utils", "config"))
+    import test_validation  # pylint: disable=import-error,import-outside-toplevel
+    for name, changes, _expected in test_validation.CASES:
+        config = copy.deepcopy(test_validation.VALID)
         for path, value in changes:
-            T._set(config, path, value)  # pylint: disable=protected-access
+            test_validation._set(config, path, value)  # pylint: disable=protected-access
         text = yaml.safe_dump(dict(config, apiVersion="kubescheduler.config.k8s.io/v1",
                                    kind="KubeSchedulerConfiguration"), default_flow_style=False, sort_keys=True)
         yield "validation_test: " + name, text.replace("CustomSort", "PrioritySort").replace("CustomBind",

@@ -1060,7 +1060,7 @@ UPGRADE_V1BETA3 = UPGRADE_HEAD.replace("/v1\n", "/v1beta3\n", 1) + (
 
 def upgrade_converted() -> str:
     """UPGRADE_V1BETA3 as the library converts it to v1 (a changed conversion is a case to record again)."""
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.conversion import \
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.conversion import \
         convert_to_v1  # pylint: disable=import-outside-toplevel
     from harness import KUBECONFIG, materialise  # pylint: disable=import-outside-toplevel
     # @KUBECONFIG@ is no YAML token: convert the file as kube-scheduler would read it, then name the path again.

@@ -13,14 +13,14 @@ disabled: [Y]").
 
     .venv/bin/python tests/differential/gates.py 1.37      # KUBE_SCHEDULER_BIN_1_37; writes gates/1.37.json
 
-and then plugin_utils/feature_gate_inventory.json (every measured minor), which the library checks --feature-gates
+and then plugin_utils/config/feature_gate_inventory.json (every measured minor), which the library checks --feature-gates
 with. AllAlpha and AllBeta set every alpha (beta) gate not given by name: what the binary answers to each of
 ALL_FORMS is recorded beside the gates (``all_forms``: its refusal, "" when it starts);
 
     .venv/bin/python tests/differential/gates.py --all-forms 1.37   # only those, into the existing gates/1.37.json
 
 The recording (gates/<minor>.json) names the binary (file, --version, sha256); test_gates_binaries.py compares the
-library's gate table (plugin_utils/feature_gates.py) with it.
+library's gate table (plugin_utils/config/_feature_gates.py) with it.
 """
 
 from __future__ import annotations
@@ -138,11 +138,11 @@ def measure(binary):
 
 # The two gates that set others; their own stage names no gate.
 _ALL = ("AllAlpha", "AllBeta")
-INVENTORY = os.path.join(harness.ROOT, "plugins", "plugin_utils", "feature_gate_inventory.json")
+INVENTORY = os.path.join(harness.ROOT, "plugins", "plugin_utils", "config", "feature_gate_inventory.json")
 
 
 def write_inventory():
-    """plugin_utils/feature_gate_inventory.json, what the library reads (feature_gates.inventory): per measured minor,
+    """plugin_utils/config/feature_gate_inventory.json, what the library reads (feature_gates.inventory): per measured minor,
     gate -> [default, locked] and the gates it was refused without ("X is enabled, but depends on ..."), and which
     gates are alpha and beta (what AllAlpha and AllBeta set)."""
     inventory = {}

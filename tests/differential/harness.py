@@ -23,10 +23,10 @@ import tempfile
 
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import configuration
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import errors as E
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import framework_checks
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import configuration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import errors
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import _framework_checks as framework_checks
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Beside the binaries, not in the checkout: keyed by the binary's and the config's sha256, so a fresh clone (CI's)
@@ -337,7 +337,7 @@ def compare(minor: str, lib: dict, binary: dict) -> dict:
     if lib.get("crash"):
         problems.append("library raised " + lib["crash"])
     runtime = (not lib["ok"] and binary["ok"] and bool(lib["errors"])
-               and all(e["type"] == E.LEADER_ELECTION for e in lib["errors"]))
+               and all(e["type"] == errors.LEADER_ELECTION for e in lib["errors"]))
     if runtime:
         # client-go's NewLeaderElector rule (renewDeadline > 1.2 x retryPeriod ...) is checked only once
         # kube-scheduler runs with leader election, which the offline --write-config-to run never reaches

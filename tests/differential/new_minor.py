@@ -34,7 +34,7 @@ import harness  # noqa: E402  pylint: disable=wrong-import-position
 import releases  # noqa: E402  pylint: disable=wrong-import-position
 import run as runner  # noqa: E402  pylint: disable=wrong-import-position
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import versions  # noqa: E402
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import versions  # noqa: E402
 
 
 def scheduler_of(version: str, substitutes: list) -> str:

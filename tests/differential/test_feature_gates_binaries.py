@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""--feature-gates as an input of the model (issue 32 item 5): configs run through the library with
+"""--feature-gates as an input of the model: configs run through the library with
 ``feature_gates=<value>`` and through the real kube-scheduler with ``--feature-gates <value>``, compared as the
 differential harness compares (verdict, field, effective config, plugins view; a refused flag by its message).
 Live on each binary present (KUBE_SCHEDULER_BIN_1_<minor>), skipped without it."""
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  pylint: disable=wrong-import-position
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import configuration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import configuration
 
 harness.load_k8s_env()
 

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  pylint: disable=wrong-import-position
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.kube_scheduler_flags import flags_for
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.kube_scheduler_flags import flags_for
 
 harness.load_k8s_env()
 _FLAG = re.compile(r"^\s+(?:-\w, )?--([a-z0-9][a-z0-9-]*)", re.M)

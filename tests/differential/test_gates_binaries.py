@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The library's feature-gate table (plugin_utils/feature_gates.py) against the gates each binary knows, measured by
+"""The library's feature-gate table (plugin_utils/config/_feature_gates.py) against the gates each binary knows, measured by
 gates.py (recorded in gates/<minor>.json: stage, default and lock of every gate, from --help and --feature-gates).
 
 Every gate the library models must exist in exactly the minors whose binary knows it, with that binary's default,
@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gates  # noqa: E402  pylint: disable=wrong-import-position
 import harness  # noqa: E402  pylint: disable=wrong-import-position
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import _feature_gates as feature_gates
 
 harness.load_k8s_env()
 

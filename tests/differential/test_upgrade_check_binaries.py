@@ -14,8 +14,8 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.conversion import convert_to_v1
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.conversion import convert_to_v1
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade.upgrade_check import check_upgrade
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402  pylint: disable=wrong-import-position

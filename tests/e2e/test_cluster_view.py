@@ -1,4 +1,4 @@
-"""Issue 23 on the real cluster (conftest.py, realcluster.py): the cluster-wide pre-upgrade scan and the lease RBAC
+"""On the real cluster (conftest.py, realcluster.py): the cluster-wide pre-upgrade scan and the lease RBAC
 preflight of the plan, as an operator runs them against kubeadm's masters.
 
 The scan (playbooks/upgrade_scan.yml, read-only, also a Check job) must find the third-party scheduler configs an
@@ -22,7 +22,7 @@ import pytest
 import yaml
 from kubernetes import client
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import versions
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import versions
 
 from conftest import require_binaries
 
@@ -39,7 +39,7 @@ leaderElection:
 profiles:
 - schedulerName: stork
 """
-# The in-tree volume-limit plugins were unregistered in 1.32 (plugin_registry.py, _PLUGIN_CHANGES[32]).
+# The in-tree volume-limit plugins were unregistered in 1.32 (config/_plugin_registry.py, _PLUGIN_CHANGES[32]).
 REMOVED_PLUGIN, REMOVED_IN = "EBSLimits", (1, 32)
 V1_REMOVED_PLUGIN = """apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

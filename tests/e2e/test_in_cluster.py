@@ -15,7 +15,7 @@ import subprocess
 import pytest
 from kubernetes import client
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import metrics_access
 from conftest import require_binaries
 from realcluster import changed_count
 from cluster import wait_for  # tests/controlplane, on the path through realcluster
@@ -163,7 +163,7 @@ def test_a_pod_for_the_in_cluster_scheduler_is_bound_by_it_and_runs(cluster):
     assert events[0]["reportingController"] == NAME
     core.delete_namespaced_pod("probe", "e2e", grace_period_seconds=0)
 
-    # Issue 23: each pod's /metrics, from the node that runs it, with the reader's token (200, the binding of the
+    # Each pod's /metrics, from the node that runs it, with the reader's token (200, the binding of the
     # metrics-reader ClusterRole) and without (refused). The pods delegate authentication and authorization to the
     # API server as their own ServiceAccount, through its binding to system:kube-scheduler: no auth-delegator.
     token = reader_token(cluster)
@@ -208,7 +208,7 @@ def test_verify_role_proves_every_scheduler_on_real_nodes(cluster):
 
 
 def test_verify_audits_the_real_leases_and_flags_a_foreign_contender(cluster):
-    """Issue 23: kubeadm's scheduler holds kube-system/kube-scheduler as a master (its host name), the Deployment's
+    """Kubeadm's scheduler holds kube-system/kube-scheduler as a master (its host name), the Deployment's
     replicas hold theirs as their pod names: both pass the audit. A lease this inventory's instance expects, held by
     an identity of no master, is a foreign contender (a Check job: no test pod, the leases are read)."""
     renewed = datetime.datetime.now(datetime.timezone.utc)

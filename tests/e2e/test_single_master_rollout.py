@@ -1,4 +1,4 @@
-"""Make before break on one master, on real kubelets (issue 34 item 2).
+"""Make before break on one master, on real kubelets.
 
 The e2e cluster's m2 stops its kubeadm scheduler (its manifest moved away), so m1's is the only process that
 elects on kube-system/kube-scheduler: a one-master cluster's shape. playbooks/static_pod.yml then changes m1's

@@ -1,4 +1,4 @@
-"""scheduler-plugins on a real cluster through the deployment role (issue 33): the scheduler of scheduler-plugins
+"""scheduler-plugins on a real cluster through the deployment role: the scheduler of scheduler-plugins
 0.34.7 with Coscheduling and CapacityScheduling, its CRDs, RBAC and controller, all from the role; then what the
 cluster shows of it - a PodGroup is bound all together when the worker has room for all of its pods and not at all
 when it has room for fewer than minMember, an ElasticQuota caps a namespace - and `state: absent`, which leaves a CRD

@@ -3,7 +3,7 @@ roles' argument specs, docs/docsite) with no error, writes the RST, and Sphinx b
 Every module, filter and role has its page, and the guides are there, and the README with every Markdown page it
 links (docs/site/conf.py PAGES: what the README's sections moved to), so each is one click from the README.
 
-Issue 22 item 8: the lint does not depend on the name of antsibull-docs' temporary copy of the collection. Its
+The lint does not depend on the name of antsibull-docs' temporary copy of the collection. Its
 linter copies the collection to a fresh `antsibull-docs-XXXXXXXX` directory. With the Makefile's PYTHONPATH (the
 checkout importable as kubesched.schedulers) the linter took the plugins' paths relative to the checkout, so the
 copy's directory name reached the edit link of every page, and a name ending in `_` (one run in 37: tempfile draws

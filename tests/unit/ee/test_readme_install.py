@@ -18,7 +18,7 @@ import ansible.release
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 
 REPO = Path(__file__).resolve().parents[3]
 README = (REPO / "README.md").read_text()

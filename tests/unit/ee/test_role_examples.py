@@ -1,4 +1,4 @@
-"""Issue 22 item 8: every role's docs page has examples (argument_specs `examples`, which antsibull-docs renders),
+"""Every role's docs page has examples (argument_specs `examples`, which antsibull-docs renders),
 and they work: the instances resolve with the real instance model, the deployment role renders its objects with the
 example's variables through real ansible-playbook, and every playbook an example imports exists."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 
 REPO = Path(__file__).resolve().parents[3]
 ROLES = ("systemd", "static_pod", "deployment", "verify")

@@ -1,4 +1,4 @@
-"""The hostile inputs of issue 8, shared by the regression tests and benchmarks/hostile_inputs.py."""
+"""The hostile inputs, shared by the regression tests and benchmarks/hostile_inputs.py."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def pem_data(kind, body):
     return base64.b64encode(text.encode()).decode()
 
 
-# Issue 21's worst cases (benchmarks/hostile_inputs.py).
+# The later worst cases (benchmarks/hostile_inputs.py).
 
 def kind_missing(key, cert):
     """A v1 config without ``kind`` whose extender carries TLS key and certificate data: refused, and the refusal must

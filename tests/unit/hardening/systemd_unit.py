@@ -1,4 +1,4 @@
-"""Render the systemd role's unit (plugin_utils/systemd_unit.py) for a resolved instance and read it back with systemd's own rules.
+"""Render the systemd role's unit (plugin_utils/render/systemd_unit.py) for a resolved instance and read it back with systemd's own rules.
 
 systemd (src/shared/conf-parser.c, src/basic/fileio.c read_line, src/basic/extract-word.c) reads a unit as:
 lines end at \\n, \\r\\n, \\r or NUL; a line ending in a backslash continues on the next one (the backslash becomes a
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.systemd_unit import systemd_unit
 
 ROLE_VARS = {"kube_scheduler_system_user": "kube-scheduler", "kube_scheduler_system_group": "kube-scheduler",
              "kube_scheduler_binary_link": "/usr/local/bin/kube-scheduler"}

@@ -13,9 +13,9 @@ import yaml
 import hostile
 from ansible_collections.kubesched.schedulers.plugins.filter.kubeadm_scheduler_patch import (
     KubeadmPatchError, kubeadm_scheduler_patch)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_io
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade_check import check_upgrade
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import yaml_io
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade.upgrade_check import check_upgrade
 
 HUGE = "9" * 5000
 KUBECONFIG = """apiVersion: v1

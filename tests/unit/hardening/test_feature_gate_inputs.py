@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 from action_harness import run_action
 
 CONFIG_DIR = "/etc/kubernetes/schedulers"

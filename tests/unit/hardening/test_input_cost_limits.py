@@ -12,11 +12,11 @@ import time
 import pytest
 
 import hostile
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import yaml_limits
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_role
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import parse_text
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import yaml_limits
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import check_role
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parse_text
 
 VERSION = "1.33"
 
@@ -106,7 +106,7 @@ def test_the_text_is_parsed_once(monkeypatch):
 
 
 def test_ten_thousand_instances_are_refused_at_once_with_the_cap_and_the_fix():
-    """Issue 21: 10000 instances used to be resolved (23 s) before anything said no."""
+    """10000 instances used to be resolved (23 s) before anything said no."""
     start = time.monotonic()
     _resolved, errors, _warnings = resolve(hostile.many_instances(10000), "1.35.4", "/etc/kubernetes/schedulers")
     assert time.monotonic() - start < 1

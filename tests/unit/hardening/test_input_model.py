@@ -1,4 +1,4 @@
-"""The one input model (plugins/plugin_utils/inputs.py, role_variables.py): every role variable and module option
+"""The one input model (plugins/plugin_utils/inputs/kinds.py, role_variables.py): every role variable and module option
 that reaches a file, a path, a unit, a command line, a manifest or an in-cluster object is refused on the
 controller, with its own name in the message. One test per example of the hostile run; the action plugins run
 in-process as ansible-core runs them, and a refusal must leave the host uncontacted (no module call)."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_role
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.systemd_unit import systemd_unit
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import check_role
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.systemd_unit import systemd_unit
 from action_harness import run_action
 from systemd_unit import parse
 
@@ -159,7 +159,7 @@ def test_a_host_path_with_dot_dot_is_refused_before_the_api_server_sees_it():
     ("kube_scheduler_deployment_tolerations", [{"operator": "Equal", "value": "x"}], "an empty key needs operator Exists"),
     ("kube_scheduler_deployment_priority_classes", [{"name": "system-batch", "value": 1}], "system- prefix is reserved"),
     ("kube_scheduler_deployment_priority_classes", [{"name": "batch", "value": 2000000000}], "between -2147483648 and 1000000000"),
-    # Issue 21 item 1: what the API server's container-resources and PriorityClass admission refuse
+    # What the API server's container-resources and PriorityClass admission refuse
     # (tests/unit/roles/test_apiserver_dry_run.py asks the real kube-apiserver about the same values).
     ("kube_scheduler_deployment_resources", {"requests": {"gpu": "1"}}, "must be cpu, memory, ephemeral-storage"),
     ("kube_scheduler_deployment_resources", {"requests": {"memory": "1Gi"}, "limits": {"memory": "1G"}},

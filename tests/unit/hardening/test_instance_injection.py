@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.extra_plugins import check_extra_plugins
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.extra_plugins import check_extra_plugins
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 from systemd_unit import exec_words, parse, render
 
 VERSION = "1.33.2"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.filter.kube_release import kube_release
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import check_role, known_variables
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import UnsupportedVersion, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import check_role, known_variables
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise
 from action_harness import run_action
 
 VAR = "kube_scheduler_instances[0].config"

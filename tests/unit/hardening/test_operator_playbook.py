@@ -33,7 +33,7 @@ CASES = {
 }
 # host_vars of m2 per case.
 HOST_VARS = {
-    # Issue 36: the role's variables are checked once for all masters (run_once), so m2's own mistake is found by the
+    # The role's variables are checked once for all masters (run_once), so m2's own mistake is found by the
     # one run on m1's behalf, named by its host.
     "host_var_of_one_master": 'kube_scheduler_unit_dir: ""\n',
     "lease_divergence": "kube_scheduler_instances:\n  - name: kube-scheduler\n    default_scheduler: true\n"
@@ -87,7 +87,7 @@ def test_a_mistake_fails_on_the_controller_naming_the_variable(runs, case, words
 
 def test_a_v_prefixed_version_passes_every_controller_check(runs):
     name, _host, result = first_failure(runs["v_prefixed_version"])
-    # The first task that needs the master is the plan's one call to it (issue 36: it resolves the directories too).
+    # The first task that needs the master is the plan's one call to it (it resolves the directories too).
     assert name.endswith("Ask the master what would change"), (name, result)
     assert result.get("unreachable") or "192.0.2." in result.get("msg", ""), result
 
@@ -145,7 +145,7 @@ def test_module_refusals_name_the_fqcn_and_the_fix(tmp_path, ansible_playbook, j
         "LeaderElectionConfiguration.leaderElection.leaderElect of type bool",
         "  hint (config.leaderElection.leaderElect): use a boolean, true without quotes: a survey or -e key=value "
         "gives text (convert it with | bool)"]
-    # Issue 36: the directories are resolved by the plan's call and checked after it answers: an apply never does.
+    # The directories are resolved by the plan's call and checked after it answers: an apply never does.
     assert results["host_paths_in_apply"]["msg"] == ("kubesched.schedulers.scheduler_rollout: host_paths is checked by "
                                                      "the plan (apply: false), before any apply; nothing was changed")
     assert not (tmp_path / "state").exists() and not (tmp_path / "config").exists()
@@ -215,9 +215,9 @@ SYSTEMD_LINK_PLAY = """
                                                  ("own", False)])
 def test_systemd_directories_are_compared_by_real_path_on_the_master(tmp_path, ansible_playbook, config_dir,
                                                                      refused):
-    """Issue 21: a config dir that is (through a symbolic link) the unit dir, or a directory inside it, is refused
-    on the master before anything is written there, naming both variables and what the link resolves to. Issue 36:
-    the plan's one call to the master resolves them, no call of its own."""
+    """A config dir that is (through a symbolic link) the unit dir, or a directory inside it, is refused
+    on the master before anything is written there, naming both variables and what the link resolves to.
+    The plan's one call to the master resolves them, no call of its own."""
     (tmp_path / "units").mkdir()
     (tmp_path / "units" / "ssh.service").write_text("[Unit]\n")
     (tmp_path / "config").symlink_to(tmp_path / "units")

@@ -1,4 +1,4 @@
-"""Issue 8, item 6: property-based tests of every input of both action plugins with hostile strings and structures.
+"""Property-based tests of every input of both action plugins with hostile strings and structures.
 
 Hypothesis generates instances, configs, config texts, extra_plugins, extra_flags, modes, owners and groups from
 valid values with hostile ones mixed in (newlines, carriage returns, NUL, Unicode line separators, quotes,
@@ -8,7 +8,7 @@ templar); the host-side module runs as a real subprocess with the arguments the 
 
 - a clean error (a failed result, or AnsibleActionFail) or accepted: never any other exception;
 - never a write on failure: dest keeps its bytes, mode and kind, and no temp file is left;
-- never an injected unit line: an accepted instance renders plugins/plugin_utils/systemd_unit.py into
+- never an injected unit line: an accepted instance renders plugins/plugin_utils/render/systemd_unit.py into
   exactly the baseline's sections and keys, read with systemd's rules, with ExecStart's words exactly the argv;
   the static pod manifest parses back to the same command;
 - never a secret (extender keyData/certData) in any result, message, diff or module output;
@@ -34,10 +34,10 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import CONTROL
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES, check_role
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import static_pod_manifest_yaml
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.kinds import CONTROL
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import ROLE_VARIABLES, check_role
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.static_pod_manifest import static_pod_manifest_yaml
 import hostile
 from action_harness import run_action
 from systemd_unit import exec_words, parse, render
@@ -460,8 +460,8 @@ gate_strings = st.one_of(st.lists(gate_pairs, max_size=4).map(",".join), hostile
 @settings(max_examples=examples(300), **SETTINGS)
 @given(value=gate_strings, minor=st.sampled_from(["1.30", "1.33", "1.35", "1.36", "1.37", "1.38"]))
 def test_a_feature_gate_string_is_refused_in_kube_schedulers_words_or_sets_what_it_names(value, minor):
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils import feature_gates  # pylint: disable=import-outside-toplevel
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import _feature_gates as feature_gates  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process  # pylint: disable=import-outside-toplevel
     try:
         gates = feature_gates.parse(value, minor)
     except feature_gates.FeatureGateError as exc:
@@ -501,7 +501,7 @@ def test_extra_flags_with_gates_give_one_flag_of_each_name_or_a_clean_refusal(fl
 # --- the plugin args of every scheduler-plugins kind, as a config gives them --------------------------------------
 
 def _scheduler_plugins_kinds():
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins  # pylint: disable=import-outside-toplevel
     kinds = []
     for release in sorted(scheduler_plugins.RELEASES):
         tree = scheduler_plugins.OutOfTree(release)
@@ -524,9 +524,9 @@ arg_values = st.one_of(scalar, structure, st.sampled_from(
 @given(data=st.data(), case=st.sampled_from(SCHEDULER_PLUGINS_KINDS), enabled=st.booleans())
 def test_scheduler_plugins_args_of_every_kind_are_refused_cleanly_or_defaulted(data, case, enabled):
     release, plugin, fields = case
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils import scheduler_plugins  # pylint: disable=import-outside-toplevel
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process  # pylint: disable=import-outside-toplevel
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain  # pylint: disable=import-outside-toplevel
     args = data.draw(st.dictionaries(st.sampled_from(fields + ["notAField"]), arg_values, max_size=4), label="args")
     profile = {"schedulerName": "sp", "pluginConfig": [{"name": plugin, "args": args}]}
     if enabled:

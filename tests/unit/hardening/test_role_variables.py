@@ -1,4 +1,4 @@
-"""The input model's table of role variables (plugins/plugin_utils/role_variables.py) and the roles' argument specs
+"""The input model's table of role variables (plugins/plugin_utils/instances/role_variables.py) and the roles' argument specs
 name the same variables, so no variable reaches a role without a kind."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import ROLE_VARIABLES
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import ROLE_VARIABLES
 
 ROLES = Path(__file__).resolve().parents[3] / "roles"
 
@@ -45,7 +45,7 @@ def test_every_variable_the_playbooks_read_is_known():
     """A playbook's own variable must never be reported as a typo of a role's."""
     import re
 
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import known_variables
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import known_variables
 
     playbooks = Path(__file__).resolve().parents[3] / "playbooks"
     names = set()

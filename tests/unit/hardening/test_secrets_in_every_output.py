@@ -17,13 +17,13 @@ import yaml
 
 import hostile
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact, redact_text, secret_field
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.redaction import redact_result
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import redact_result
 
-KEY = hostile.pem_data("PRIVATE KEY", b"ISSUE21-EXTENDER-KEY")
-CERT = hostile.pem_data("CERTIFICATE", b"ISSUE21-EXTENDER-CERT")
-TOKEN = "issue21.kubeconfig-bearer-token-0123456789"
-CLIENT_KEY = "SVNTVUUyMS1DTElFTlQtS0VZ"  # base64 of ISSUE21-CLIENT-KEY
-SECRETS = (KEY, CERT, TOKEN, CLIENT_KEY, "ISSUE21-")
+KEY = hostile.pem_data("PRIVATE KEY", b"CANARY-EXTENDER-KEY")
+CERT = hostile.pem_data("CERTIFICATE", b"CANARY-EXTENDER-CERT")
+TOKEN = "canary.kubeconfig-bearer-token-0123456789"
+CLIENT_KEY = "Q0FOQVJZLUNMSUVOVFMtS0VZ"  # base64 of CANARY-CLIENTS-KEY
+SECRETS = (KEY, CERT, TOKEN, CLIENT_KEY, "CANARY-")
 KUBECONFIG = """apiVersion: v1
 kind: Config
 clusters:

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Issue 36: the rollout playbooks apply a master in one call when the engine's health gate is its last (the engine
+"""The rollout playbooks apply a master in one call when the engine's health gate is its last (the engine
 commits in that call: kube_scheduler_rollout_hold false, no commit step), and keep the held change (apply, the
 verify role's metrics gate, commit; restore in the rescue) when kube_scheduler_rollout_verify runs that gate.
 
@@ -26,7 +26,7 @@ def apply_play(kind, gate_fails):
     (block,) = [task for task in play["tasks"] if "block" in task]
 
     def stub(task):
-        if "block" in task:  # the rescue's own block (issue 34: the restore's failure waits for its wave)
+        if "block" in task:  # the rescue's own block (the restore's failure waits for its wave)
             return dict(task, block=[stub(t) for t in task["block"]], rescue=[stub(t) for t in task.get("rescue", [])])
         if "ansible.builtin.include_role" not in task:
             return task

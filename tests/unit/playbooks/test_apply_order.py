@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The apply play's order and waves (issue 34), with real ansible-playbook and the real playbooks' plays: every task
+"""The apply play's order and waves, with real ansible-playbook and the real playbooks' plays: every task
 of them as it is, only the role includes (which need real masters: the Molecule scenarios run those) become small
 stand-ins - the plan sets the master's plan from the inventory (its change, who holds which lease), the apply step
 says which masters share its batch and fails where the inventory says so, the restore fails naming the reason as the
@@ -38,7 +38,7 @@ STAND_INS = {
             "msg": "standbys of {{ inventory_hostname }}: {{ kube_scheduler_rollout_standbys | join(',') }}"}},
         {"name": "Health gate (stand-in)", "ansible.builtin.fail": {"msg": "the new process never answered health"},
          "when": "fail_apply | default(false)"},
-        # Without a later gate the engine's apply call commits (issue 36): no commit step follows.
+        # Without a later gate the engine's apply call commits: no commit step follows.
         {"name": "Commit in the apply call (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"},
          "when": "not kube_scheduler_rollout_hold | bool"}],
     "commit": [{"name": "Commit (stand-in)", "ansible.builtin.debug": {"msg": "committed {{ inventory_hostname }}"}}],
@@ -210,7 +210,7 @@ def test_a_master_in_two_cluster_groups_stops_the_plan_naming_the_variable(tmp_p
 @pytest.mark.parametrize("kind,standby", [("static_pod", True), ("systemd", False)])
 def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_the_kind_defaults_to_one(
         kind, standby, tmp_path, ansible_playbook):
-    """Make before break (issue 34 item 2): the plan of every master names the instance, the apply step gets it."""
+    """Make before break: the plan of every master names the instance, the apply step gets it."""
     playbook(kind, tmp_path)
     inventory(tmp_path, {"one": (["ks-m1"], "ks-m1")})
     line = ("ks-m1: kube-scheduler holds lease kube-system/kube-scheduler and no other master stands by for it: a "

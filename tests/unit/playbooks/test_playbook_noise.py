@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Issue 22 item 7: a clean run prints no warning (a no-op run and a Check job used to end with "[WARNING]: Could
+"""A clean run prints no warning (a no-op run and a Check job used to end with "[WARNING]: Could
 not match supplied host pattern, ignoring: kube_scheduler_<kind>_pending"), and an inventory whose masters group is
 missing or empty fails at once, naming the group, instead of running nothing and exiting 0.
 

@@ -1,4 +1,4 @@
-"""Issue 21 item 1: what the roles would send, the real kube-apiserver judges.
+"""What the roles would send, the real kube-apiserver judges.
 
 A real kube-apiserver (1.35, `make binaries`) and Debian's etcd run as two local processes
 (tests/controlplane/local_apiserver.py). Two proofs:
@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import inputs as K
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.container_resources import container_resources
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.container_resources import container_resources
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
@@ -82,7 +82,7 @@ def configmap(name="probe", labels=None):
 
 
 def pdb(value):
-    # As the deployment role renders it (plugin_utils/deployment_objects.py): digits become a number, anything else
+    # As the deployment role renders it (plugin_utils/render/deployment_objects.py): digits become a number, anything else
     # stays text.
     rendered = int(value) if isinstance(value, str) and value.isdigit() else value
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
@@ -104,24 +104,24 @@ def scheduled_event(scheduler):
 
 # kind name -> (the library's kind, the object(s) the value lands in, as the roles render them)
 PROBES = {
-    "namespace (dns_label)": (K.dns_label, lambda v: [{"apiVersion": "v1", "kind": "Namespace",
-                                                       "metadata": {"name": v}}]),
-    "lease and object names (dns_subdomain)": (K.dns_subdomain, lambda v: [configmap(name=v)]),
-    "deployment name (object_label)": (K.object_label, lambda v: [configmap(
+    "namespace (dns_label)": (kinds.dns_label, lambda v: [{"apiVersion": "v1", "kind": "Namespace",
+                                                           "metadata": {"name": v}}]),
+    "lease and object names (dns_subdomain)": (kinds.dns_subdomain, lambda v: [configmap(name=v)]),
+    "deployment name (object_label)": (kinds.object_label, lambda v: [configmap(
         name=v, labels={"app.kubernetes.io/instance": v})]),
-    "node selector (labels)": (K.labels, lambda v: [pod(nodeSelector=v)]),
-    "tolerations": (K.tolerations, lambda v: [pod(tolerations=v)]),
+    "node selector (labels)": (kinds.labels, lambda v: [pod(nodeSelector=v)]),
+    "tolerations": (kinds.tolerations, lambda v: [pod(tolerations=v)]),
     "container resources": (container_resources, lambda v: [pod(container={"resources": v})]),
-    "schedulerName (scheduler_name)": (K.scheduler_name, lambda v: [pod(schedulerName=v), scheduled_event(v)]),
-    "verify schedulers (verify_targets)": (K.verify_targets, lambda v: [
+    "schedulerName (scheduler_name)": (kinds.scheduler_name, lambda v: [pod(schedulerName=v), scheduled_event(v)]),
+    "verify schedulers (verify_targets)": (kinds.verify_targets, lambda v: [
         obj for item in v for name in [item["name"] if isinstance(item, dict) else item]
         for obj in (pod(schedulerName=name), scheduled_event(name))]),
-    "run_as_user": (K.run_as_user, lambda v: [pod(securityContext={
+    "run_as_user": (kinds.run_as_user, lambda v: [pod(securityContext={
         "runAsNonRoot": True, "runAsUser": int(v) if isinstance(v, str) and v.strip("-").isdigit() else v})]),
-    "secure_port (port)": (K.port, lambda v: [pod(container={
+    "secure_port (port)": (kinds.port, lambda v: [pod(container={
         "ports": [{"containerPort": int(v) if isinstance(v, str) and v.isdigit() else v}]})]),
-    "pdb_max_unavailable (int_or_percent)": (K.int_or_percent, lambda v: [pdb(v)]),
-    "image": (K.image, lambda v: [pod(container={"image": v})]),
+    "pdb_max_unavailable (int_or_percent)": (kinds.int_or_percent, lambda v: [pdb(v)]),
+    "image": (kinds.image, lambda v: [pod(container={"image": v})]),
 }
 
 # Where the library refuses what the API server would take, on purpose: (kind, why, which values).
@@ -235,7 +235,7 @@ def test_the_library_and_the_api_server_agree_value_by_value(api):
         try:
             check(value, "probe")
             library = None
-        except K.InputError as exc:
+        except kinds.InputError as exc:
             library = str(exc)
         server = dry_run(api, objects_for(value))
         if library is None and server is not None:
@@ -609,7 +609,7 @@ def can(api, user, verb, lease, namespace="kube-system"):
 
 
 def test_the_readmes_rbac_example_grants_exactly_the_lease_its_instance_needs(api):
-    """Issue 22 item 10: kubeadm's scheduler identity cannot get/update a lease of its own until the documented Role
+    """Kubeadm's scheduler identity cannot get/update a lease of its own until the documented Role
     and RoleBinding (docs/lease-rbac.md) are applied; then it can, and still no other lease."""
     from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
     user = "system:kube-scheduler"
@@ -652,9 +652,9 @@ STATIC_POD_INSTANCES = [
 def test_static_pod_manifests_of_the_instances_the_model_accepts_pass_the_api_servers_dry_run(api):
     """The kubelet runs a static pod only if it passes the API server's pod validation, and mirrors it through the
     API server: the longest accepted flag value, a long kubeconfig path, the last port, IPv6 and any-address binds."""
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import (  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import (  # pylint: disable=import-outside-toplevel
         resolve)
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import (  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.static_pod_manifest import (  # pylint: disable=import-outside-toplevel
         static_pod_manifest)
     resolved, errors, _warnings = resolve(STATIC_POD_INSTANCES, VERSION, "/etc/kubernetes/schedulers")
     assert errors == [] and len(resolved) == len(STATIC_POD_INSTANCES)

@@ -1,4 +1,4 @@
-"""Issue 23 items 3 and 4 against a real kube-apiserver: the plan's lease access check, verify's lease audit and the
+"""Against a real kube-apiserver: the plan's lease access check, verify's lease audit and the
 cluster-wide pre-upgrade scan.
 
 A real kube-apiserver (1.35, `make binaries`) and etcd run as local processes (tests/controlplane/local_apiserver.py)
@@ -182,7 +182,7 @@ def test_an_unreachable_api_server_is_a_warning_not_a_silent_pass(api, tmp_path)
 
 
 def test_the_plan_reads_who_holds_the_lease_and_whether_it_is_this_master(api, tmp_path):
-    """Issue 34: the plan knows each lease's holder (kube-scheduler's holderIdentity is <hostname>_<uuid>) and
+    """The plan knows each lease's holder (kube-scheduler's holderIdentity is <hostname>_<uuid>) and
     whether it is this master, through the same connection as the access check; the playbooks order the holders
     last from it. A lease that cannot be read leaves the holder unknown with the reason, and fails nothing."""
     from kubernetes import client  # pylint: disable=import-outside-toplevel

@@ -14,8 +14,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import constants
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import SUPPORTED_MINORS
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import constants
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import SUPPORTED_MINORS
 
 CASE_PLAY = """
 - name: {case}
@@ -254,7 +254,7 @@ def test_the_role_grants_get_and_update_on_exactly_its_own_lease(rendered):
 
 
 def test_keys_and_probe_timings_are_the_collections_constants(rendered):
-    """The ConfigMap's annotations, the pods' checksum and kubeadm's probe timings come from plugin_utils/constants.py
+    """The ConfigMap's annotations, the pods' checksum and kubeadm's probe timings come from plugin_utils/core/constants.py
     (the static_pod role's manifests use the same timings)."""
     objects = objects_of(rendered, "v" + SUPPORTED_MINORS[-1].replace(".", "_"))
     config_map = one(objects, "ConfigMap")["metadata"]["annotations"]
@@ -534,7 +534,7 @@ def test_a_scheduler_plugins_config_is_refused_before_anything_is_applied(render
 def test_the_shipped_crds_are_those_of_every_known_release(crd):
     """Where Go has the releases' modules (make binaries fetched them), each shipped CRD is the release's own."""
     import subprocess  # pylint: disable=import-outside-toplevel
-    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.scheduler_plugins import RELEASES  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.scheduler_plugins import RELEASES  # pylint: disable=import-outside-toplevel
     source = {"podgroups.scheduling.x-k8s.io.yaml": "coscheduling/crd.yaml",
               "elasticquotas.scheduling.x-k8s.io.yaml": "capacityscheduling/crd.yaml"}[crd]
     try:

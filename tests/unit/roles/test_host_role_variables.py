@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import constants
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.role_variables import DEPRECATED, ROLE_VARIABLES
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import constants
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import DEPRECATED, ROLE_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED = ("kube_scheduler_config_dir", "kube_scheduler_state_dir", "kube_scheduler_health_timeout",

@@ -1,4 +1,4 @@
-"""Issue 23 item 1: the prometheus-operator objects this collection renders, judged by the REAL CRDs.
+"""The prometheus-operator objects this collection renders, judged by the REAL CRDs.
 
 A real kube-apiserver (1.35, `make binaries`) with etcd (tests/controlplane/local_apiserver.py) gets prometheus-
 operator's own CustomResourceDefinitions of ServiceMonitor and PodMonitor (copied from the prometheus-operator
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import metrics_access
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))

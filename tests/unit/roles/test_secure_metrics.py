@@ -1,4 +1,4 @@
-"""Issue 23 item 1: a scheduler's /metrics, secure by default, proven on real parts.
+"""A scheduler's /metrics, secure by default, proven on real parts.
 
 A real kube-apiserver (1.35) with etcd (tests/controlplane/local_apiserver.py) and a real kube-scheduler 1.35 run as
 local processes. The kube-scheduler runs with exactly the flags the instance model gives it, and with the serving
@@ -32,8 +32,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import metrics_access, scheduler_activity
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import metrics_access
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster import scheduler_activity
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))

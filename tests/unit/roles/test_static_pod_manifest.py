@@ -12,7 +12,7 @@ kubernetes-validate against the OpenAPI schema of its Kubernetes version.
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils import static_pod_manifest as builder
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import static_pod_manifest as builder
 
 # 1.38 is a preview: kubeadm v1.38.0-beta.0 writes the scheduler's manifest as 1.37 does.
 VERSIONS = ["1.30.14", "1.31.13", "1.32.9", "1.33.5", "1.34.2", "1.35.0", "1.36.0", "1.37.2", "1.38.0"]

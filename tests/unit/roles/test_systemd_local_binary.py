@@ -1,4 +1,4 @@
-"""Issue 22 item 3: kube_scheduler_binary_local_path may be a symbolic link (/usr/local/bin/kube-scheduler ->
+"""Kube_scheduler_binary_local_path may be a symbolic link (/usr/local/bin/kube-scheduler ->
 kube-scheduler-v1.35.4, the usual layout): the file it resolves to is checksummed, copied and asked for its version;
 a failed check says what it found. The systemd role's install step (tasks_from install.yml) on localhost with the
 real kube-scheduler binary (KUBE_SCHEDULER_BIN_1_35)."""

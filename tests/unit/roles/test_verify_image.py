@@ -1,4 +1,4 @@
-"""Issue 22 item 10: the verify role's default test-pod image follows the cluster's minor the way kubeadm does, so
+"""The verify role's default test-pod image follows the cluster's minor the way kubeadm does, so
 the nodes already have it. Rendered by real ansible-playbook from the role's own defaults and vars."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 22 item 9: the verify role's summary tables (what `make demo` prints) fit their columns: a lease holder is a
+"""The verify role's summary tables (what `make demo` prints) fit their columns: a lease holder is a
 host name and a UUID (kube-scheduler's identity, 47 characters for ks-demo-m1), longer than the fixed widths the
 table had, which shifted every column after it. The role's summary (its filter verify_report) rendered by real
 ansible-core."""

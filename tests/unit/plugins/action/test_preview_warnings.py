@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.versions import preview_warning
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import preview_warning
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "hardening"))
 from action_harness import run_action  # noqa: E402  pylint: disable=wrong-import-position,import-error

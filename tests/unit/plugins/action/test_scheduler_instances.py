@@ -86,7 +86,7 @@ def test_conflict_on_one_master_stops_every_master_before_any_change(ansible_pla
 
 
 def test_masters_of_other_clusters_are_not_peers(ansible_playbook, tmp_path):
-    """Issue 34: a fleet in one inventory. Each cluster has its own API server, so the same lease or schedulerName
+    """A fleet in one inventory. Each cluster has its own API server, so the same lease or schedulerName
     on another cluster's master is no conflict; within a cluster it still is."""
     rogue = dict(BATCH, name="rogue", secure_port=10270)
     rc, output, results = run_play(ansible_playbook, tmp_path, {
@@ -101,7 +101,7 @@ def test_masters_of_other_clusters_are_not_peers(ansible_playbook, tmp_path):
 
 
 def test_cluster_groups_name_the_clusters_and_a_master_in_two_stops_every_master(ansible_playbook, tmp_path):
-    """Issue 34: an inventory group per cluster (kube_scheduler_cluster_groups) makes the same peers as
+    """An inventory group per cluster (kube_scheduler_cluster_groups) makes the same peers as
     kube_scheduler_cluster; a master in two cluster groups fails every master before any change, naming the fix."""
     rogue = dict(BATCH, name="rogue", secure_port=10270)
     masters = {"master-1": {"kube_scheduler_instances": [DEFAULT, BATCH]},
@@ -128,7 +128,7 @@ def test_config_errors_reach_the_operator_with_field_paths(ansible_playbook, tmp
 
 
 def test_config_content_with_a_date_like_name_resolves(ansible_playbook, tmp_path):
-    # Issue 9: one strict loader for every config input. go-yaml keeps 2024-01-01 a string, as scheduler_config
+    # One strict loader for every config input. go-yaml keeps 2024-01-01 a string, as scheduler_config
     # does; a YAML 1.1 loader made it a date, and the action crashed ("Object of type date is not JSON serializable").
     dated = dict(DEFAULT, config_content=(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

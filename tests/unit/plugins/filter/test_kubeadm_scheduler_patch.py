@@ -11,8 +11,8 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.filter.kubeadm_scheduler_patch import (
     KubeadmPatchError, kubeadm_scheduler_patch)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.static_pod_manifest import static_pod_manifest
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.static_pod_manifest import static_pod_manifest
 
 # kubeadm's scheduler command before extraArgs (cmd/kubeadm/app/phases/controlplane/manifests.go).
 KUBEADM_DEFAULT_ARGS = {

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.named_files import named_files
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.named_files import named_files
 
 
 def test_the_kubeconfig_and_extender_tls_files_with_their_fields_inline_data_is_not_a_file():

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Issue 21 item 3: the rollout engine is all-or-nothing. Every file and directory spec is checked before the first
+"""The rollout engine is all-or-nothing. Every file and directory spec is checked before the first
 byte is written, and a failed gate puts directories back (modes, and the directories it made) as well as files.
 The engine on a temp dir (fake strategy and waiter, as test_rollout_engine.py), then the real module through
 ansible-playbook on localhost, with the real health gate against a port nothing listens on."""

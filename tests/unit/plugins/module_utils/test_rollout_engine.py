@@ -322,7 +322,7 @@ def test_one_read_call_finds_the_manifests_by_name_in_the_static_pod_directory(t
 
 
 def test_the_plan_call_resolves_paths_as_the_host_does(tmp_path):
-    """Issue 36: what `realpath --canonicalize-missing` said in a call of its own now comes back with the plan: a
+    """What `realpath --canonicalize-missing` said in a call of its own now comes back with the plan: a
     symbolic link is followed, a missing tail kept, and an existing directory has its device and inode."""
     (tmp_path / "units").mkdir()
     (tmp_path / "config").symlink_to(tmp_path / "units")
@@ -338,7 +338,7 @@ def test_the_plan_call_resolves_paths_as_the_host_does(tmp_path):
 
 
 def test_with_no_later_gate_one_apply_call_gates_and_commits(tmp_path):
-    """Issue 36: hold false - the health gate is the master's last, so the apply call commits: nothing is held, the
+    """Hold false - the health gate is the master's last, so the apply call commits: nothing is held, the
     backups go, and the result names what was committed."""
     p = params(tmp_path, [instance(tmp_path, "one", 10259)], hold=False)
     converge(p)

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Issue 25: the master's own kube-scheduler checks every new config and its flags offline, in the plan, before
+"""The master's own kube-scheduler checks every new config and its flags offline, in the plan, before
 anything running is touched. The seams (what each kind's strategy runs, how kube-scheduler's words are found, what
 the typed exceptions carry), then the real binary (KUBE_SCHEDULER_BIN_1_35; skipped, loudly, without it) refusing
 a bad change rendered by the controller exactly as the static_pod and systemd roles render it."""
@@ -26,8 +26,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_erro
     PreflightFailed, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
     StaticPodStrategy, SystemdStrategy, Verdict, strategy_for)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import resolve
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout_files import static_pod_host, systemd_host
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_files import static_pod_host, systemd_host
 
 from test_rollout_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
 
@@ -165,7 +165,7 @@ def test_static_pods_without_containerd_say_which_variable_helps():
     assert verdict.refused is None and "kube_scheduler_static_pod_preflight_binary" in verdict.problem
 
 
-# --- issue 35: the preflight on any CRI runtime ---------------------------------------------------------------------
+# --- The preflight on any CRI runtime ---------------------------------------------------------------------
 
 IMAGE = "registry.k8s.io/kube-scheduler:v1.35.4"
 
@@ -616,7 +616,7 @@ def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and
     assert yaml.safe_load(preflight["config"])["clientConnection"]["kubeconfig"] == PREFLIGHT_KUBECONFIG
 
 
-# --- issue 35: the podman path for real (a CRI-O master's tool), on this machine's podman -----------------------------
+# --- The podman path for real (a CRI-O master's tool), on this machine's podman -----------------------------
 
 CONTAINERS_CONF = os.path.join(os.path.dirname(__file__), "..", "..", "..", "hosts", "containers.conf")
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Issue 35: one kubeconfig given to two instances with the same kubeconfig_content. The engine writes it once, both
+"""One kubeconfig given to two instances with the same kubeconfig_content. The engine writes it once, both
 instances restart on a new content, a failed gate puts back what was there, and it is removed only with the last
 instance that uses it. Differing contents (or modes, owners) for one path stay refused, naming both instances."""
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Make before break on the master (issue 34 item 2): the engine starts an instance's temporary standby before its
+"""Make before break on the master: the engine starts an instance's temporary standby before its
 first write, removes it once the instance's new process passed its gate, and leaves nothing of it behind after a
 failure (the one restore) or a killed run (found and removed by the next one). A fake strategy and waiter record
 the order of what happens (the real kubelet and systemd: tests/e2e/test_single_master_rollout.py, make bench-lease-gaps)."""

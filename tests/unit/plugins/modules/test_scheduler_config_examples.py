@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.configuration import process
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.modules import scheduler_config
 
 MODULE = "kubesched.schedulers.scheduler_config"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ansible.parsing.utils.yaml import from_yaml
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.yaml_io import plain
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 
 TEXT = """
 profiles:

@@ -259,7 +259,7 @@ def test_invalid_config_fails_with_field_paths_and_touches_nothing(run):
     fields = {(e["field"], e["type"]) for e in invalid["errors"]}
     assert ("profiles[1].schedulerName", "Duplicate value") in fields
     assert ("percentageOfNodesToScore", "Invalid value") in fields
-    # Upstream's lines in order, each followed by a hint with the fix when there is one (plugin_utils/hints.py).
+    # Upstream's lines in order, each followed by a hint with the fix when there is one (plugin_utils/config/hints.py).
     lines = invalid["msg"].splitlines()
     assert [line for line in lines if not line.startswith("  hint (")] == [e["message"] for e in invalid["errors"]]
     duplicate = next(e["message"] for e in invalid["errors"] if e["type"] == "Duplicate value")
