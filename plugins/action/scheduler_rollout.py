@@ -69,6 +69,23 @@ ARGUMENT_SPEC = {
 }
 
 
+class Refused(Exception):
+    """The one way this action fails; run() turns it into the failed result, once. ``fields`` is what that result
+    adds to the task's result: failed, anything else it names, and msg last, in the order the result always had."""
+
+    def __init__(self, msg, **fields):
+        super().__init__(msg)
+        self.fields = dict(failed=True, **fields)
+        self.fields["msg"] = msg
+
+    @classmethod
+    def engine(cls, answer):
+        """The engine's own failed answer, which becomes the result as it came."""
+        refusal = cls(answer.get("msg"))
+        refusal.fields = answer
+        return refusal
+
+
 class ActionModule(NamesItsFqcn, ActionBase):
     TRANSFERS_FILES = False
 
@@ -76,19 +93,26 @@ class ActionModule(NamesItsFqcn, ActionBase):
         result = super().run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        if args["finish"]:
-            return self._finish(result, args, task_vars)
+        try:
+            if args["finish"]:
+                return self._finish(result, args, task_vars)
+            return self._plan_or_apply(result, args, task_vars)
+        except Refused as refusal:
+            return dict(result, **refusal.fields)
+
+    def _plan_or_apply(self, result, args, task_vars):
+        """Check the options, render every file of the master and let the engine plan or apply them."""
         missing = [name for name in ("instances", "kubernetes_version", "config_dir") if args[name] is None]
         if missing:
-            return dict(result, failed=True, msg="%s: missing required arguments: %s (only finish needs none of them)"
-                        % (FQCN, ", ".join(missing)))
+            raise Refused("%s: missing required arguments: %s (only finish needs none of them)"
+                          % (FQCN, ", ".join(missing)))
         if args["host_paths"] and args["apply"]:
             # Compared after the call answers: only a plan, which writes nothing, may learn them that way.
-            return dict(result, failed=True, msg="%s: host_paths is checked by the plan (apply: false), before any "
-                        "apply; nothing was changed" % FQCN)
+            raise Refused("%s: host_paths is checked by the plan (apply: false), before any apply; nothing was changed"
+                          % FQCN)
         if args["host_paths"] and args["kind"] != "systemd":
-            return dict(result, failed=True, msg="%s: host_paths names the systemd role's directories (kind: systemd); "
-                        "a static-pod master's are compared with the kubelet's directory by the read call" % FQCN)
+            raise Refused("%s: host_paths names the systemd role's directories (kind: systemd); a static-pod master's "
+                          "are compared with the kubelet's directory by the read call" % FQCN)
         # The raw options, not ansible-core's type=path conversion (which expands ~ and $VARS).
         raw = dict((name, self._task.args.get(name, args[name])) for name in _KINDS)
         normalised, problems = kinds.check_all(raw, _KINDS)
@@ -102,7 +126,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
             dirs = ("config_dir", "state_dir", "unit_dir") if args["kind"] == "systemd" else ("config_dir", "state_dir", "manifest_dir")
             problems.extend(kinds.separate_directories(dict((name, normalised[name]) for name in dirs)))
         if problems:
-            return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
+            raise Refused("%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         args.update(normalised, kubernetes_version=version)
         engine = {"mode": APPLY if args["apply"] else PLAN, "state_dir": args["state_dir"], "hold": args["hold"],
                   "health_timeout": args["health_timeout"], "settle": args["settle"]}
@@ -112,7 +136,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
         drift = None
         if args["kind"] == "systemd":
             if not args["binary_path"]:
-                return dict(result, failed=True, msg="binary_path: Required value: the systemd kind runs a binary")
+                raise Refused("binary_path: Required value: the systemd kind runs a binary")
             try:
                 engine.update(systemd_host(instances, {
                     "unit_dir": args["unit_dir"], "config_dir": args["config_dir"], "binary_link": args["binary_link"],
@@ -120,7 +144,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
                     "user": args["user"], "group": args["group"], "standbys": args["standbys"],
                     "standby_port_offset": args["standby_port_offset"]}))
             except RolloutError as exc:
-                return dict(result, failed=True, msg=str(exc))
+                raise Refused(str(exc)) from None
         else:
             # One read call: the kubelet's directory (unless given) with the manifests in it, what else the render
             # builds on, and the config and state directories as the host resolves them (to compare with the kubelet's).
@@ -129,11 +153,11 @@ class ActionModule(NamesItsFqcn, ActionBase):
                                    "resolve": [args[name] for name in _KUBELET_APART],
                                    "manifest_names": [instance["name"] for instance in instances]}, task_vars)
             if answer.get("failed"):
-                return dict(result, **answer)
+                raise Refused.engine(answer)
             result["manifest_dir"] = found = answer["manifest_dir"]
             same = _same_directory(found, answer.get("resolved") or {}, args)
             if same:
-                return dict(result, failed=True, msg=same)
+                raise Refused(same)
             try:
                 check_outside(found["path"], (args["config_dir"], args["state_dir"]))
                 host, drift = static_pod_host(instances, {
@@ -142,7 +166,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
                     "preflight_binary": args["preflight_binary"], "standbys": args["standbys"],
                     "standby_port_offset": args["standby_port_offset"]}, answer.get("read") or {})
             except RolloutError as exc:
-                return dict(result, failed=True, msg=str(exc))
+                raise Refused(str(exc)) from None
             engine.update(host)
         if not args["preflight"]:
             for entry in engine["instances"]:
@@ -155,8 +179,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
             found = dict((path, (entry or {}).get("path")) for path, entry in (answer.get("resolved") or {}).items())
             problems = check_real_paths(args["kind"], host_paths, real_paths(host_paths, found)) if found else []
             if problems:
-                return dict(result, failed=True, resolved=answer.get("resolved"), msg="%s: the variables are not "
-                            "valid on this master, nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
+                raise Refused("%s: the variables are not valid on this master, nothing was changed:\n%s"
+                              % (FQCN, "\n".join(problems)), resolved=answer.get("resolved"))
         result.update(answer)
         preview = preview_warning(version)
         if preview:
@@ -182,7 +206,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
         normalised, problems = kinds.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
             "state_dir", "health_timeout", "settle")), _KINDS)
         if problems:
-            return dict(result, failed=True, msg="%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
+            raise Refused("%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         answer = self._engine(dict(normalised, kind=args["kind"], mode=args["finish"]), task_vars)
         return dict(result, **answer)
 

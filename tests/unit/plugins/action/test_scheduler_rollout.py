@@ -1,0 +1,130 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The scheduler_rollout action's failures: each one a failed result that says why and what was not done, raised as
+one exception type (Refused) and turned into the result in one place, so every failure keeps the task's own result
+(a static-pod master's manifest_dir once read) and puts failed first and msg last."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from ansible_collections.kubesched.schedulers.plugins.action.scheduler_rollout import Refused
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "hardening"))
+from action_harness import run_action  # noqa: E402  pylint: disable=wrong-import-position
+
+FQCN = "kubesched.schedulers.scheduler_rollout"
+VERSION = "1.35.4"
+CONFIG_DIR = "/etc/kubernetes/schedulers"
+OTHER = {"name": "other", "secure_port": 11259,
+         "config": {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                    "profiles": [{"schedulerName": "other"}], "leaderElection": {"resourceName": "other"}}}
+
+
+def _instances(*extra):
+    instances, errors, _warnings = resolve([{"name": "kube-scheduler", "default_scheduler": True}] + list(extra),
+                                           VERSION, CONFIG_DIR)
+    assert errors == []
+    return instances
+
+
+def _systemd(**changes):
+    return dict({"kind": "systemd", "instances": _instances(), "kubernetes_version": VERSION, "config_dir": CONFIG_DIR,
+                 "state_dir": "/var/lib/kubesched/systemd", "binary_path": "/opt/kube-scheduler/kube-scheduler"},
+                **changes)
+
+
+def _static_pod(**changes):
+    args = _systemd(kind="static_pod", state_dir="/var/lib/kubesched/static-pod", **changes)
+    del args["binary_path"]
+    return args
+
+
+def _failure(result):
+    """The result without the harness's record of module calls, and those calls."""
+    result = dict(result)
+    calls = result.pop("_module_calls")
+    return result, calls
+
+
+def test_the_required_options_of_a_plan_or_apply():
+    result, calls = _failure(run_action("scheduler_rollout", {"kind": "systemd", "state_dir": "/var/lib/kubesched"}))
+    assert result == {"failed": True, "msg": "%s: missing required arguments: instances, kubernetes_version, "
+                                             "config_dir (only finish needs none of them)" % FQCN}
+    assert calls == []
+
+
+@pytest.mark.parametrize("args, msg", [
+    (_systemd(host_paths={"kube_scheduler_config_dir": CONFIG_DIR}, apply=True),
+     "%s: host_paths is checked by the plan (apply: false), before any apply; nothing was changed" % FQCN),
+    (_static_pod(host_paths={"kube_scheduler_config_dir": CONFIG_DIR}),
+     "%s: host_paths names the systemd role's directories (kind: systemd); a static-pod master's are compared with "
+     "the kubelet's directory by the read call" % FQCN),
+    (_systemd(health_timeout=0), "%s: nothing was changed:\nhealth_timeout: Invalid value: 0: must be a number of "
+                                 "seconds between 1 and 3600" % FQCN),
+    (_systemd(binary_path=None), "binary_path: Required value: the systemd kind runs a binary"),
+    (_systemd(instances=_instances(OTHER), standbys=["kube-scheduler"]),
+     "kube_scheduler_standby_port_offset: Invalid value: 1000: the temporary standby of kube-scheduler "
+     "(kubesched-standby-kube-scheduler, port 11259) would clash with instance other (port 11259); choose another "
+     "offset, or set kube_scheduler_make_before_break: false"),
+])
+def test_a_refusal_before_the_host_is_called(args, msg):
+    result, calls = _failure(run_action("scheduler_rollout", args))
+    assert result == {"failed": True, "msg": msg} and list(result) == ["failed", "msg"]
+    assert calls == []
+
+
+def test_a_refusal_of_the_host_answer_to_the_plan_keeps_what_it_resolved():
+    resolved = {path: {"path": "/etc/systemd/system"} for path in (CONFIG_DIR, "/etc/systemd/system")}
+    result, calls = _failure(run_action("scheduler_rollout", _systemd(host_paths={
+        "kube_scheduler_config_dir": CONFIG_DIR, "kube_scheduler_unit_dir": "/etc/systemd/system"}),
+        host_result={"changed": False, "resolved": resolved}))
+    assert result == {"failed": True, "resolved": resolved, "msg": "%s: the variables are not valid on this master, "
+                      "nothing was changed:\nreal_paths: Required value: kube_scheduler_binary_install_dir, "
+                      "kube_scheduler_binary_link, kube_scheduler_state_dir" % FQCN}
+    assert list(result) == ["failed", "resolved", "msg"]
+    assert len(calls) == 1 and calls[0]["mode"] == "plan"
+
+
+def test_a_failed_read_of_a_static_pod_master_is_the_result_as_the_host_gave_it():
+    answer = {"failed": True, "msg": "cannot read /etc/kubernetes/manifests", "rc": 1}
+    result, calls = _failure(run_action("scheduler_rollout", _static_pod(), host_result=answer))
+    assert result == answer and list(result) == ["failed", "msg", "rc"]
+    assert [call["mode"] for call in calls] == ["read"]
+
+
+@pytest.mark.parametrize("read, msg", [
+    ({"manifest_dir": {"path": "/etc/kubernetes/manifests", "directory": [8, 1]},
+      "resolved": {CONFIG_DIR: {"directory": [8, 1]}}},
+     "config_dir (kube_scheduler_config_dir in the static_pod role): Invalid value: '/etc/kubernetes/schedulers': on "
+     "the host it is the static pod directory /etc/kubernetes/manifests (a symbolic link, or the same directory by "
+     "another path); the kubelet would run every file stored there. Choose a directory outside it. Nothing was "
+     "changed."),
+    ({"manifest_dir": {"path": "/etc/kubernetes", "directory": [8, 2]}, "resolved": {}},
+     "/etc/kubernetes/schedulers is inside the static pod directory /etc/kubernetes; the kubelet would run what is "
+     "stored there. Choose a directory outside it."),
+])
+def test_a_refusal_after_the_read_keeps_the_kubelets_directory_in_the_result(read, msg):
+    result, calls = _failure(run_action("scheduler_rollout", _static_pod(), host_result=read))
+    assert result == {"manifest_dir": read["manifest_dir"], "failed": True, "msg": msg}
+    assert list(result) == ["manifest_dir", "failed", "msg"]
+    assert [call["mode"] for call in calls] == ["read"]
+
+
+def test_finish_checks_its_options_before_the_host():
+    result, calls = _failure(run_action("scheduler_rollout", {"kind": "systemd", "finish": "commit",
+                                                              "state_dir": "/var/lib/kubesched", "settle": -1}))
+    assert result == {"failed": True, "msg": "%s: nothing was changed:\nsettle: Invalid value: -1: must be a number "
+                                             "of seconds between 0 and 600" % FQCN}
+    assert calls == []
+
+
+def test_a_refusal_carries_failed_first_and_msg_last():
+    assert list(Refused("why", resolved={}).fields) == ["failed", "resolved", "msg"]
+    answer = {"msg": "the host's words", "failed": True}
+    assert Refused.engine(answer).fields is answer
