@@ -213,18 +213,18 @@ bench: deps image binaries
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 
 ## bench-rollout: the systemd and static_pod playbooks against a naive playbook on three local masters: wall time and
-## the calls each master cost (modules sent, tasks run), per phase, against issue 36's targets
+## the calls each master cost (modules sent, tasks run), per phase, against the targets in benchmarks/rollout_vs_naive.py
 bench-rollout: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
 
 ## bench-lease-gaps: how long the default scheduler's lease is unheld and the longest a pod stays unscheduled while a
 ## config-only change and a bad change roll over one master and three (static_pod on real kubelets, then systemd;
-## LEASE_GAPS_MODES picks), on the real test cluster (issue 25): a table of figures, no pass/fail
+## LEASE_GAPS_MODES picks), on the real test cluster: a table of figures, no pass/fail
 bench-lease-gaps: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/lease_gaps.py
 
 ## bench-fleet: a config change over N = 1, 4 and 8 small clusters of systemd masters (two each, one API server with a
-## lease per cluster) with playbooks/systemd.yml's waves (issue 34): T(N), T(8)/T(1), the load average and where the CPU
+## lease per cluster) with playbooks/systemd.yml's waves: T(N), T(8)/T(1), the load average and where the CPU
 ## went (controller, test hosts, machine) with the bound 2 cores put on T(8); no pass/fail
 bench-fleet: deps image binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/fleet.py
