@@ -176,6 +176,82 @@ def args_cases():
     # Two constructors refusing at once would be named in Go's map order: never two refusals in one profile here.
 
 
+# Each kind's optional fields with their empty value (the JSON zero of its Go type): defaulting writes what the round
+# trip through the internal types makes of an unset or empty field, measured for every combination of them. A
+# Trimaran plugin is enabled with a Prometheus metric provider (its client is built offline) or a watcher.
+_EMPTY = {
+    "Coscheduling": {"permitWaitingTimeSeconds": 0, "podGroupBackoffSeconds": 0, "podGroupRejectPercentage": 0},
+    "NodeResourcesAllocatable": {"resources": [], "mode": ""},
+    "NodeResourceTopologyMatch": {"scoringStrategy": {}, "cacheResyncPeriodSeconds": 0, "discardReservedNodes": False,
+                                  "cache": {}},
+    "PreemptionToleration": {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
+    "TopologicalSort": {"namespaces": []},
+    "NetworkOverhead": {"namespaces": [], "weightsName": "", "networkTopologyName": ""},
+    "SySched": {"defaultProfileNamespace": "", "defaultProfileName": ""},
+    "TargetLoadPacking": {"watcherAddress": "", "defaultRequests": {}, "defaultRequestsMultiplier": "",
+                          "targetUtilization": 0},
+    "LoadVariationRiskBalancing": {"watcherAddress": "", "safeVarianceMargin": 0, "safeVarianceSensitivity": 0},
+    "LowRiskOverCommitment": {"watcherAddress": "", "smoothingWindowSize": 0, "riskLimitWeights": {}},
+}
+# What else a kind's empty fields are measured with: the metric providers a Trimaran plugin is built with offline,
+# and the sub-fields of NodeResourceTopologyMatch's structs. Measured: TargetLoadPacking with a Prometheus provider
+# without an address never returns from its constructor offline (the binary ran past 60 s), so it has an address.
+_PROMETHEUS = {"type": "Prometheus", "address": "http://127.0.0.1:9090"}
+_WITH = {
+    "TargetLoadPacking": [{"metricProvider": _PROMETHEUS}, {"metricProvider": dict(_PROMETHEUS, token="")}, WATCHER],
+    "LoadVariationRiskBalancing": [{"metricProvider": _PROMETHEUS}, {"metricProvider": {"type": "Prometheus"}}, WATCHER],
+    "LowRiskOverCommitment": [{"metricProvider": _PROMETHEUS}, {"metricProvider": {"type": "Prometheus"}}, WATCHER],
+    "NodeResourceTopologyMatch": [{}, {"scoringStrategy": {"type": "", "resources": []}},
+                                  {"cache": {"foreignPodsDetect": "", "resyncMethod": "", "informerMode": "",
+                                             "resyncScope": ""}}],
+}
+
+
+def empty_field_cases():
+    """Every kind, enabled, with every combination of its optional fields absent or empty (and each one null)."""
+    for name, fields in sorted(_EMPTY.items()):
+        point = {"TopologicalSort": "queueSort", "PreemptionToleration": "postFilter",
+                 "NodeResourceTopologyMatch": "filter", "NetworkOverhead": "filter"}.get(name, "score")
+        plugins = {point: {"enabled": [{"name": name}]}}
+        if point in ("queueSort", "postFilter"):
+            plugins[point]["disabled"] = [{"name": "*"}]
+        names = sorted(fields)
+        for base in _WITH.get(name, [{}]):
+            for mask in range(1 << len(names)):
+                args = dict(base, **dict((field, fields[field]) for bit, field in enumerate(names) if mask >> bit & 1))
+                yield "%s with %s: empty %s" % (name, json.dumps(base, sort_keys=True), ",".join(
+                    field for bit, field in enumerate(names) if mask >> bit & 1) or "nothing"), \
+                    _one(plugins, [{"name": name, "args": args}])
+            for field in names:
+                if field == "watcherAddress" and "metricProvider" not in base:
+                    continue  # no watcher and no provider: the in-cluster metrics client, not offline (see above)
+                yield "%s with %s: null %s" % (name, json.dumps(base, sort_keys=True), field), \
+                    _one(plugins, [{"name": name, "args": dict(base, **{field: None})}])
+
+
+def queue_sort_args_cases():
+    """Two profiles whose queue sort has different args: the binary prints the second profile's args in its error
+    (a registered kind's as the typed object, not as runtime.Unknown)."""
+    for name, args in (("Coscheduling", [{"permitWaitingTimeSeconds": 10}, {"permitWaitingTimeSeconds": 20}]),
+                       ("Coscheduling", [{}, {"podGroupBackoffSeconds": 5}]),
+                       ("TopologicalSort", [{"namespaces": ["a"]}, {"namespaces": ["b"]}])):
+        sort = {"queueSort": {"enabled": [{"name": name}], "disabled": [{"name": "*"}]}}
+        yield "%s queue sort args differ: %s" % (name, json.dumps(args, sort_keys=True)), _text({"profiles": [
+            _profile(sort, [{"name": name, "args": args[0]}]), _profile(sort, [{"name": name, "args": args[1]}], "two")]})
+
+
+# strconv.ParseFloat of TargetLoadPacking's defaultRequestsMultiplier (plugin_utils/go_strconv.py).
+MULTIPLIERS = ("0x1p-2", "0x1.8p1", "0x1", "1_000", "1__0", "_1", "1e400", "-1e309", "1e-400", "inf", "+Inf",
+               "-infinity", "nan", "NaN", "+nan", "infinit", " 1", "1 ", ".", "1e", "9" * 400, "9" * 120000 + "x")
+
+
+def multiplier_cases():
+    plugins = {"score": {"enabled": [{"name": "TargetLoadPacking"}]}}
+    for multiplier in MULTIPLIERS:
+        yield "TargetLoadPacking: defaultRequestsMultiplier=%s" % json.dumps(multiplier)[:60], _one(
+            plugins, [{"name": "TargetLoadPacking", "args": dict(WATCHER, defaultRequestsMultiplier=multiplier)}])
+
+
 def example_cases():
     """Configs as operators write them (scheduler-plugins' manifests/<plugin>/scheduler-config.yaml shapes)."""
     gang = {"multiPoint": {"enabled": [{"name": "Coscheduling"}]},
@@ -214,11 +290,21 @@ def example_cases():
     yield "an in-tree config is still valid", _one()
 
 
-def cases():
-    """(family, name, text) of the scheduler_plugins family, in a fixed order."""
+# The releases whose binary answered the cases of these generators (recorded/scheduler-plugins-<release>.jsonl):
+# 0.33.5's binary was not built when they were added; once it is, add it here and record it
+# (tests/differential/run.py --minors scheduler-plugins-0.33.5 --families scheduler_plugins).
+MEASURED_ON = {"empty_field_cases": ("0.34.7",), "queue_sort_args_cases": ("0.34.7",), "multiplier_cases": ("0.34.7",)}
+
+
+def cases(release=None):
+    """(family, name, text) of the scheduler_plugins family, in a fixed order (of ``release``: every generator
+    measured on its binary; None: all)."""
     from harness import materialise  # pylint: disable=import-outside-toplevel
     seen = set()
-    for generator in (plugin_cases, args_cases, example_cases):
+    for generator in (plugin_cases, args_cases, example_cases, empty_field_cases, queue_sort_args_cases,
+                      multiplier_cases):
+        if release is not None and release not in MEASURED_ON.get(generator.__name__, (release,)):
+            continue
         for name, text in generator():
             if text in seen:
                 continue

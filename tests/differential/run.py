@@ -31,7 +31,8 @@ import recording  # noqa: E402  pylint: disable=wrong-import-position
 def cases_of(target, families=None) -> list:
     """The corpus of a target: a Kubernetes minor's families, or a scheduler-plugins release's own family."""
     if target.startswith(harness.SCHEDULER_PLUGINS):
-        return list(corpus_scheduler_plugins.cases()) if families is None or "scheduler_plugins" in families else []
+        release = target[len(harness.SCHEDULER_PLUGINS):]
+        return list(corpus_scheduler_plugins.cases(release)) if families is None or "scheduler_plugins" in families else []
     return list(corpus.cases(families))
 
 

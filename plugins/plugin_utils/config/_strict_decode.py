@@ -72,6 +72,16 @@ class _Walker(object):
         self.from_json = from_json
         self.minor = minor
         self.unknown = []
+        # A map's path (with [key]) -> how an unknown field's message names it (with .key).
+        self.shown = {}
+
+    def unknown_field(self, path):
+        """How the strict decoder names an unknown field: encoding/json's error context joins a map key with a dot
+        (measured on scheduler-plugins 0.34.7: unknown field "NodePowerModel.node-1.k3"); a list index stays [i]."""
+        for prefix in sorted(self.shown, key=len, reverse=True):
+            if path.startswith(prefix):
+                return self.shown[prefix] + path[len(prefix):]
+        return path
 
     def items(self, mapping: dict):
         """Keys in the order the JSON decoder meets them: a YAML file reaches it through a Go map marshalled with
@@ -126,7 +136,11 @@ class _Walker(object):
             if not isinstance(value, dict):
                 raise _TypeError(errors.ConfigError(path, errors.TYPE_MISMATCH, self.type_error(
                     _json_kind(value), struct, stack, node.go_type)))
-            return dict((k, self.walk(node.value, v, "%s[%s]" % (path, k), struct, stack)) for k, v in self.items(value))
+            out = {}
+            for k, v in self.items(value):
+                self.shown["%s[%s]" % (path, k)] = "%s.%s" % (self.unknown_field(path), k)
+                out[k] = self.walk(node.value, v, "%s[%s]" % (path, k), struct, stack)
+            return out
         if isinstance(node, schema.Raw):
             return value
         return self.scalar(node, value, path, struct, stack)
@@ -285,7 +299,8 @@ def decode(data, version: str, extension_points: tuple, strict_messages=None, or
         config = walker.walk(schema.configuration_type(version, tuple(extension_points)), data, "", None, [])
     except _TypeError as exc:
         return DecodeResult(errors=[exc.error])
-    strict.extend(errors.ConfigError(path, errors.UNKNOWN_FIELD, STRICT + 'unknown field "%s"' % path)
+    strict.extend(errors.ConfigError(path, errors.UNKNOWN_FIELD,
+                                     STRICT + 'unknown field "%s"' % walker.unknown_field(path))
                   for path in walker.unknown)
 
     registered = dict(schema.plugin_args_types(version), **(extra_args_types or {}))
@@ -344,7 +359,7 @@ def _decode_args(plugin_config: dict, registered: dict, from_json: bool, where: 
         return errors.ConfigError(_join(where + ".args", exc.error.field), errors.TYPE_MISMATCH,
                                   prefix + inner + exc.error.message)
     return [errors.ConfigError(_join(where + ".args", path), errors.UNKNOWN_FIELD, STRICT + prefix + STRICT + inner + STRICT
-                               + 'unknown field "%s"' % path) for path in walker.unknown]
+                               + 'unknown field "%s"' % walker.unknown_field(path)) for path in walker.unknown]
 
 
 def _join(base: str, path: str) -> str:

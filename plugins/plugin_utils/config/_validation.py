@@ -76,6 +76,32 @@ def _go_args(args) -> errors.GoLiteral:
                             "ContentType:application/json,}" % raw, errors.go_json(json.loads(raw)))
 
 
+def _go_typed_args(args, kind: str, fields: list) -> errors.GoLiteral:
+    """Args of a registered kind of scheduler-plugins, as ErrorBody prints the internal object they were converted to
+    (apis/config/types.go: plain fields without json tags, TypeMeta emptied by the conversion): %#v up to 1.33, and
+    from 1.34 on json.Marshal, which names the Go fields (permitWaitingTimeSeconds is PermitWaitingTimeSeconds) in
+    the struct's order. Measured on scheduler-plugins 0.34.7; the %#v form is read from apimachinery 0.33's
+    ErrorBody (no 0.33.5 binary measured it), for the field types of the kinds that can be a queue sort's."""
+    if not isinstance(args, dict):
+        return _go_args(args)
+    go_names = [(field, field[:1].upper() + field[1:]) for field in fields]
+    values = dict((go, args.get(field)) for field, go in go_names)
+    modern = errors.go_json(values)
+
+    def go_syntax(value):
+        if isinstance(value, bool) or not isinstance(value, (int, list)) or (
+                isinstance(value, list) and not all(isinstance(item, str) for item in value)):
+            return None
+        if isinstance(value, int):
+            return str(value)
+        return "[]string{%s}" % ", ".join(errors.go_quote(item) for item in value)
+    shown = [(go, go_syntax(values[go])) for _field, go in go_names]
+    if any(text is None for _go, text in shown):
+        return errors.GoLiteral(str(_go_args(args)), modern)
+    return errors.GoLiteral("config.%s{TypeMeta:v1.TypeMeta{Kind:\"\", APIVersion:\"\"}, %s}" % (
+        kind, ", ".join("%s:%s" % item for item in shown)), modern)
+
+
 def _same_plugin_set(a, b) -> bool:
     """apiequality.Semantic.DeepEqual on PluginSets: nil and empty lists are equal, weight nil is 0."""
     def norm(plugin_set):
@@ -177,7 +203,10 @@ def _validate_profile(path: str, profile: dict, version: str, validators: dict, 
     return errs
 
 
-def _validate_common_queue_sort(profiles: list, version: str) -> list:
+def _validate_common_queue_sort(profiles: list, version: str, typed_fields=None) -> list:
+    """``typed_fields``: {plugin: (args kind, its fields in the internal struct's order)} of the scheduler-plugins
+    plugins whose args are a registered kind (a queue sort's args are printed as that object)."""
+    typed_fields = typed_fields or {}
     errs = []
     first = profiles[0]
     canon = (first.get("plugins") or {}).get("queueSort") or {}
@@ -199,7 +228,9 @@ def _validate_common_queue_sort(profiles: list, version: str) -> list:
                                        + "must be the same for all profiles"))
         for plugin_config in profiles[i].get("pluginConfig") or []:
             if plugin_config.get("name", "") == queue_sort_name and plugin_config.get("args") != queue_sort_args:
-                errs.append(errors.invalid("profiles[%d].pluginConfig.args" % i, _go_args(plugin_config.get("args")),
+                value = (_go_typed_args(plugin_config.get("args"), *typed_fields[queue_sort_name])
+                         if queue_sort_name in typed_fields else _go_args(plugin_config.get("args")))
+                errs.append(errors.invalid("profiles[%d].pluginConfig.args" % i, value,
                                            "queueSort must be the same for all profiles"))
     return errs
 
@@ -239,10 +270,12 @@ def _validate_extenders(extenders: list) -> list:
     return errs
 
 
-def validate_configuration(config: dict, version: str, features: Features, typed_args: set) -> list:
+def validate_configuration(config: dict, version: str, features: Features, typed_args: set,
+                           typed_fields=None) -> list:
     """Every error ValidateKubeSchedulerConfiguration reports, in its order.
 
-    ``typed_args``: the plugin names whose args decode to their registered ``<Plugin>Args`` type.
+    ``typed_args``: the plugin names whose args decode to their registered ``<Plugin>Args`` type; ``typed_fields``:
+    scheduler-plugins' such plugins, {plugin: (args kind, fields in the internal struct's order)}.
     """
     errs = []
     burst = (config.get("clientConnection") or {}).get("burst", 0)
@@ -271,7 +304,7 @@ def validate_configuration(config: dict, version: str, features: Features, typed
                 errs.append(errors.duplicate(path + ".schedulerName",
                                              errors.GoLiteral("profiles[%d].schedulerName" % existing[name], "{}")))
             existing[name] = i
-        errs.extend(_validate_common_queue_sort(profiles, version))
+        errs.extend(_validate_common_queue_sort(profiles, version, typed_fields))
     errs.extend(_validate_percentage("percentageOfNodesToScore", config.get("percentageOfNodesToScore")))
     errs.extend(_validate_placements("percentageOfPlacementsToScore", config.get("percentageOfPlacementsToScore"),
                                      features))

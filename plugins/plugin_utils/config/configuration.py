@@ -318,7 +318,12 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     internal = dict(effective)
     internal["profiles"] = profiles
     typed = set(args_kind_plugins(version).values())
-    problems = errors.dedupe(validation.validate_configuration(internal, version, _features(version, gates), typed))
+    # scheduler-plugins' args kinds, whose fields a refusal names as the internal struct's (the schema's order).
+    typed_fields = dict((name, (kind, [field for field in out_of_tree.args_types[kind].fields
+                                       if field not in ("apiVersion", "kind")]))
+                        for kind, name in (out_of_tree.args_kinds.items() if out_of_tree is not None else ()))
+    problems = errors.dedupe(validation.validate_configuration(internal, version, _features(version, gates), typed,
+                                                              typed_fields))
     views = {}
     if not problems:
         problems = _build_extenders(user, plugin_configs)

@@ -143,6 +143,8 @@ def _trimaran(args):
     for name, zero in (("address", ""), ("token", ""), ("insecureSkipVerify", False)):
         _set(provider, name, zero)
     args["metricProvider"] = provider
+    # TrimaranSpec.WatcherAddress is a plain string inside: an unset watcher is written back as "".
+    _set(args, "watcherAddress", "")
     return args
 
 
