@@ -81,7 +81,8 @@ def hint(error, config, version, known_plugins=None, where=""):
     return None
 
 
-_DISABLED = re.compile(r"(\w+) is enabled, but depends on features that are disabled: \[([\w ]*)\]")
+# From the start of a name only (the look-behind): a search would read every long word to its end from each letter.
+_DISABLED = re.compile(r"(?<!\w)(\w+) is enabled, but depends on features that are disabled: \[([\w ]*)\]")
 
 
 def _gate_dependencies(message):

@@ -11,8 +11,8 @@ source must be named in USED_BY_HAND.
 Hostile text is made from the pattern itself: the prefixes of strings it matches, each repeated, and single
 characters, each followed by a character that ends the match. Each kind is timed at 1 KiB and 4 KiB; the slowest
 and the fastest-growing are timed again at 16 KiB (a quadratic pattern is caught there, in well under a second),
-and the worst then runs on 256 KiB and 1 MiB: at most a few seconds and a growth that stays linear. An alarm stops
-a run that would take hours.
+and the worst then runs on 256 KiB and 1 MiB: at most a few seconds and a growth that stays linear (under 12x for 4x
+the text, the shortest of two runs each). An alarm stops a run that would take hours.
 """
 
 from __future__ import annotations
@@ -257,12 +257,16 @@ def run_once(pattern, method, text):
     return time.perf_counter() - start
 
 
-def timed(pattern, method, text, seconds):
-    with alarm(seconds):
-        try:
-            return run_once(pattern, method, text)
-        except TooSlow:
-            return float("inf")
+def timed(pattern, method, text, seconds, runs=1):
+    """The shortest of ``runs`` runs (a busy machine only ever adds time), inf past ``seconds``."""
+    best = float("inf")
+    for _run in range(runs):
+        with alarm(seconds):
+            try:
+                best = min(best, run_once(pattern, method, text))
+            except TooSlow:
+                return float("inf")
+    return best
 
 
 # --- the tests ----------------------------------------------------------------------------------------------------
@@ -292,16 +296,24 @@ def test_a_pattern_takes_linear_time_on_a_mebibyte_of_hostile_text(label, patter
         candidates = sorted(kinds, reverse=True)[:3] + sorted(kinds, key=lambda kind: -kind[1])[:3]
         worst = None
         for large, _ratio, unit, ending in candidates:
-            grown = timed(pattern, method, _text(unit, ending, GROWTH, as_bytes), CAP_SECONDS)
+            grown = timed(pattern, method, _text(unit, ending, GROWTH, as_bytes), CAP_SECONDS, runs=2)
             where = "%s.%s(%r * n + %r)" % (label, method, unit[:40], ending)
             # Linear growth is 4x from 4 KiB to 16 KiB; quadratic 16x.
-            assert grown < 0.02 or grown / max(large, 1e-6) < 10, "%s: %.4f s at 4 KiB, %.4f s at 16 KiB" % (
+            if grown >= 0.02 and grown / max(large, 1e-6) >= 12:  # measured once more before it counts
+                large = timed(pattern, method, _text(unit, ending, SIZES[-1], as_bytes), CAP_SECONDS, runs=3)
+                grown = timed(pattern, method, _text(unit, ending, GROWTH, as_bytes), CAP_SECONDS, runs=3)
+            assert grown < 0.02 or grown / max(large, 1e-6) < 12, "%s: %.4f s at 4 KiB, %.4f s at 16 KiB" % (
                 where, large, grown)
             if worst is None or grown > worst[0]:
                 worst = (grown, unit, ending, where)
         _grown, unit, ending, where = worst
-        big = timed(pattern, method, _text(unit, ending, BIG, as_bytes), CAP_SECONDS)
-        biggest = timed(pattern, method, _text(unit, ending, BIGGEST, as_bytes), CAP_SECONDS)
+        big = timed(pattern, method, _text(unit, ending, BIG, as_bytes), CAP_SECONDS, runs=2)
+        biggest = timed(pattern, method, _text(unit, ending, BIGGEST, as_bytes), CAP_SECONDS, runs=2)
         assert biggest < CAP_SECONDS, "%s: more than %s s on 1 MiB" % (where, CAP_SECONDS)
-        assert biggest < 0.25 or biggest / max(big, 1e-6) < 10, "%s: %.3f s at 256 KiB, %.3f s at 1 MiB" % (
+        if biggest >= 0.25 and biggest / max(big, 1e-6) >= 12:  # measured once more before it counts
+            big = timed(pattern, method, _text(unit, ending, BIG, as_bytes), CAP_SECONDS, runs=3)
+            biggest = timed(pattern, method, _text(unit, ending, BIGGEST, as_bytes), CAP_SECONDS, runs=3)
+        # Linear is 4x from 256 KiB to 1 MiB, quadratic 16x; the shortest of two runs keeps a busy machine's noise
+        # (seen: 10.8x for a linear pattern at a load average of 10) under the line.
+        assert biggest < 0.25 or biggest / max(big, 1e-6) < 12, "%s: %.3f s at 256 KiB, %.3f s at 1 MiB" % (
             where, big, biggest)
