@@ -207,7 +207,7 @@ def _member(items, chooser):
 
 def pumps(pattern):
     """The repeated units: prefixes of a few strings the pattern matches (cut after each of its top-level parts, and
-    one character short), and single characters."""
+    one character short of each: an escape that swallows the closing quote), and single characters."""
     source = pattern.pattern.decode("latin-1") if isinstance(pattern.pattern, bytes) else pattern.pattern
     units = set("09aAeEx._-+ \t\n\"'\\:#,{[/=%@*!~$}")
     try:
@@ -218,7 +218,7 @@ def pumps(pattern):
     for _unused in range(6):
         cuts = []
         text = _sample(parsed, {}, chooser, cuts) if parsed else ""
-        for cut in set(cuts + [len(text) - 1]):
+        for cut in set(cuts + [cut - 1 for cut in cuts] + [len(text) - 1]):
             if 0 < cut <= len(text):
                 units.add(text[:cut])
         units.update(text)
