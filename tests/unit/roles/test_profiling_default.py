@@ -38,7 +38,7 @@ PLAY = """
         mode: "0600"
         content: "{{{{ __kube_scheduler_{role}_resolved.instances | map(attribute='config_rendered') | list | to_json }}}}"
 """
-ROLES = {"systemd": "preflight.yml", "static_pod": "resolve.yml"}
+ROLES = {"systemd": "resolve.yml", "static_pod": "resolve.yml"}
 INSTANCES = [{"name": "kube-scheduler", "default_scheduler": True},
              {"name": "batch", "secure_port": 10300, "config": {
                  "enableProfiling": True, "leaderElection": {"resourceName": "batch"},
