@@ -24,15 +24,24 @@ class KubeletError(Exception):
     """The kubelet's static pod directory cannot be known; the message says why and what to do."""
 
 
+def _mount_namespace(pid):
+    try:
+        return os.readlink("/proc/%s/ns/mnt" % pid)
+    except OSError:
+        return None
+
+
 def running_kubelet_args():
-    """argv of a running kubelet process, or None."""
+    """argv of a running kubelet process of this host, or None. A kubelet in another mount namespace (a node
+    container of kind or podman on this host) is not this host's: its paths name files of another filesystem."""
+    own = _mount_namespace("self")
     for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
         try:
             with open("/proc/%s/cmdline" % pid, "rb") as handle:
                 argv = handle.read().decode("utf-8", "replace").split("\0")
         except OSError:
             continue
-        if argv and os.path.basename(argv[0]) == "kubelet":
+        if argv and os.path.basename(argv[0]) == "kubelet" and _mount_namespace(pid) in (own, None):
             return [arg for arg in argv[1:] if arg]
     return None
 
