@@ -78,7 +78,7 @@ def lease(cluster):
     return found.spec.holder_identity or "", found.spec.renew_time
 
 
-def test_the_health_gate_waits_out_a_paused_api_server_and_the_next_run_changes_nothing(cluster):
+def test_the_health_gate_waits_for_the_new_process_while_the_api_server_is_frozen_and_the_next_run_changes_nothing(cluster):
     real, m1 = cluster.real, cluster.masters[0]
     before = real.node_exec(m1, "cat", MANIFEST)
     configs = "cat /etc/kubernetes/schedulers/*.yaml 2>/dev/null; true"
