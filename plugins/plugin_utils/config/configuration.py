@@ -323,7 +323,7 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
                                        if field not in ("apiVersion", "kind")]))
                         for kind, name in (out_of_tree.args_kinds.items() if out_of_tree is not None else ()))
     problems = errors.dedupe(validation.validate_configuration(internal, version, _features(version, gates), typed,
-                                                              typed_fields))
+                                                               typed_fields))
     views = {}
     if not problems:
         problems = _build_extenders(user, plugin_configs)
