@@ -7,8 +7,10 @@ one line per input: bytes, seconds, peak RSS in MiB, and the outcome (the first 
 The inputs are the first reported attacks (the 592-byte alias bomb in pluginConfig[].args of an unknown plugin,
 nesting deeper than 325 levels, a 5 MB config) and the costliest inputs the limits still accept (the most values
 per byte just under the 50000-value limit, and the largest aliasing go-yaml's rule allows); then the later ones (2000
-levels of flow nesting, a 5000-digit number, 10000 instances, a 1 MiB extra flag). An instance list is sized as
-its JSON text.
+levels of flow nesting, a 5000-digit number, 10000 instances, a 1 MiB extra flag), and the newest surfaces (a 1 MiB
+feature gate name, one gate given 36000 times, a 1 MiB defaultRequestsMultiplier of scheduler-plugins, four 1 MiB
+cluster names of the fleet). An instance list, a config and the fleet's host variables are sized as their JSON
+text.
 
 Run with `make bench-hostile`, or with PYTHONPATH set so that the checkout is kubesched.schedulers:
   PYTHONPATH=.build/collections .venv/bin/python benchmarks/hostile_inputs.py
@@ -44,6 +46,11 @@ CASES = [
     ("10000 instances, refused: at most 100", "instances-list", "many_instances", [10000], {}),
     ("100 instances, the most accepted", "instances-list", "many_instances", [100], {}),
     ("a 1 MiB extra flag", "instances-list", "huge_flag", [1 << 20], {}),
+    # The newest surfaces: a mebibyte where an operator gives one short value.
+    ("a 1 MiB feature gate name", "instances-list", "huge_gates", [1 << 20], {}),
+    ("a gate given 36000 times in 1 MiB", "instances-list", "huge_gates", [1 << 20], {"kind": "duplicates"}),
+    ("a 1 MiB defaultRequestsMultiplier (scheduler-plugins)", "process-plugins", "huge_multiplier", [1 << 20], {}),
+    ("four 1 MiB kube_scheduler_cluster names", "fleet", "huge_cluster", [1 << 20], {}),
 ]
 
 CHILD = r"""
@@ -54,12 +61,23 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.config
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 path, generator, args, kwargs = sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
 value = getattr(hostile, generator)(*args, **kwargs)
-# A mapping has no text; an instance list is sized as its JSON, as a survey passes it.
-size = len(value) if isinstance(value, str) else len(json.dumps(value)) if isinstance(value, list) else 0
+# A mapping has no text; an instance list (or a config, or the fleet's hostvars) is sized as its JSON.
+size = len(value) if isinstance(value, str) else len(json.dumps(value)) if path != "instances-dict" else 0
 start = time.monotonic()
 if path == "process":
     result = process(content=value, kubernetes_version="1.33")
     errors = [error["message"] for error in result.errors]
+elif path == "process-plugins":
+    result = process(config=value, kubernetes_version="1.34.7", scheduler_plugins_version="0.34.7")
+    errors = [error["message"] for error in result.errors]
+elif path == "fleet":
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.kubesched.schedulers.plugins.filter.rollout_order import rollout_waves
+    try:
+        rollout_waves(sorted(value), value, "c", kind="systemd")
+        errors = []
+    except AnsibleFilterError as exc:
+        errors = [str(exc)]
 elif path == "instances-list":
     _resolved, errors, _warnings = resolve(value, "1.33.2", "/etc/kubernetes/schedulers")
 else:

@@ -72,6 +72,7 @@ PAGES = {
     "installation": "docs/installation.md",
     "lease_rbac": "docs/lease-rbac.md",
     "input_model": "docs/input-model.md",
+    "hostile_inputs": "docs/hostile-inputs.md",
     "versions": "docs/versions.md",
     "support_matrix": "docs/support-matrix.md",
     "versioning_policy": "docs/versioning-policy.md",

@@ -54,8 +54,11 @@ options:
     suboptions:
       name:
         description:
-          - DNS-1123 label, not starting with C(kubesched-standby-) (the temporary standbys' names); it names the unit,
-            the manifest and the config file.
+          - DNS-1123 label, not starting with C(kubesched-standby-) (the temporary standbys' names) or
+            C(kubesched-preflight-) (the preflight's static pod), and not the name of another component of the master
+            (C(kubelet), C(kube-apiserver), C(kube-controller-manager), C(cloud-controller-manager), C(kube-proxy),
+            C(etcd), C(containerd), C(crio), C(docker), C(cri-docker)); it names the unit, the manifest and the config
+            file.
         type: str
         required: true
       state:

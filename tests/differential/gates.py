@@ -15,7 +15,8 @@ disabled: [Y]").
 
 and then plugin_utils/config/feature_gate_inventory.json (every measured minor), which the library checks --feature-gates
 with. AllAlpha and AllBeta set every alpha (beta) gate not given by name: what the binary answers to each of
-ALL_FORMS is recorded beside the gates (``all_forms``: its refusal, "" when it starts);
+ALL_FORMS is recorded beside the gates (``all_forms``: its refusal, "" when it starts), and so is its answer to every
+hostile --feature-gates string of HOSTILE_FORMS (``hostile_forms``);
 
     .venv/bin/python tests/differential/gates.py --all-forms 1.37   # only those, into the existing gates/1.37.json
 
@@ -52,6 +53,31 @@ _SOURCES = ("kubernetes@v{k}/pkg/features", "apiserver@v{s}/pkg/features",
 # keeps its value whatever AllAlpha or AllBeta say).
 ALL_FORMS = ("AllAlpha=true", "AllAlpha=false", "AllBeta=true", "AllBeta=false", "AllAlpha=true,AllBeta=true",
              "AllAlpha=false,AllBeta=false")
+# The strings an operator or a survey may give --feature-gates, measured on every binary (``hostile_forms``): a gate
+# given twice in one string, spaces, empty and blank pairs, case and Go's other boolean spellings, what ParseBool
+# refuses, unknown and misspelt gates, another component, and long names and values. {gate} is a gate of the
+# release that is no AllAlpha or AllBeta (VolumeBinding's shape gate: form_gate).
+HOSTILE_FORMS = (
+    "{gate}=true,{gate}=false", "{gate}=false,{gate}=true", " {gate} = true ", "{gate}= true", "{gate} =true",
+    "\t{gate}=true", "{gate}=true ,", ",{gate}=true", "{gate}=true,,{gate}=false", "{gate}=true, ,{gate}=false",
+    " ", ",", ",,", " , ", "{gate}=TRUE", "{gate}=True", "{gate}=1", "{gate}=t", "{gate}=F", "{gate}=0",
+    "{gate}=yes", "{gate}=", "{gate}", "=true", "{gate}=true=false", "{gate}==true", "{gate}=true;{gate}=false",
+    "NoSuchGate=true", "NoSuchGate=false", "{lower}=true", "{gate}=true,NoSuchGate=true", "kube:{gate}=true",
+    "foo:{gate}=true", "AllAlpha=false,AllAlpha=true", "AllAlpha=true,AllAlpha=false", "AllBeta=true,AllBeta=false",
+    "AllAlpha = false", "AllBeta=false,AllAlpha=false,{gate}=true", "A" * 1000 + "=true", "{gate}=" + "t" * 1000)
+
+
+def form_gate(gates):
+    """The gate HOSTILE_FORMS name in a release whose binary knows ``gates``: VolumeBinding's shape gate (renamed in
+    1.33)."""
+    return "StorageCapacityScoring" if "StorageCapacityScoring" in gates else "VolumeCapacityPriority"
+
+
+def hostile_forms(gates):
+    """{form as recorded: the --feature-gates string it stands for} in a release whose binary knows ``gates``."""
+    gate = form_gate(gates)
+    return dict((form, form.replace("{gate}", gate).replace("{lower}", gate.lower()))
+                for form in HOSTILE_FORMS)
 
 
 def path(minor):
@@ -107,6 +133,13 @@ def measure_all_forms(binary):
         return dict((form, _refusal(binary, work, config, form)) for form in ALL_FORMS)
 
 
+def measure_hostile_forms(binary, gates):
+    """{form of HOSTILE_FORMS: the binary's refusal of the string it stands for, "" when it starts}."""
+    with tempfile.TemporaryDirectory(prefix="kubesched-gates-") as work:
+        config = _config(work)
+        return dict((form, _refusal(binary, work, config, flag)) for form, flag in hostile_forms(gates).items())
+
+
 def measure(binary):
     help_text = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
                                check=False).stdout.decode("utf-8", "replace")
@@ -133,7 +166,7 @@ def measure(binary):
             if "depends on features that are disabled" in error:
                 gate["refused"] = error
     return {"binary": os.path.basename(binary), "version": version, "sha256": harness.file_sha256(binary),
-            "gates": gates, "all_forms": measure_all_forms(binary)}
+            "gates": gates, "all_forms": measure_all_forms(binary), "hostile_forms": measure_hostile_forms(binary, gates)}
 
 
 # The two gates that set others; their own stage names no gate.
@@ -179,6 +212,7 @@ def main():
             if measured is None or measured["sha256"] != harness.file_sha256(binary):
                 sys.exit("gates/%s.json was not measured on %s: measure every gate (without --all-forms)" % (minor, binary))
             measured["all_forms"] = measure_all_forms(binary)
+            measured["hostile_forms"] = measure_hostile_forms(binary, measured["gates"])
         else:
             measured = measure(binary)
         os.makedirs(os.path.dirname(path(minor)), exist_ok=True)

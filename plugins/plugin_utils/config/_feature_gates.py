@@ -140,8 +140,9 @@ def _pairs(value, minor):
             if component.strip() not in ("", "kube"):
                 raise FeatureGateError("component not registered: %s" % component.strip())
         for entry in pair.split(","):
-            if not entry.strip():
+            if not entry.strip() and since("feature_gates_flag_by_component", minor):
                 continue
+            # 1.30's featureGate.Set skips only empty pairs: a blank one is a name without a value.
             name, equals, text = entry.partition("=")
             if not equals:
                 raise FeatureGateError("missing bool value for %s" % name.strip())

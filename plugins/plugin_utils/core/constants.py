@@ -41,6 +41,15 @@ VERIFY_SCHEDULER_NAME_ANNOTATION = DOMAIN + "/scheduler-name"
 STANDBY_FOR_LABEL = DOMAIN + "/standby-for"
 # The names of temporary standbys: reserved, so that no instance is taken for one (or one for an instance).
 STANDBY_NAME_PREFIX = "kubesched-standby-"
+# The preflight's own static pod, where the kubelet runs it (module_utils/_strategies.py): kubesched-preflight-<instance>-
+# <pid>, beside the instances' manifests: an instance of such a name would be a second static pod of that name.
+PREFLIGHT_NAME_PREFIX = "kubesched-preflight-"
+# What the master's other components are called as systemd units (<name>.service) and kubeadm static pods
+# (<name>.yaml): an instance's name names its unit, its manifest and its config, so an instance of one of these names
+# would replace that component's unit (a unit the roles did not write is not told apart from theirs), or stop and
+# remove it with state: absent.
+OTHER_COMPONENTS = ("kubelet", "kube-apiserver", "kube-controller-manager", "cloud-controller-manager", "kube-proxy",
+                    "etcd", "containerd", "crio", "docker", "cri-docker")
 
 # What the templates read: the role-facing names of the keys above.
 ANNOTATIONS = {

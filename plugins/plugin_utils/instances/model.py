@@ -22,7 +22,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.kube_scheduler_flags import (
     BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, SERVING_FLAGS, flags_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.schema import API_VERSION, KIND
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import STANDBY_NAME_PREFIX
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
+    OTHER_COMPONENTS, PREFLIGHT_NAME_PREFIX, STANDBY_NAME_PREFIX)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.errors import FEATURE_GATE
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import redact_message, secret_values
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import (
@@ -585,6 +586,14 @@ def _check_name(value, _name=None):
         raise ValueError("Invalid value: %r: names that start with %r are reserved for the temporary standbys of make "
                          "before break, which the rollout starts and removes on its own; give the instance another "
                          "name" % (value, STANDBY_NAME_PREFIX))
+    if value.startswith(PREFLIGHT_NAME_PREFIX):
+        raise ValueError("Invalid value: %r: names that start with %r are reserved for the preflight's own static pod, "
+                         "which the plan starts and removes on its own; give the instance another name"
+                         % (value, PREFLIGHT_NAME_PREFIX))
+    if value in OTHER_COMPONENTS:
+        raise ValueError("Invalid value: %r: the name of another component of the master (its unit %s.service, its "
+                         "static pod %s.yaml): an instance of that name would replace it, or stop and remove it with "
+                         "state: absent; give the instance another name" % (value, value, value))
     return value
 
 

@@ -95,3 +95,31 @@ def long_number(digits):
     """A field holding a number of ``digits`` digits (Python's int() refuses more than 4300)."""
     return ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: %s\n"
             % ("9" * digits))
+
+
+# The newest surfaces (benchmarks/hostile_inputs.py): a mebibyte where an operator gives one short value.
+
+def huge_gates(size, kind="name"):
+    """One instance whose --feature-gates is ``size`` characters: one gate name that long, or one gate given again
+    and again (AllAlpha off and on, the last one counting)."""
+    if kind == "name":
+        gates = "A" * size + "=true"
+    else:
+        gates = "AllAlpha=false,AllAlpha=true," * (size // 29)
+    return [{"name": "s", "default_scheduler": True, "extra_flags": {"feature-gates": gates}}]
+
+
+def huge_multiplier(digits):
+    """scheduler-plugins' TargetLoadPacking with a defaultRequestsMultiplier of ``digits`` digits and an x: the float
+    pattern that once backtracked on it (120,000 digits past a minute)."""
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [{
+        "schedulerName": "trimaran", "plugins": {"multiPoint": {"enabled": [{"name": "TargetLoadPacking"}]}},
+        "pluginConfig": [{"name": "TargetLoadPacking", "args": {"defaultRequestsMultiplier": "9" * digits + "x"}}]}]}
+
+
+def huge_cluster(size):
+    """Four masters' kube_scheduler_cluster, each a name of ``size`` characters, as the rollout_waves filter reads
+    them from hostvars."""
+    return dict(("m%d" % index, {"group_names": ["kube_control_plane"], "kube_scheduler_cluster": "c" * size + str(index),
+                                 "kube_scheduler_plan": {"pending": True, "plan": {"instances": {}}}})
+                for index in range(4))

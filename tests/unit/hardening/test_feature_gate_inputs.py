@@ -63,6 +63,59 @@ def test_one_spelling_gives_one_flag_on_the_command_line():
     assert [flag for flag in flags if flag.startswith("--feature-gates=")] == ["--feature-gates=StorageCapacityScoring=false"]
 
 
+# --- why: every minor's kube-scheduler runs with the last of two --feature-gates ---------------------------------
+
+SHAPE_CONFIG = {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "VolumeBinding", "args": {
+    "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}}]}]}
+# The minors make binaries builds a kube-scheduler of (tests/support/k8s_binaries.py), and any other present.
+MINORS_HERE = [minor for minor in ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37", "1.38")
+               if os.access(os.environ.get("KUBE_SCHEDULER_BIN_" + minor.replace(".", "_"), ""), os.X_OK)]
+
+
+def _run_binary(binary, tmp_path, config, gate_flags):
+    """kube-scheduler's refusal of ``config`` with one --feature-gates per item of ``gate_flags`` on the offline run
+    ("" when it writes its effective config)."""
+    (tmp_path / "kubeconfig").write_text(KUBECONFIG)
+    (tmp_path / "config").write_text(yaml.safe_dump(dict(
+        config, apiVersion="kubescheduler.config.k8s.io/v1", kind="KubeSchedulerConfiguration",
+        clientConnection={"kubeconfig": str(tmp_path / "kubeconfig")})))
+    argv = [binary, "--config", str(tmp_path / "config"), "--write-config-to", str(tmp_path / "out"),
+            "--secure-port", "0", "--master", "https://127.0.0.1:1"]
+    for gates in gate_flags:
+        argv += ["--feature-gates", gates]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    if run.returncode == 0:
+        return ""
+    line = run.stderr.strip().splitlines()[-1]
+    return yaml.safe_load("{%s}" % line[line.index("err="):].replace("err=", '"err":', 1))["err"]
+
+
+@pytest.mark.parametrize("minor", MINORS_HERE or [pytest.param("1.37", marks=pytest.mark.skip(
+    reason="no kube-scheduler binary (KUBE_SCHEDULER_BIN_1_<minor>, make binaries): the binaries' verdict on two "
+           "--feature-gates flags is not measured"))])
+def test_each_minors_kube_scheduler_runs_with_the_last_gate_flag_so_two_are_refused(tmp_path, minor):
+    """The reproducer on every minor's binary here: VolumeBinding's shape with its gate given twice, on and off. The
+    binary keeps the last value (it refuses the shape when the last is false, in words the library gives for that
+    value alone); the library refuses the two keys, whichever comes last."""
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config._defaults import capacity_scoring_gate  # pylint: disable=import-outside-toplevel
+    binary = os.environ["KUBE_SCHEDULER_BIN_" + minor.replace(".", "_")]
+    gate = capacity_scoring_gate(minor)
+    prefix = "kube_scheduler_instances[0].config."
+    for first, last in (("true", "false"), ("false", "true")):
+        real = _run_binary(binary, tmp_path, SHAPE_CONFIG, ["%s=%s" % (gate, first), "%s=%s" % (gate, last)])
+        _resolved, alone, _warnings = resolve(instance({"feature-gates": "%s=%s" % (gate, last)}, config=SHAPE_CONFIG),
+                                              minor, CONFIG_DIR)
+        assert [error[len(prefix):] for error in alone if error.startswith(prefix)] == ([real] if real else []), (
+            minor, first, last, real, alone)
+        assert ("turn on the feature gate " + gate in real) == (last == "false"), real
+        _resolved, both, _warnings = resolve(instance({"--feature-gates": "%s=%s" % (gate, first),
+                                                       "feature-gates": "%s=%s" % (gate, last)}, config=SHAPE_CONFIG),
+                                             minor, CONFIG_DIR)
+        assert both == ["kube_scheduler_instances[0].extra_flags: --feature-gates and feature-gates name one flag, "
+                        "--feature-gates: keep one of them (kube-scheduler would get both on its command line and run "
+                        "with the last)"]
+
+
 # --- AllAlpha and AllBeta ---------------------------------------------------------------------------------------
 
 REFUSED_1_37 = {

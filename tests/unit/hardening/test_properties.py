@@ -14,7 +14,13 @@ templar); the host-side module runs as a real subprocess with the arguments the 
 - never a secret (extender keyData/certData) in any result, message, diff or module output;
 - the input model (role_inputs over every role variable, scheduler_rollout's options): a refusal names a variable and
   contacts no host; what is accepted is normalised (absolute paths without '.', '..' or '//', no control characters)
-  and renders a unit with exactly the baseline's keys.
+  and renders a unit with exactly the baseline's keys;
+- the newest surfaces in every form and size (--feature-gates strings with a gate given twice, AllAlpha and AllBeta,
+  =false, spaces, unknown gates, up to a mebibyte; the args of every scheduler-plugins kind through the deployment
+  role; the fleet's variables as text, multi-select list, integer, mapping, empty or a mebibyte; instance names
+  against every reserved name space and the master's other components): each call ends within BOUND, a refusal names
+  the variable (the instance's flag, the role variable, the fleet variable, the instance's name), and no kubeconfig
+  token or extender key beside the input is ever shown.
 
 Example counts are modest (see SETTINGS) so the suite runs in well under two minutes on a shared CI machine;
 `make fuzz` runs FUZZ_SCALE (default 20) times as many, with a new seed each run.
@@ -25,15 +31,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
+    OTHER_COMPONENTS, PREFLIGHT_NAME_PREFIX, STANDBY_NAME_PREFIX)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.kinds import CONTROL
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import ROLE_VARIABLES, check_role
@@ -590,3 +600,182 @@ def test_the_fleet_variables_in_any_survey_form_plan_or_are_refused_naming_the_v
     event("planned")
     assert sorted(result["order"]) == ["e1", "e2", "w1", "w2"]
     assert KEY not in json.dumps(result, default=str)
+
+
+# --- the newest surfaces, bounded and named: every form and size of a gate string, scheduler-plugins args through
+# --- the deployment role, the fleet's variables, and every reserved instance name ---------------------------------
+
+# One call ends within this, even on a mebibyte (measured: a 1 MiB gate string or float 0.1 s to 0.6 s); a hang or a
+# backtracking parse goes far past it (a 120,000-digit float once took a minute).
+BOUND = 8.0
+MEBIBYTE = 1 << 20
+
+
+def _bounded(call, *args, **kwargs):
+    start = time.monotonic()
+    out = call(*args, **kwargs)
+    elapsed = time.monotonic() - start
+    assert elapsed < BOUND, "%s took %.1f s" % (getattr(call, "__name__", call), elapsed)
+    return out
+
+
+def _huge_gate_string(kind, size):
+    """A --feature-gates string of about ``size`` characters, as a careless template or a survey could give it."""
+    if kind == "name":
+        return "A" * size + "=true"
+    if kind == "value":
+        return "StorageCapacityScoring=" + "t" * size
+    if kind == "digits":
+        return "StorageCapacityScoring=" + "1" * size
+    unit = {"pairs": "StorageCapacityScoring=true,", "duplicates": "AllAlpha=false,AllAlpha=true,", "commas": ",",
+            "spaces": " ", "blank pairs": " ,", "equals": "="}[kind]
+    return unit * (size // len(unit))
+
+
+huge_gate_strings = st.builds(_huge_gate_string, st.sampled_from(["name", "value", "digits", "pairs", "duplicates",
+                                                                  "commas", "spaces", "blank pairs", "equals"]),
+                              st.sampled_from([1 << 16, MEBIBYTE]))
+duplicate_gate_strings = st.builds(lambda name, values, separator: separator.join("%s=%s" % (name, value) for value in values),
+                                   st.sampled_from(GATE_NAMES), st.lists(gate_values, min_size=2, max_size=4),
+                                   st.sampled_from([",", ", ", " , ", ",,", ", ,"]))
+spaced_gate_strings = st.builds(lambda pairs, pad: pad + (pad + "," + pad).join(pairs) + pad,
+                                st.lists(gate_pairs, min_size=1, max_size=3), st.sampled_from([" ", "\t", "  ", ""]))
+every_gate_string = st.one_of(gate_strings, duplicate_gate_strings, spaced_gate_strings, huge_gate_strings)
+# A kubeconfig token and an extender's key beside the gates: no refusal of the gates may show them.
+SECRET_BEARING = {"kubeconfig_content": "apiVersion: v1\nkind: Config\nusers: [{name: u, user: {token: %s}}]\n" % KEY,
+                  "config": {"extenders": [{"urlPrefix": "https://extender.example/", "filterVerb": "filter",
+                                            "tlsConfig": {"keyData": KEY}}]}}
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(value=every_gate_string, version=st.sampled_from(["1.30.14", "1.33.2", "1.35.4", "1.36.3", "1.37.2"]),
+       key=st.sampled_from(["feature-gates", "--feature-gates"]))
+def test_a_gate_string_of_any_form_or_size_is_one_flag_or_refused_naming_the_instances_flag_in_bounded_time(
+        value, version, key):
+    instance = dict(SECRET_BEARING, name="batch", default_scheduler=True, extra_flags={key: value})
+    resolved, errors, warnings = _bounded(resolve, [instance], version, CONFIG_DIR)
+    _no_secret(json.dumps([errors, warnings]))
+    event("refused" if errors else "accepted")
+    if errors:
+        assert all(isinstance(error, str) and "Traceback" not in error and "\n" not in error for error in errors)
+        assert errors[0].startswith("kube_scheduler_instances[0].extra_flags"), errors[0][:300]
+        return
+    gates = [flag for flag in resolved[0]["flags"] if flag.startswith("--feature-gates=")]
+    assert len(gates) <= 1 and all(KEY not in flag for flag in resolved[0]["flags"])
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(value=every_gate_string, version=st.sampled_from(["1.30.14", "1.35.4", "1.37.2"]))
+def test_scheduler_config_refuses_a_gate_string_of_any_form_or_size_by_the_flag_in_bounded_time(value, version):
+    result = _bounded(run_action, "scheduler_config", {"config": SECRET_BEARING["config"], "kubernetes_version": version,
+                                                       "feature_gates": value})
+    result.pop("_module_calls")
+    _no_secret(json.dumps(result, default=str))
+    event("refused" if result.get("failed") else "accepted")
+    if result.get("failed"):
+        assert result["msg"] and "Traceback" not in result["msg"]
+        assert [error["field"] for error in result["errors"]][:1] == ["--feature-gates"], result["errors"][:1]
+
+
+huge_arg_values = st.sampled_from(["9" * MEBIBYTE + "x", "1" * MEBIBYTE, "1." + "0" * MEBIBYTE + "1e", "a" * MEBIBYTE,
+                                   " " * MEBIBYTE + "1"])
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(data=st.data(), case=st.sampled_from(SCHEDULER_PLUGINS_KINDS))
+def test_scheduler_plugins_args_of_every_kind_through_the_deployment_role_are_refused_naming_its_variable_in_bounded_time(
+        data, case):
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins  # pylint: disable=import-outside-toplevel
+    release, plugin, fields = case
+    args = data.draw(st.dictionaries(st.sampled_from(fields + ["notAField"]), st.one_of(arg_values, huge_arg_values),
+                                     max_size=3), label="args")
+    config = {"profiles": [{"schedulerName": "sp", "plugins": {"multiPoint": {"enabled": [{"name": plugin}]}},
+                            "pluginConfig": [{"name": plugin, "args": args}]}]}
+    values = {"kube_scheduler_deployment_version": scheduler_plugins.RELEASES[release],
+              "kube_scheduler_deployment_scheduler_plugins_version": release, "kube_scheduler_deployment_config": config}
+    # As ansible-playbook runs the role's first task: role_inputs, in-process, with the values as task variables.
+    result = _bounded(run_action, "role_inputs", {"role": "deployment"}, task_vars=values)
+    _no_secret(json.dumps(result, default=str))
+    event("refused" if result.get("failed") else "accepted")
+    if result.get("failed"):
+        assert result["msg"] and "Traceback" not in result["msg"]
+        for problem in result.get("errors", []):
+            assert problem.startswith(("kube_scheduler_deployment_config", "  hint (kube_scheduler_deployment_config")), problem[:300]
+
+
+huge_survey_forms = st.sampled_from(["e" * MEBIBYTE, "east," * (MEBIBYTE // 5), ["east"] * 10000, " " * MEBIBYTE])
+every_survey_form = st.one_of(survey_forms, huge_survey_forms, st.dictionaries(st.sampled_from(["east", "west"]),
+                                                                               st.one_of(st.booleans(), st.integers()),
+                                                                               max_size=2))
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(data=st.data(), canary=every_survey_form, gate=st.booleans(),
+       variable=st.sampled_from(["kube_scheduler_cluster", "kube_scheduler_cluster_groups",
+                                 "kube_scheduler_make_before_break", "kube_scheduler_control_plane_group"]))
+def test_every_fleet_variable_in_any_survey_form_or_size_plans_or_is_refused_naming_it_in_bounded_time(
+        data, canary, gate, variable):
+    """One fleet variable in a drawn form, the others as a correct survey gives them; the canary in any form too."""
+    from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.filter.rollout_order import rollout_waves  # pylint: disable=import-outside-toplevel
+    form = data.draw(every_survey_form, label=variable)
+    group = form if variable == "kube_scheduler_control_plane_group" else "kube_control_plane"
+    hostvars = {}
+    for host in ("e1", "e2", "w1", "w2"):
+        variables = {"group_names": ["kube_control_plane", "east" if host[0] == "e" else "west"],
+                     "kube_scheduler_plan": {"pending": True, "plan": {"instances": {}}},
+                     "kube_scheduler_cluster": "east" if host[0] == "e" else "west",
+                     "kube_scheduler_verify_k8s_kubeconfig": {"apiVersion": "v1", "kind": "Config",
+                                                              "users": [{"name": "u", "user": {"token": KEY}}]}}
+        if variable != "kube_scheduler_control_plane_group":
+            variables[variable] = form
+        hostvars[host] = variables
+    try:
+        result = _bounded(rollout_waves, ["e1", "e2", "w1", "w2"], hostvars, canary, group, gate=gate, kind="static_pod")
+    except AnsibleFilterError as exc:
+        event("refused")
+        message = str(exc)
+        assert message.startswith("kube_scheduler_"), message[:300]
+        assert KEY not in message and "Traceback" not in message and "unhashable" not in message
+        return
+    event("planned")
+    assert sorted(result["order"]) == ["e1", "e2", "w1", "w2"]
+    assert KEY not in json.dumps(result, default=str)
+
+
+# Every name space the collection reserves for itself, and the names of the master's other components.
+RESERVED_PREFIXES = (STANDBY_NAME_PREFIX, PREFLIGHT_NAME_PREFIX)
+reserved_names = st.one_of(
+    st.builds(lambda prefix, rest: prefix + rest, st.sampled_from(RESERVED_PREFIXES),
+              st.one_of(st.sampled_from(["batch", "kube-scheduler", "x", "", "-", "a" * 50]), dns_names, hostile_text)),
+    st.sampled_from(OTHER_COMPONENTS))
+beside_reserved_names = st.one_of(
+    st.sampled_from([prefix.rstrip("-") for prefix in RESERVED_PREFIXES] + [name + "-1" for name in OTHER_COMPONENTS]
+                    + ["x-" + prefix + "a" for prefix in RESERVED_PREFIXES] + ["batch", "gpu"]),
+    dns_names)
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(names=st.lists(st.one_of(reserved_names, beside_reserved_names), min_size=1, max_size=4, unique=True),
+       absent=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_every_reserved_instance_name_is_refused_naming_it_and_no_other_name_is(names, absent):
+    instances = []
+    for index, name in enumerate(names):
+        instance = {"name": name, "config": {"leaderElection": {"leaderElect": True, "resourceName": "lease-%d" % index},
+                                             "profiles": [{"schedulerName": "profile-%d" % index}]}}
+        instances.append(dict(instance, state="absent") if absent[index] else instance)
+    resolved, errors, _warnings = _bounded(resolve, instances, VERSION, CONFIG_DIR)
+    event("refused" if errors else "accepted")
+    for index, name in enumerate(names):
+        named = [error for error in errors if error.startswith("kube_scheduler_instances[%d].name: " % index)]
+        label = len(name) <= 63 and DNS_LABEL.fullmatch(name) is not None
+        reserved = name.startswith(RESERVED_PREFIXES) or name in OTHER_COMPONENTS
+        if reserved and label:
+            assert len(named) == 1 and named[0].endswith("give the instance another name"), (name, errors)
+        elif label:
+            assert not named, (name, errors)
+        else:
+            assert named, (name, errors)
+    if not errors:
+        assert [instance["name"] for instance in resolved] == names

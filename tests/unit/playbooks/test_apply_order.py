@@ -11,6 +11,8 @@ roles' restore does.
 - A fleet: each batch is one wave (the k-th master of every cluster), a canary cluster first and alone; a master that
   fails is put back and fails after its wave, the other clusters' masters of that wave finish, the per-cluster report
   names done, failed and restored, untouched and unchanged masters, and the next wave does not start.
+- A master that cannot be reached (ssh to a closed loopback port): at the plan, no master changes; lost in the middle
+  of its apply, it is named unreachable, the masters before it are done and the ones after it are not touched.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[3]
 LEASE = "kube-system/kube-scheduler"
 
+# A master that cannot be reached: ssh to a port of the loopback that nothing listens on.
+LOST = {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port": 1,
+        "ansible_ssh_common_args": "-o ConnectTimeout=5 -o BatchMode=yes -o StrictHostKeyChecking=no"}
 STAND_INS = {
     "plan": [{"name": "Reach the master (stand-in)", "ansible.builtin.ping": {}},
              {"name": "Plan refused (stand-in)", "ansible.builtin.fail": {"msg": "{{ fail_plan }}"},
@@ -36,6 +41,9 @@ STAND_INS = {
             "msg": "applying {{ inventory_hostname }} in batch {{ ansible_play_batch | join(',') }}"}},
         {"name": "Standbys (stand-in)", "ansible.builtin.debug": {
             "msg": "standbys of {{ inventory_hostname }}: {{ kube_scheduler_rollout_standbys | join(',') }}"}},
+        # A master lost in the middle of its apply (powered off, its network gone): its connection is refused.
+        {"name": "Reach the master during its apply (stand-in)", "ansible.builtin.ping": {}, "vars": LOST,
+         "when": "lost_at_apply | default(false)"},
         {"name": "Health gate (stand-in)", "ansible.builtin.fail": {"msg": "the new process never answered health"},
          "when": "fail_apply | default(false)"},
         # Without a later gate the engine's apply call commits: no commit step follows.
@@ -224,3 +232,30 @@ def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_t
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")})
     proc, _applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_make_before_break=true"])
     assert proc.returncode == 0 and "temporary standby" not in proc.stdout and '"standbys of ks-m1: "' in proc.stdout
+
+
+@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
+def test_a_master_unreachable_at_the_plan_stops_the_rollout_before_any_master_changes(kind, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
+    inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")}, host_vars={"ks-m3": LOST})
+    proc, applied = run(ansible_playbook, tmp_path)
+    assert proc.returncode != 0 and applied == []
+    assert re.search(r"fatal: \[ks-m3\]: UNREACHABLE!", proc.stdout), proc.stdout[-3000:]
+    recap = dict(re.findall(r"^(\S+)\s+: ok=\d+\s+changed=\d+\s+unreachable=(\d+)", proc.stdout, re.M))
+    assert recap == {"ks-m1": "0", "ks-m2": "0", "ks-m3": "1"}
+
+
+def test_a_master_lost_during_its_apply_is_named_and_the_masters_after_it_are_not_touched(tmp_path, ansible_playbook):
+    """The order is ks-m2, ks-m3, then the lease holder ks-m1. ks-m3 is lost in the middle of its apply: ks-m2 is
+    done and committed, ks-m3 is named unreachable (no restore is tried on a master that cannot be reached; the next
+    run's plan finds its held change), and ks-m1 is not touched."""
+    playbook("static_pod", tmp_path)
+    inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")}, host_vars={"ks-m3": {"lost_at_apply": True}})
+    proc, applied = run(ansible_playbook, tmp_path)
+    assert proc.returncode != 0
+    assert applied == [("ks-m2", "ks-m2"), ("ks-m3", "ks-m3")]
+    assert "committed ks-m2" in proc.stdout and "committed ks-m1" not in proc.stdout
+    assert re.search(r"fatal: \[ks-m3\]: UNREACHABLE!", proc.stdout), proc.stdout[-3000:]
+    assert "Restore (stand-in)" not in proc.stdout
+    recap = dict(re.findall(r"^(\S+)\s+: ok=\d+\s+changed=\d+\s+unreachable=(\d+)", proc.stdout, re.M))
+    assert recap == {"ks-m1": "0", "ks-m2": "0", "ks-m3": "1"}
