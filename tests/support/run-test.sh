@@ -44,7 +44,8 @@ e2e=$!
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
 
-suffix=-$newest_core check unit > "$BUILD/test-checks.log" 2>&1 &
+# Every fourth recorded answer re-checked against its own binary (tests/differential/test_differential.py says why).
+suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
 # A chain of its own rather than after unit: its legs are single processes, and after the other chains end a long

@@ -25,9 +25,12 @@ def test_every_argument_of_every_entry_point_has_a_kind(role):
 @pytest.mark.parametrize("role", sorted(ROLE_VARIABLES))
 def test_every_first_task_of_a_role_checks_its_variables(role):
     """role_inputs runs before anything else that uses a variable (and before any host is contacted)."""
-    first = {"systemd": "plan.yml", "static_pod": "resolve.yml", "deployment": "render.yml", "verify": "main.yml"}
+    first = {"systemd": "resolve.yml", "static_pod": "resolve.yml", "deployment": "render.yml", "verify": "main.yml"}
     tasks = yaml.safe_load((ROLES / role / "tasks" / first[role]).read_text())
     if role in ("systemd", "static_pod"):
+        # The plan, the first entry point a playbook calls, resolves first.
+        plan = yaml.safe_load((ROLES / role / "tasks" / "plan.yml").read_text())
+        assert plan[0]["ansible.builtin.import_tasks"] == "resolve.yml"
         # The step both host roles share (roles/_rollout), called first with the role's name; after its guard it
         # checks the variables once for every master of the play, not once per master.
         assert tasks[0]["ansible.builtin.include_role"] == {"name": "kubesched.schedulers._rollout",
