@@ -38,6 +38,11 @@ def deployment_rollback_decision(secret, workloads, pods, check_mode=False):
         raise _error(str(exc)) from None
 
 
+def deployment_label_selectors(labels):
+    """``key=value`` terms of a selector, for k8s_info's label_selectors."""
+    return rollback_point.label_selectors(labels)
+
+
 def deployment_pod_states(pods):
     """Each pod's name, phase and containers' states, for a failure's message."""
     return rollback_point.pod_states(pods)
@@ -50,4 +55,5 @@ class FilterModule(object):  # pylint: disable=too-few-public-methods
         return {"deployment_previous_objects": deployment_previous_objects,
                 "deployment_rollback_point": deployment_rollback_point,
                 "deployment_rollback_decision": deployment_rollback_decision,
-                "deployment_pod_states": deployment_pod_states}
+                "deployment_pod_states": deployment_pod_states,
+                "deployment_label_selectors": deployment_label_selectors}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -112,7 +113,7 @@ def test_a_killed_rollout_that_never_gets_ready_is_put_back_by_the_next_run_whic
     assert ("Deployment kube-system/%s failed: a rollout an earlier run applied and never confirmed (the run stopped "
             "before its pods were ready) is not ready: " % NAME) in run.stdout, run.stdout[-6000:]
     assert "The previous ConfigMap and Deployment were put back from the rollback point." in run.stdout
-    assert "ImagePullBackOff" in run.stdout or "ErrImagePull" in run.stdout, run.stdout[-6000:]
+    assert re.search(r"Pods: .*%s-\S+ Pending (ErrImagePull|ImagePullBackOff)" % NAME, run.stdout), run.stdout[-6000:]
     assert core.read_namespaced_config_map(NAME, NAMESPACE).data == before_config
     assert deployment(cluster).spec.template.spec.containers[0].image == before_image
     assert not points(cluster)

@@ -89,6 +89,11 @@ def read(secret):
     return record
 
 
+def label_selectors(labels):
+    """A workload's selector as the ``key=value`` terms k8s_info's label_selectors takes, to read its pods."""
+    return ["%s=%s" % (key, value) for key, value in sorted((labels or {}).items())]
+
+
 def pod_states(pods):
     """Each pod's name, phase and, per container, why it waits or whether it is ready: what a failure names."""
     states = []

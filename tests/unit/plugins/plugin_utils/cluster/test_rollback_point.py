@@ -13,7 +13,7 @@ import json
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster.rollback_point import (
-    RollbackPointError, decide, pod_states, point, previous_objects, read, rollout_state)
+    RollbackPointError, decide, label_selectors, pod_states, point, previous_objects, read, rollout_state)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
     CONFIG_CHECKSUM_ANNOTATION, ROLLBACK_POINT_LABEL)
 
@@ -121,3 +121,10 @@ def test_any_other_rollout_is_put_back_from_the_point_naming_why():
     assert "would be put back" in decide(kept(), None, [], check_mode=True)["message"]
     both = previous_objects([{"resources": [CONFIG_MAP]}, {"resources": [workload("old")]}])
     assert "The previous ConfigMap and Deployment were put back" in decide(kept(both), None, [])["message"]
+
+
+def test_the_pods_are_read_by_each_term_of_the_workloads_selector():
+    # The terms are key=value of each label, not Jinja's join of a dict2items entry (which gave "key=value" itself,
+    # and the failure named no pod).
+    assert label_selectors({"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/instance": "batch"}) == [
+        "app.kubernetes.io/instance=batch", "app.kubernetes.io/name=kube-scheduler"]
