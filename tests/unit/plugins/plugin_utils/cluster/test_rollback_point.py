@@ -31,8 +31,8 @@ def workload(checksum="new", replicas=2, ready=2, updated=2, available=2, genera
               if kind == "Deployment" else
               {"observedGeneration": observed, "desiredNumberScheduled": replicas, "updatedNumberScheduled": updated,
                "numberReady": ready, "numberAvailable": available})
-    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "batch", "namespace": "kube-system",
-                                                                 "generation": generation},
+    metadata = {"name": "batch", "namespace": "kube-system", "generation": generation}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": metadata,
             "spec": dict({"template": {"metadata": {"annotations": {CONFIG_CHECKSUM_ANNOTATION: checksum}}}},
                          **({"replicas": replicas} if kind == "Deployment" else {})),
             "status": status}
