@@ -3,7 +3,7 @@
 """The two lists of the repository that are read from its tree, never written by hand.
 
 README.md's "What is inside": one row per module, filter, lookup, role and playbook (a role and the playbook of its
-name share one), each with its own short description (a plugin's DOCUMENTATION, a role's meta/main.yml, a
+name share one; a role's own filters, named after it, one), each with its own short description (a plugin's DOCUMENTATION, a role's meta/main.yml, a
 playbook's leading comment). CONTRIBUTING.md's
 "Layout": every folder and file of plugins/, every role and playbook and every top-level folder, each with the first
 sentence of its docstring (a folder: its __init__.py, else its README.md). Each list sits between two HTML comments
@@ -194,7 +194,21 @@ def playbooks(tracked: list[str]) -> list[str]:
 def inside(repo: Path = REPO) -> str:
     """README.md's table of what is inside."""
     tracked = files(repo)
-    rows = [(kind, "`%s`" % name, description) for kind, name, description in plugin_rows(repo, tracked)]
+    rows = []
+    # A role's own filters (named <role>_...) are its steps in tested Python: one row per role, each filter named.
+    own = {}
+    for kind, name, description in plugin_rows(repo, tracked):
+        role = name.split("_")[0]
+        if kind == "filter" and role in roles(tracked):
+            if role not in own:
+                own[role] = []
+                rows.append((kind, role, None))
+            own[role].append(name)
+        else:
+            rows.append((kind, "`%s`" % name, description))
+    rows = [(kind, "`%s_*`: %s" % (name, ", ".join("`%s`" % f[len(name) + 1:] for f in own[name])),
+             "The %s role's steps, in tested Python" % name) if description is None else (kind, name, description)
+            for kind, name, description in rows]
     books = {Path(name).stem: name for name in playbooks(tracked)}
     for role in roles(tracked):
         label = "role (internal)" if role.startswith("_") else "role"

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rollout playbooks' apply order and waves, and the fleet report after a wave (plugin_utils/rollout/rollout_order.py)."""
+"""The rollout playbooks' apply order and waves, the fleet report after a wave (plugin_utils/rollout/rollout_order.py),
+and why a master's change was held back (plugin_utils/rollout/held_back.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout import temporary_standby
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.held_back import failure_reason, held_back
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_order import (
     CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, master_view, waves)
 
@@ -128,9 +130,21 @@ def rollout_report(rollout, batch, hostvars):
         raise _error(str(exc)) from None
 
 
+def rollout_held_back(host, hosts_all, hosts_left, hostvars, check_mode=False):
+    """The message of ``host`` (a planned master with a pending change) when masters of the play could not be
+    planned: ``hosts_all`` and ``hosts_left`` are the plan play's ansible_play_hosts_all and ansible_play_hosts; a
+    failed master's reason is its plan call's registered answer (kube_scheduler_plan), when it got that far."""
+    left = set(hosts_left)
+    failed = [(name, failure_reason(hostvars[name].get("kube_scheduler_plan"))) for name in hosts_all if name not in left]
+    try:
+        return held_back(host, hostvars[host].get("kube_scheduler_plan"), failed, bool(check_mode))
+    except ValueError as exc:
+        raise _error(str(exc)) from None
+
+
 class FilterModule(object):  # pylint: disable=too-few-public-methods
     """The rollout's order and waves."""
 
     def filters(self):
         return {"rollout_waves": rollout_waves, "rollout_report": rollout_report, "rollout_clusters": rollout_clusters,
-                "rollout_cluster_hosts": rollout_cluster_hosts}
+                "rollout_cluster_hosts": rollout_cluster_hosts, "rollout_held_back": rollout_held_back}

@@ -271,6 +271,8 @@ def test_a_rollout_that_does_not_become_ready_puts_back_the_previous_objects_and
         kube_scheduler_deployment_wait_timeout=20), check=False)
     assert run.returncode != 0
     assert "Put back the previous ConfigMap and Deployment" in run.stdout, run.stdout[-4000:]
+    # The failure names the new pods and why they wait (read by the workload's selector).
+    assert re.search(r"Pods: .*%s-\S+ Pending (ErrImagePull|ImagePullBackOff)" % NAME, run.stdout), run.stdout[-4000:]
     assert core.read_namespaced_config_map(NAME, NAMESPACE).data == before_config
     template = apps.read_namespaced_deployment(NAME, NAMESPACE).spec.template
     assert template.spec.containers[0].image == before_template.spec.containers[0].image

@@ -39,6 +39,9 @@ VERIFY_RUN_LABEL = DOMAIN + "/verify-run"
 VERIFY_SCHEDULER_NAME_ANNOTATION = DOMAIN + "/scheduler-name"
 # On the pod of a temporary standby (make before break: temporary_standby.py): the instance it stands in for.
 STANDBY_FOR_LABEL = DOMAIN + "/standby-for"
+# The deployment role's rollback point (a Secret holding the objects a rollout replaces, until it is confirmed
+# ready): the workload it belongs to.
+ROLLBACK_POINT_LABEL = DOMAIN + "/rollback-point"
 # The names of temporary standbys: reserved, so that no instance is taken for one (or one for an instance).
 STANDBY_NAME_PREFIX = "kubesched-standby-"
 # The preflight's own static pod, where the kubelet runs it (module_utils/_strategies.py): kubesched-preflight-<instance>-
@@ -61,6 +64,7 @@ ANNOTATIONS = {
     "workload": WORKLOAD_ANNOTATION,
     "verify_run": VERIFY_RUN_LABEL,
     "verify_scheduler_name": VERIFY_SCHEDULER_NAME_ANNOTATION,
+    "rollback_point": ROLLBACK_POINT_LABEL,
 }
 LEGACY_ANNOTATIONS = dict((name, key.replace(DOMAIN + "/", LEGACY_DOMAIN + "/", 1)) for name, key in ANNOTATIONS.items())
 

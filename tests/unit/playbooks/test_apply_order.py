@@ -8,6 +8,8 @@ says which masters share its batch and fails where the inventory says so, the re
 roles' restore does.
 
 - One cluster: the lease holder goes last, one master at a time, whatever order the masters finished planning in.
+- A master that cannot be planned (refused on it, or unreachable) holds back every other master's change: each master
+  with a change names it and the masters that failed, with their reason, and fails; no master is applied.
 - A fleet: each batch is one wave (the k-th master of every cluster), a canary cluster first and alone; a master that
   fails is put back and fails after its wave, the other clusters' masters of that wave finish, the per-cluster report
   names done, failed and restored, untouched and unchanged masters, and the next wave does not start.
@@ -32,9 +34,10 @@ LEASE = "kube-system/kube-scheduler"
 LOST = {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port": 1,
         "ansible_ssh_common_args": "-o ConnectTimeout=5 -o BatchMode=yes -o StrictHostKeyChecking=no"}
 STAND_INS = {
-    "plan": [{"name": "Reach the master (stand-in)", "ansible.builtin.ping": {}},
+    # The plan call's answer is registered as the role's is, also when it fails or its master is unreachable.
+    "plan": [{"name": "Reach the master (stand-in)", "ansible.builtin.ping": {}, "register": "kube_scheduler_plan"},
              {"name": "Plan refused (stand-in)", "ansible.builtin.fail": {"msg": "{{ fail_plan }}"},
-              "when": "fail_plan is defined"},
+              "when": "fail_plan is defined", "register": "kube_scheduler_plan"},
              {"name": "Plan (stand-in)", "ansible.builtin.set_fact": {"kube_scheduler_plan": "{{ fake_plan }}"}}],
     "apply": [
         {"name": "Apply (stand-in)", "ansible.builtin.debug": {
@@ -259,3 +262,29 @@ def test_a_master_lost_during_its_apply_is_named_and_the_masters_after_it_are_no
     assert "Restore (stand-in)" not in proc.stdout
     recap = dict(re.findall(r"^(\S+)\s+: ok=\d+\s+changed=\d+\s+unreachable=(\d+)", proc.stdout, re.M))
     assert recap == {"ks-m1": "0", "ks-m2": "0", "ks-m3": "1"}
+
+
+CONFIG = "/etc/kubernetes/schedulers/kube-scheduler.yaml"
+
+
+@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
+@pytest.mark.parametrize("check", [False, True])
+def test_a_master_that_cannot_be_planned_holds_back_the_others_change_saying_which_and_why(
+        kind, check, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
+    inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3", "ks-m4"], "ks-m1")}, unchanged=["ks-m4"], host_vars={
+        "ks-m2": LOST, "ks-m3": {"fail_plan": "kube-scheduler: secure port 10271 is taken on this master"}})
+    proc, applied = run(ansible_playbook, tmp_path, ["--check"] if check else [])
+    assert proc.returncode == 4 and not applied  # ansible-playbook's code for a run with an unreachable host
+    message = re.search(r"fatal: \[ks-m1\]: FAILED! => .*\"msg\": \"(.*)\"}", proc.stdout).group(1)
+    assert message.startswith("ks-m1: its pending change %s: kube-scheduler: update (%s). The rollout changes no master "
+                              "while a master of the run could not be planned" % (
+                                  "would not be applied" if check else "was not applied", CONFIG)), message
+    assert "ks-m2 (unreachable: Failed to connect to the host via ssh" in message
+    assert "; ks-m3 (kube-scheduler: secure port 10271 is taken on this master). Fix ks-m2, ks-m3 and run again" in message
+    recap = dict((host, (unreachable, failed)) for host, unreachable, failed in re.findall(
+        r"^([\w-]+)\s+: ok=\d+\s+changed=\d+\s+unreachable=(\d+)\s+failed=(\d+)", proc.stdout, re.M))
+    # ks-m4 has nothing to hold back; no master reached the apply play.
+    assert recap == {"ks-m1": ("0", "1"), "ks-m2": ("1", "0"), "ks-m3": ("0", "1"), "ks-m4": ("0", "0")}
+    assert "PLAY [Apply" not in proc.stdout or "skipping: no hosts matched" in proc.stdout
+    assert "apply order:" not in proc.stdout  # no order is shown for masters that are held back
