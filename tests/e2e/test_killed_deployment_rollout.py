@@ -89,6 +89,9 @@ def killed_run(cluster, extra, applied):
     if playbook.poll() is not None:
         raise AssertionError("the run ended before it could be killed: %s" % playbook.communicate()[0][-6000:])
     os.killpg(playbook.pid, signal.SIGKILL)
+    # ansible-playbook's workers run in sessions of their own (setsid) and would go on with the role's wait, as a
+    # controller that died would not: kill every process of this run (its command line names the vars file).
+    subprocess.run(["pkill", "-KILL", "-f", str(path)], check=False)
     return playbook.communicate()[0]
 
 
