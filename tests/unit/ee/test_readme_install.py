@@ -175,3 +175,16 @@ def test_no_page_tells_to_install_from_galaxy_by_name():
         text = path.read_text()
         assert "collection install kubesched.schedulers" not in text, path
         assert "install {namespace}.{name}" not in text, path
+
+
+def test_every_page_names_the_tarball_of_galaxy_ymls_version():
+    # `ansible-galaxy collection build` names the tarball after galaxy.yml's version: a page that names another
+    # version's tells the reader to install a file the build did not make.
+    version = yaml.safe_load((REPO / "galaxy.yml").read_text())["version"]
+    pages = [REPO / "README.md"] + MOVED + sorted((REPO / "docs" / "docsite" / "rst").glob("*.rst")) + sorted(
+        (REPO / "roles").glob("*/README.md"))
+    named = {}
+    for path in pages:
+        for found in re.findall(r"kubesched-schedulers-([0-9][^\s`'\"]*?)\.tar\.gz", path.read_text()):
+            named.setdefault(found, []).append(path.relative_to(REPO).as_posix())
+    assert named and set(named) == {version}, named
