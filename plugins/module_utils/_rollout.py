@@ -19,6 +19,7 @@ Host code: stdlib only.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import (
     account_ids, owner_problems, file_changes, file_diff, file_owners, installed_port, make_parents, read_file,
     set_attributes, spec_problems, wanted_port, write_atomically)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup, remove_path, sha256, switch_link
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
+    Backup, WriteFailed, remove_path, sha256, switch_link, writing)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import (
     HeldChange, as_before, remove_backups, stale_backups)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
@@ -73,6 +75,7 @@ class Engine(object):
         self._standby_leftovers = []  # temporary standbys a killed run left, found by the plan, removed by the apply
         self._gate_failed = set()  # instances that gave no healthy answer in this call's gate
         self._left = {}  # the leftover standbys this call took over, by the name of their instance
+        self._attributes_before = []  # (path, uid, gid, mode) of the files whose attributes alone this call set
 
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
@@ -447,6 +450,8 @@ class Engine(object):
             if entry["action"] == ATTRIBUTES:
                 for spec in instance["files"]:
                     if spec["path"] in entry["files"]:
+                        st = os.stat(spec["path"])
+                        self._attributes_before.append((spec["path"], st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
                         set_attributes(spec)
                 applied[instance["name"]] = {"restarted": False, "pid": None}
                 continue
@@ -549,12 +554,16 @@ class Engine(object):
         story = []
         self._not_healthy = []
         if held.link_before is not None:
-            if held.link_before:
-                self._switch_link(held.link_path, held.link_before)
-                story.append("binary link %s -> %s" % (held.link_path, held.link_before))
-            else:
-                remove_path(held.link_path)
-                story.append("binary link %s removed (there was none)" % held.link_path)
+            try:
+                if held.link_before:
+                    self._switch_link(held.link_path, held.link_before)
+                    story.append("binary link %s -> %s" % (held.link_path, held.link_before))
+                else:
+                    remove_path(held.link_path)
+                    story.append("binary link %s removed (there was none)" % held.link_path)
+            except WriteFailed as exc:
+                story.append("NOT restored: binary link %s on %s (%s)" % (held.link_path, exc.master, exc.reason))
+        story.extend(self._restore_attributes())
         # The restored instances listen where they did before the change (a change may have moved a secure port).
         touched = [(as_before(instance), backup, pid) for instance, backup, pid in held.touched]
         # Who listens now, before the restore: the failed processes, which the restored ones must replace.
@@ -578,7 +587,11 @@ class Engine(object):
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
         if unrestorable:
             story.append("NOT restored: %s" % ", ".join(unrestorable))
-        held.forget()
+        try:
+            held.forget()
+        except WriteFailed as exc:
+            # The record stays: the next run finds it and gates the master again, as after a killed run.
+            story.append("NOT removed: the record of the change %s on %s (%s)" % (exc.path, exc.master, exc.reason))
         story.extend(self._restore_directories(held))
         answers, waiting = [], []
         for instance, _backup, pid_before in touched:
@@ -617,24 +630,46 @@ class Engine(object):
         return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
                         + ["Backups are kept in %s." % p["state_dir"]])
 
+    def _restore_attributes(self):
+        """Files whose owner and mode alone this call changed (not backed up: no restart, nothing held) get them back
+        when a later step of the call fails."""
+        story = []
+        for path, uid, gid, mode in reversed(self._attributes_before):
+            now = os.stat(path)
+            if (now.st_uid, now.st_gid, stat.S_IMODE(now.st_mode)) == (uid, gid, mode):
+                continue  # its change failed before it changed anything (a read-only file system)
+            try:
+                with writing(path, action="set the owner and mode of"):
+                    os.chown(path, uid, gid)
+                    os.chmod(path, mode)
+                story.append("the owner and mode of %s" % path)
+            except WriteFailed as exc:
+                story.append("NOT restored: the owner and mode of %s on %s (%s)" % (path, exc.master, exc.reason))
+        self._attributes_before = []
+        return story
+
     def _restore_directories(self, held):
         """Directories back as they were: the changed ones get their owner, group and mode back, the ones the change
         made are removed (innermost first) unless something is kept in them (the backups)."""
         story = []
         for path, uid, gid, mode in reversed(held.changed_dirs):
             try:
-                os.chown(path, uid, gid)
-                os.chmod(path, mode)
+                with writing(path, action="set the owner and mode of"):
+                    os.chown(path, uid, gid)
+                    os.chmod(path, mode)
                 story.append("directory %s back to %04o" % (path, mode))
-            except OSError as exc:
-                story.append("NOT restored: directory %s (%s)" % (path, exc))
+            except WriteFailed as exc:
+                story.append("NOT restored: directory %s on %s (%s)" % (path, exc.master, exc.reason))
         removed = []
         for path in reversed(held.made):
             try:
-                os.rmdir(path)
+                with writing(path, action="remove"):
+                    os.rmdir(path)
                 removed.append(path)
-            except OSError:
-                pass  # not empty: it holds what is kept (the backups)
+            except WriteFailed as exc:
+                # Not empty: it holds what is kept (the backups); gone already: nothing to do.
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT):
+                    story.append("NOT removed: directory %s on %s (%s)" % (path, exc.master, exc.reason))
         if removed:
             plural = "y" if len(removed) == 1 else "ies"
             story.append("removed the director%s it had made: %s" % (plural, ", ".join(removed)))
@@ -652,13 +687,15 @@ class Engine(object):
             raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
         make_parents(path, self.held.made)
         if not os.path.isdir(path):
-            os.mkdir(path, 0o700)
+            with writing(path, action="make"):
+                os.mkdir(path, 0o700)
             self.held.made.append(path)
         else:
             st = os.stat(path)
             self.held.changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
-        os.chown(path, *ids)
-        os.chmod(path, int(directory.get("mode") or "0700", 8))
+        with writing(path, action="set the owner and mode of"):
+            os.chown(path, *ids)
+            os.chmod(path, int(directory.get("mode") or "0700", 8))
 
     def _remove_absent(self, plan):
         """Absent instances go first, what runs first: the unit stopped, or the manifest removed so the kubelet stops
