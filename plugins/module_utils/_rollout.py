@@ -4,7 +4,8 @@
 """The rollout engine on a master, for both kinds of scheduler (systemd units and static pods).
 
 Plan: compare every file the controller rendered with the host (content, owner, group, mode), the binary link, and
-the units' state; report per instance what would change, with a diff. Nothing is written.
+the units' state; report per instance what would change, with a diff (a Plan of InstancePlans, _rollout_plan.py,
+reported as the module's ``plan`` mapping). Nothing is written.
 Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
 (static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
@@ -37,6 +38,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api imp
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import (
+    ATTRIBUTES, CREATE, NONE, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
 
 # --- the engine ---------------------------------------------------------------------------------------------------
@@ -49,17 +52,6 @@ MODES = (READ, PLAN, APPLY, COMMIT, RESTORE)
 
 # The role variable that lets the apply call create a missing lease Role and RoleBinding (named in messages).
 LEASE_RBAC_CREATE_VARIABLE = "kube_scheduler_lease_rbac_create"
-
-# What the plan says per instance.
-NONE = "none"              # nothing differs
-CREATE = "create"          # new files: the instance starts for the first time
-UPDATE = "update"          # changed content: the instance restarts on it
-RESTART = "restart"        # same files, a new binary behind the link
-START = "start"            # same files, the instance is not running
-ATTRIBUTES = "attributes"  # owner, group or mode only: no restart
-REMOVE = "remove"          # an absent instance's files are still there
-ACTIONS = (NONE, CREATE, UPDATE, RESTART, START, ATTRIBUTES, REMOVE)
-STARTS_A_PROCESS = (CREATE, UPDATE, RESTART, START)
 
 
 class Engine(object):
@@ -93,9 +85,13 @@ class Engine(object):
         if mode == READ:
             return self.result
         plan, diff, changed = self.plan()
-        self.result.update(changed=changed, plan=plan, diff=diff)
+        self.result.update(changed=changed, plan=plan.as_dict(), diff=diff)
         if mode == APPLY and changed:
-            self.result["applied"] = self.apply(plan)
+            try:
+                self.result["applied"] = self.apply(plan)
+            finally:
+                # What the apply step added to the plan (the lease RBAC it created) is reported, also on failure.
+                self.result["plan"] = plan.as_dict()
             if not self.p.get("hold", True):
                 # No gate after this call: its health gate was the last, so the change is committed here, in the
                 # same call, instead of a commit call of its own.
@@ -120,13 +116,14 @@ class Engine(object):
     # plan ------------------------------------------------------------------------------------------------------
     def plan(self):
         """What differs, with a diff; then the master's kube-scheduler runs offline against the new config and flags
-        of every instance that would start a process: a refusal fails the plan (PreflightFailed), nothing written."""
+        of every instance that would start a process: a refusal fails the plan (PreflightFailed), nothing written.
+        Returns (Plan, diff, changed)."""
         p = self.p
-        plan = {"link_changed": False, "directories": [], "instances": {}}
+        plan = Plan()
         diff = []
         for directory in p["directories"]:
             if self._directory_differs(directory):
-                plan["directories"].append(directory["path"])
+                plan.directories.append(directory["path"])
                 diff.append({"before_header": directory["path"], "after_header": directory["path"],
                              "before": "" if not os.path.isdir(directory["path"]) else "(directory, other owner or mode)\n",
                              "after": "(directory %s:%s %s)\n" % (
@@ -135,21 +132,21 @@ class Engine(object):
         if link:
             current = os.readlink(link["path"]) if os.path.islink(link["path"]) else None
             if current != link["src"]:
-                plan["link_changed"] = True
+                plan.link_changed = True
                 diff.append({"before_header": link["path"], "after_header": link["path"],
                              "before": ("-> %s\n" % current) if current else ("(regular file)\n" if os.path.lexists(link["path"]) else ""),
                              "after": "-> %s\n" % link["src"]})
         owners = file_owners(p["instances"])
         for instance in p["instances"]:
-            entry = {"action": NONE, "files": []}
+            entry = InstancePlan()
             if instance["state"] == "absent":
                 # Not a file another instance still uses, nor one another absent instance removes.
-                entry["files"] = [f["path"] for f in instance["files"]
-                                  if owners[f["path"]] == instance["name"] and os.path.lexists(f["path"])]
-                if entry["files"]:
-                    entry["action"] = REMOVE
+                entry.files = [f["path"] for f in instance["files"]
+                               if owners[f["path"]] == instance["name"] and os.path.lexists(f["path"])]
+                if entry.files:
+                    entry.action = REMOVE
                     diff.extend({"before_header": path, "after_header": "%s (absent)" % path, "before": "(present)\n", "after": ""}
-                                for path in entry["files"])
+                                for path in entry.files)
             else:
                 changes = {}
                 for spec in instance["files"]:
@@ -159,21 +156,21 @@ class Engine(object):
                         changes[spec["path"]] = change
                         if owners[spec["path"]] == instance["name"]:
                             diff.append(file_diff(spec))
-                entry["files"] = sorted(changes)
+                entry.files = sorted(changes)
                 existed = any(os.path.lexists(spec["path"]) for spec in instance["files"])
                 if "content" in changes.values():
-                    entry["action"] = UPDATE if existed else CREATE
-                elif plan["link_changed"]:
-                    entry["action"] = RESTART
+                    entry.action = UPDATE if existed else CREATE
+                elif plan.link_changed:
+                    entry.action = RESTART
                 elif not self.strategy.running(instance):
-                    entry["action"] = START
+                    entry.action = START
                 elif changes:
-                    entry["action"] = ATTRIBUTES
-            plan["instances"][instance["name"]] = entry
+                    entry.action = ATTRIBUTES
+            plan.instances[instance["name"]] = entry
         refusals = self._check_leases(plan)
         held = HeldChange.load(p["state_dir"]) if p.get("state_dir") else None
         if held is not None:
-            plan["held"] = held.names()
+            plan.held = held.names()
             names = ", ".join(held.names()) or "directories"
             if not held.gate_passed:
                 # Recorded before its first write, never gated to the end: the run (or the engine, or the master)
@@ -193,20 +190,19 @@ class Engine(object):
         if stale:
             # Backups of changes that were restored (kept for the operator) or never recorded: the apply step
             # removes them, as a commit removes the backups of its change.
-            plan["stale_backups"] = stale
+            plan.stale_backups = stale
         # What the apply step removes once the instance it stands in for answers health (read once, here).
         left = self._standby_leftovers = _standby.leftovers(p["instances"])
         if left:
             # A run stopped while a temporary standby ran (make before break).
-            plan["standby_leftovers"] = [found["name"] for found in left]
+            plan.standby_leftovers = [found["name"] for found in left]
             self.result.setdefault("warnings", []).append(
                 "%s: a temporary standby an earlier run started is still on this master (%s); the apply step removes "
                 "it once the instance it stands in for answers health, never before"
-                % (", ".join(plan["standby_leftovers"]), ", ".join(path for found in left for path in found["paths"])))
+                % (", ".join(plan.standby_leftovers), ", ".join(path for found in left for path in found["paths"])))
         refusals.extend(self._port_refusals(plan))
-        changed = bool(plan["directories"] or plan["link_changed"] or held is not None or left or stale
-                       or any(e["action"] != NONE or (e.get("lease_access") or {}).get("will_create")
-                              for e in plan["instances"].values()))
+        changed = bool(plan.directories or plan.link_changed or held is not None or left or stale
+                       or any(entry.pending() for entry in plan.instances.values()))
         self._ask_the_binary(plan, diff, refusals)
         return plan, diff, changed
 
@@ -217,7 +213,7 @@ class Engine(object):
         refusals = []
         leftover_for = set(found["name"] for found in self._standby_leftovers)
         for instance in self.p["instances"]:
-            action = plan["instances"][instance["name"]]["action"]
+            action = plan.entry(instance).action
             if instance["state"] != "present" or action not in STARTS_A_PROCESS:
                 continue
             holder = self.waiter.port_holder(instance["port"])
@@ -258,7 +254,7 @@ class Engine(object):
         for instance, found in zip(asking, answers):
             spec = instance["lease_access"]
             shown = dict((key, value) for key, value in found.items() if key != "rbac")
-            plan["instances"][instance["name"]]["lease_access"] = shown
+            plan.entry(instance).lease_access = shown
             if found["status"] == _lease_access.NOT_CHECKED:
                 self.result.setdefault("warnings", []).append(
                     "%s: lease %s: the lease access check did not run: %s" % (instance["name"], found["lease"], found["detail"]))
@@ -290,17 +286,17 @@ class Engine(object):
             if again["status"] != _lease_access.ALLOWED:
                 raise PreflightFailed("nothing was changed: %s: after creating %s: %s"
                                       % (name, ", ".join(created), again["detail"]))
-            plan["instances"][name]["lease_access"].update(status=again["status"], detail=again["detail"],
-                                                           missing=[], will_create=False)
+            plan.entry(name).lease_access.update(status=again["status"], detail=again["detail"], missing=[],
+                                                 will_create=False)
         self.result["lease_rbac_created"] = created
 
     def _ask_the_binary(self, plan, diff, refusals):
         for instance in self.p["instances"]:
-            entry = plan["instances"][instance["name"]]
-            if instance["state"] != "present" or entry["action"] not in STARTS_A_PROCESS:
+            entry = plan.entry(instance)
+            if instance["state"] != "present" or not entry.starts_a_process():
                 continue
             verdict = self.strategy.preflight(instance, self.p)
-            entry["preflight"] = verdict.note
+            entry.preflight = verdict.note
             if verdict.refused is not None:
                 refusals.append("%s would be refused by the master's kube-scheduler: %s (%s, offline with the new "
                                 "config and flags)" % (instance["name"], verdict.refused, verdict.note))
@@ -308,7 +304,7 @@ class Engine(object):
                 refusals.append("%s: the master's kube-scheduler could not check the new config: %s"
                                 % (instance["name"], verdict.problem))
         if refusals:
-            raise PreflightFailed("nothing was changed: " + "; ".join(refusals), plan, diff)
+            raise PreflightFailed("nothing was changed: " + "; ".join(refusals), plan.as_dict(), diff)
 
     def _directory_differs(self, directory):
         path = directory["path"]
@@ -326,9 +322,9 @@ class Engine(object):
         p = self.p
         problems = spec_problems(p)
         problems.extend(owner_problems(
-            [dict(directory, directory=True) for directory in p["directories"] if directory["path"] in plan["directories"]]
+            [dict(directory, directory=True) for directory in p["directories"] if directory["path"] in plan.directories]
             + [spec for instance in p["instances"] if instance["state"] == "present"
-               for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"]]))
+               for spec in instance["files"] if spec["path"] in plan.entry(instance).files]))
         link = p.get("link")
         if link and os.path.lexists(link["path"]) and not os.path.islink(link["path"]):
             problems.append("%s is a regular file, not a link this engine manages; move it away so an upgrade or a "
@@ -338,7 +334,7 @@ class Engine(object):
         will_exist = frozenset(spec["path"] for instance in p["instances"] if instance["state"] == "present"
                                for spec in instance["files"])
         for instance in p["instances"]:
-            if instance["state"] != "present" or plan["instances"][instance["name"]]["action"] in (NONE, ATTRIBUTES):
+            if instance["state"] != "present" or not plan.entry(instance).writes():
                 continue
             problems.extend("%s: %s" % (instance["name"], problem)
                             for problem in missing_named_files(instance.get("named_files") or [], will_exist))
@@ -351,7 +347,8 @@ class Engine(object):
         restoring (the story in its message). Intent first: the change is recorded (_held_change.py) before each of
         its writes, so a run killed anywhere leaves a record the next run gates again. The steps: prepare
         (directories, absent instances), standbys, back up, write, gate, finish; any failure after the first
-        write restores."""
+        write restores. ``plan``: the plan step's Plan, or the mapping it reports."""
+        plan = Plan.of(plan)
         self.preflight(plan)
         self._create_lease_rbac(plan)
         # A change an earlier apply held, or began, and nothing committed is as unproven as this one: this change
@@ -364,7 +361,7 @@ class Engine(object):
             raise RolledBack("%s. %s" % (exc, self._restore(held)))
         applied = {}
         try:
-            self.result["removed_backups"] = remove_backups(plan.get("stale_backups") or [])
+            self.result["removed_backups"] = remove_backups(plan.stale_backups or [])
             self._start_standbys(plan, held)
             restarting = self._back_up(plan, held)
             self._write(plan, held, restarting, applied)
@@ -377,7 +374,7 @@ class Engine(object):
     def _prepare(self, plan, held):
         """The directories the plan wants made or changed, the intent recorded, then the absent instances removed."""
         for directory in self.p["directories"]:
-            if directory["path"] in plan["directories"]:
+            if directory["path"] in plan.directories:
                 self._make_directory(directory)
         held.save()
         self._remove_absent(plan)
@@ -393,7 +390,7 @@ class Engine(object):
         left = self._left = dict((found["name"], found) for found in self._standby_leftovers)
         standbys = [instance["standby"] for instance in p["instances"]
                     if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
-                    and plan["instances"][instance["name"]]["action"] in (UPDATE, RESTART)
+                    and plan.entry(instance).action in (UPDATE, RESTART)
                     and self._listens_now(instance)]
         held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
                                | set(_standby.adopted(found)["name"] for found in left.values()))
@@ -412,8 +409,7 @@ class Engine(object):
         """What the change replaces, backed up and recorded before the first write of an instance's files or the
         link; returns the (instance, pid_before) the change restarts."""
         p = self.p
-        changing = [instance for instance in p["instances"] if instance["state"] == "present"
-                    and plan["instances"][instance["name"]]["action"] not in (NONE, ATTRIBUTES)]
+        changing = [instance for instance in p["instances"] if instance["state"] == "present" and plan.entry(instance).writes()]
         restarting, backed_up = [], []
         for instance in changing:
             pid_before = self.waiter.listener(instance["port"])
@@ -427,12 +423,12 @@ class Engine(object):
                          before if before is not None and before != wanted_port(instance) else None)
             backed_up.extend(spec["path"] for spec in instance["files"])
             restarting.append((instance, pid_before))
-        if plan["link_changed"] and held.link_before is None:
+        if plan.link_changed and held.link_before is None:
             link = p["link"]
             held.link_path = link["path"]
             held.link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
         held.written.update((spec["path"], sha256(spec["content"])) for instance in changing
-                            for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"])
+                            for spec in instance["files"] if spec["path"] in plan.entry(instance).files)
         held.save()
         return restarting
 
@@ -440,23 +436,23 @@ class Engine(object):
         """The link switched, every changed file written (attributes only: set, no restart), then the kind makes
         the change take effect (a reload, the restarts)."""
         p = self.p
-        if plan["link_changed"]:
+        if plan.link_changed:
             self._switch_link(p["link"]["path"], p["link"]["src"])
         written = []
         for instance in p["instances"]:
-            entry = plan["instances"][instance["name"]]
-            if instance["state"] != "present" or entry["action"] == NONE:
+            entry = plan.entry(instance)
+            if instance["state"] != "present" or entry.action == NONE:
                 continue
-            if entry["action"] == ATTRIBUTES:
+            if entry.action == ATTRIBUTES:
                 for spec in instance["files"]:
-                    if spec["path"] in entry["files"]:
+                    if spec["path"] in entry.files:
                         st = os.stat(spec["path"])
                         self._attributes_before.append((spec["path"], st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
                         set_attributes(spec)
                 applied[instance["name"]] = {"restarted": False, "pid": None}
                 continue
             for spec in instance["files"]:
-                if spec["path"] in entry["files"] and spec["path"] not in written:
+                if spec["path"] in entry.files and spec["path"] not in written:
                     write_atomically(spec, held.made)
                     written.append(spec["path"])
         if written:
@@ -703,12 +699,12 @@ class Engine(object):
         p = self.p
         removed = []
         for instance in p["instances"]:
-            if instance["state"] != "absent" or plan["instances"][instance["name"]]["action"] != REMOVE:
+            if instance["state"] != "absent" or plan.entry(instance).action != REMOVE:
                 continue
 
             def remove_files(instance=instance):
                 # Only the files the plan gives this instance: not one another instance still uses.
-                mine = plan["instances"][instance["name"]]["files"]
+                mine = plan.entry(instance).files
                 for spec in reversed(instance["files"]):
                     if spec["path"] in mine:
                         remove_path(spec["path"])
