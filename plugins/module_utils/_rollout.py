@@ -39,7 +39,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import (
-    ATTRIBUTES, CREATE, NONE, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
+    ATTRIBUTES, CREATE, HEALTHY, NONE, NOT_HEALTHY, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
 
 # --- the engine ---------------------------------------------------------------------------------------------------
@@ -201,10 +201,45 @@ class Engine(object):
                 "it once the instance it stands in for answers health, never before"
                 % (", ".join(plan.standby_leftovers), ", ".join(path for found in left for path in found["paths"])))
         refusals.extend(self._port_refusals(plan))
+        refusals.extend(self._health_refusals(plan, held))
         changed = bool(plan.directories or plan.link_changed or held is not None or left or stale
                        or any(entry.pending() for entry in plan.instances.values()))
         self._ask_the_binary(plan, diff, refusals)
         return plan, diff, changed
+
+    def _health_refusals(self, plan, held):
+        """Every present instance this call leaves running as it is (nothing to restart, or its owner and mode
+        alone) must answer health: a master whose files are converged is never reported so while one of its
+        schedulers crash-loops or does not answer. One short look each, side by side, so a plan stays quick; one that
+        does not answer is given the time its health gate gives a new process (it may be starting: a master that
+        just booted, a pod the kubelet is replacing), then refuses the plan, naming what it answered and where its
+        logs are. Instances an earlier run left pending (a held change, a leftover standby) are not asked here: the
+        apply step gates them, and restores them when they fail."""
+        if not self.p.get("health_check", True):
+            return []
+        pending = set(held.names() if held is not None else []) | set(found["name"] for found in self._standby_leftovers)
+        asking = [instance for instance in self.p["instances"] if instance["state"] == "present"
+                  and plan.entry(instance).action in (NONE, ATTRIBUTES) and instance["name"] not in pending]
+        if not asking:
+            return []
+        with ThreadPoolExecutor(max_workers=len(asking)) as pool:
+            looks = list(pool.map(lambda instance: self.waiter.health(instance["port"], instance["health_url"]), asking))
+        again = self._gate_all([(instance, None) for instance, (_pid, error) in zip(asking, looks) if error])
+        refusals = []
+        for instance, look in zip(asking, looks):
+            pid, error = again.get(instance["name"], look)
+            entry = plan.entry(instance)
+            if error is None:
+                entry.health = {"status": HEALTHY, "detail": "process %s answers %s" % (pid, instance["health_url"])}
+                continue
+            entry.health = {"status": NOT_HEALTHY, "detail": error}
+            lines = self.strategy.log_tail(instance)
+            refusals.append(
+                "%s is not healthy: %s (asked again for %ss, the time its health gate gives a new process); nothing "
+                "is rolled out on this master while it is not: look at %s%s" % (
+                    instance["name"], error, self.p["health_timeout"], self.strategy.log_hint(instance),
+                    ("; last log lines: " + " | ".join(lines)) if lines else ""))
+        return refusals
 
     def _port_refusals(self, plan):
         """The ports the offline preflight cannot see (it runs with --secure-port 0): each instance that would start

@@ -25,17 +25,23 @@ REMOVE = "remove"          # an absent instance's files are still there
 ACTIONS = (NONE, CREATE, UPDATE, RESTART, START, ATTRIBUTES, REMOVE)
 STARTS_A_PROCESS = (CREATE, UPDATE, RESTART, START)
 
+# How an instance the call leaves running answers its health endpoint (InstancePlan.health).
+HEALTHY = "healthy"
+NOT_HEALTHY = "not healthy"
+
 
 @dataclass
 class InstancePlan(object):
     """One instance: its ``action``, the ``files`` it changes (or, absent, removes), what the lease access check
-    found (``lease_access``, _lease_access.py's answer as reported; None when not asked) and what the master's
-    kube-scheduler said of its new config (``preflight``; None when no process would start)."""
+    found (``lease_access``, _lease_access.py's answer as reported; None when not asked), what the master's
+    kube-scheduler said of its new config (``preflight``; None when no process would start) and, for an instance the
+    call leaves running as it is, how it answers health (``health``: {status, detail}; None when not asked)."""
 
     action: str = NONE
     files: List[str] = field(default_factory=list)
     lease_access: Optional[dict] = None
     preflight: Optional[str] = None
+    health: Optional[dict] = None
 
     def starts_a_process(self):
         return self.action in STARTS_A_PROCESS
@@ -54,6 +60,8 @@ class InstancePlan(object):
             out["lease_access"] = self.lease_access
         if self.preflight is not None:
             out["preflight"] = self.preflight
+        if self.health is not None:
+            out["health"] = self.health
         return out
 
 
