@@ -400,6 +400,12 @@ def test_a_commit_on_a_read_only_state_directory_names_the_backup_it_could_not_r
     assert str(failure.value) == "could not remove %s/one/backup on %s: %s" % (state, MASTER, reason(errno.EROFS, var))
 
 
+def forget(root):
+    held = HeldChange(root)
+    held.save()
+    held.forget()
+
+
 # Each writer of the engine that is not the one atomic writer, with the os function it calls failing with each errno
 # a master's file system gives (EDQUOT has no real file system here: the module's docstring).
 WRITERS = {
@@ -409,18 +415,12 @@ WRITERS = {
                        "could not set the owner and mode of {root}/one.yaml"),
     "the record": ("makedirs", lambda root: HeldChange(root + "/state").save(),
                    "could not make {root}/state (the state directory)"),
-    "the record's removal": ("unlink", lambda root: forget(root), "could not remove {root}/held-change.json (the "
+    "the record's removal": ("unlink", forget, "could not remove {root}/held-change.json (the "
                              "record of the change)"),
     "a backup's directory": ("rmdir", lambda root: remove_backups([root + "/one/backup"]),
                              "could not remove {root}/one (the emptied directory of the backup)"),
 }
 FILE = {"content": "a: 1\n", "owner": "root", "group": "root", "mode": "0600"}
-
-
-def forget(root):
-    held = HeldChange(root)
-    held.save()
-    held.forget()
 
 
 @pytest.mark.parametrize("number", [errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT],
