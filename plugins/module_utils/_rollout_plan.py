@@ -47,7 +47,8 @@ class InstancePlan(object):
         return self.action in STARTS_A_PROCESS
 
     def writes(self):
-        """Whether the apply step backs up and writes the instance's files (attributes alone are set in place)."""
+        """Whether the apply step backs up the instance and restarts or starts it on its files (a change of owner and
+        mode alone is set in place, without either)."""
         return self.action not in (NONE, ATTRIBUTES)
 
     def pending(self):
