@@ -168,6 +168,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
             except RolloutError as exc:
                 raise Refused(str(exc)) from None
             engine.update(host)
+        # A report asks neither the master's kube-scheduler nor the instances' health: both are the plan's questions.
+        engine["health_check"] = args["preflight"]
         if not args["preflight"]:
             for entry in engine["instances"]:
                 entry.pop("preflight", None)

@@ -108,11 +108,12 @@ def make_parents(path, created=None):
         missing.append(parent)
         parent = os.path.dirname(parent)
     for directory in reversed(missing):
-        os.mkdir(directory, 0o755)
-        if created is not None:
-            created.append(directory)
-        os.chown(directory, 0, 0)
-        os.chmod(directory, 0o755)
+        with _files.writing(directory, action="make", purpose="a parent directory of %s" % path):
+            os.mkdir(directory, 0o755)
+            if created is not None:
+                created.append(directory)
+            os.chown(directory, 0, 0)
+            os.chmod(directory, 0o755)
 
 
 def write_atomically(spec, created=None):
@@ -128,8 +129,9 @@ def set_attributes(spec):
     ids = account_ids(spec["owner"], spec["group"])
     if ids is None:
         raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (spec["path"], spec["owner"], spec["group"]))
-    os.chown(spec["path"], *ids)
-    os.chmod(spec["path"], int(spec["mode"], 8))
+    with _files.writing(spec["path"], action="set the owner and mode of"):
+        os.chown(spec["path"], *ids)
+        os.chmod(spec["path"], int(spec["mode"], 8))
 
 
 def spec_problems(params):

@@ -365,4 +365,5 @@ class Backup(object):
         remove_path(self.dir)
         instance_dir = os.path.dirname(self.dir)
         if os.path.isdir(instance_dir) and not os.listdir(instance_dir):
-            os.rmdir(instance_dir)
+            with writing(instance_dir, action="remove", purpose="the emptied directory of the backup"):
+                os.rmdir(instance_dir)

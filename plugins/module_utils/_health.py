@@ -69,16 +69,30 @@ def port_holder(port):
         return "process %d" % pid
 
 
-def health_error(url):
+def health_error(url, timeout=5):
     """None when ``url`` answers 200 "ok" (the serving certificate is not verified), else the reason."""
     try:
-        response = open_url(url, timeout=5, validate_certs=False)
+        response = open_url(url, timeout=timeout, validate_certs=False)
         body = response.read().decode("utf-8", "replace").strip()
     except Exception as exc:  # refused, TLS errors, HTTP errors: all mean "not healthy yet"
         return "%s: %s" % (url, exc)
     if response.getcode() != 200 or body != "ok":
         return "%s answered %s %r" % (url, response.getcode(), body[:200])
     return None
+
+
+# How long the plan's one look at a running instance waits for its answer: kube-scheduler answers its health
+# endpoint in milliseconds, so a plan stays quick and one that hangs costs this much.
+PROBE_TIMEOUT = 3
+
+
+def probe(port, url, timeout=PROBE_TIMEOUT):
+    """One look at an instance: (pid, None) when a process listens on ``port`` and answers ``url``, else (pid or
+    None, what it answered)."""
+    pid = listener_pid(port)
+    if pid is None:
+        return None, "no process listens on port %d" % port
+    return pid, health_error(url, timeout)
 
 
 def wait_for_new_healthy(port, url, previous_pid, timeout, settle, clock=time.time, sleep=time.sleep):

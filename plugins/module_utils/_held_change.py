@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup, remove_path, write_atomically
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
+    Backup, remove_path, write_atomically, writing)
 
 FILE_NAME = "held-change.json"
 # What the restore step needs of an instance: how it restarts or stops, and where its health gate looks.
@@ -67,7 +68,8 @@ class HeldChange(object):
                   "link_path": self.link_path, "link_before": self.link_before, "made": self.made,
                   "changed_dirs": [list(entry) for entry in self.changed_dirs], "gate_passed": self.gate_passed,
                   "standbys": self.standbys, "written": self.written}
-        os.makedirs(self.state_dir, 0o700, exist_ok=True)
+        with writing(self.state_dir, action="make", purpose="the state directory"):
+            os.makedirs(self.state_dir, 0o700, exist_ok=True)
         write_atomically(self.path, json.dumps(record, indent=1, sort_keys=True).encode("utf-8"), (0, 0), 0o600)
 
     @classmethod
@@ -109,7 +111,8 @@ class HeldChange(object):
     def forget(self):
         """After a restore: the record goes, the backups stay for the operator (as a failed apply leaves them)."""
         if os.path.lexists(self.path):
-            os.unlink(self.path)
+            with writing(self.path, action="remove", purpose="the record of the change"):
+                os.unlink(self.path)
 
 
 def as_before(instance):
@@ -139,5 +142,6 @@ def remove_backups(directories):
         remove_path(directory)
         parent = os.path.dirname(directory)
         if os.path.isdir(parent) and not os.listdir(parent):
-            os.rmdir(parent)
+            with writing(parent, action="remove", purpose="the emptied directory of the backup"):
+                os.rmdir(parent)
     return list(directories)

@@ -4,7 +4,8 @@
 """The rollout engine on a master, for both kinds of scheduler (systemd units and static pods).
 
 Plan: compare every file the controller rendered with the host (content, owner, group, mode), the binary link, and
-the units' state; report per instance what would change, with a diff. Nothing is written.
+the units' state; report per instance what would change, with a diff (a Plan of InstancePlans, _rollout_plan.py,
+reported as the module's ``plan`` mapping). Nothing is written.
 Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
 (static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
@@ -19,6 +20,7 @@ Host code: stdlib only.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import (
     account_ids, owner_problems, file_changes, file_diff, file_owners, installed_port, make_parents, read_file,
     set_attributes, spec_problems, wanted_port, write_atomically)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup, remove_path, sha256, switch_link
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
+    Backup, WriteFailed, remove_path, sha256, switch_link, writing)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import (
     HeldChange, as_before, remove_backups, stale_backups)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
@@ -35,6 +38,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api imp
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import (
+    ATTRIBUTES, CREATE, HEALTHY, NONE, NOT_HEALTHY, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
 
 # --- the engine ---------------------------------------------------------------------------------------------------
@@ -47,17 +52,6 @@ MODES = (READ, PLAN, APPLY, COMMIT, RESTORE)
 
 # The role variable that lets the apply call create a missing lease Role and RoleBinding (named in messages).
 LEASE_RBAC_CREATE_VARIABLE = "kube_scheduler_lease_rbac_create"
-
-# What the plan says per instance.
-NONE = "none"              # nothing differs
-CREATE = "create"          # new files: the instance starts for the first time
-UPDATE = "update"          # changed content: the instance restarts on it
-RESTART = "restart"        # same files, a new binary behind the link
-START = "start"            # same files, the instance is not running
-ATTRIBUTES = "attributes"  # owner, group or mode only: no restart
-REMOVE = "remove"          # an absent instance's files are still there
-ACTIONS = (NONE, CREATE, UPDATE, RESTART, START, ATTRIBUTES, REMOVE)
-STARTS_A_PROCESS = (CREATE, UPDATE, RESTART, START)
 
 
 class Engine(object):
@@ -73,6 +67,7 @@ class Engine(object):
         self._standby_leftovers = []  # temporary standbys a killed run left, found by the plan, removed by the apply
         self._gate_failed = set()  # instances that gave no healthy answer in this call's gate
         self._left = {}  # the leftover standbys this call took over, by the name of their instance
+        self._attributes_before = []  # (path, uid, gid, mode) of the files whose attributes alone this call set
 
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
@@ -90,9 +85,13 @@ class Engine(object):
         if mode == READ:
             return self.result
         plan, diff, changed = self.plan()
-        self.result.update(changed=changed, plan=plan, diff=diff)
+        self.result.update(changed=changed, plan=plan.as_dict(), diff=diff)
         if mode == APPLY and changed:
-            self.result["applied"] = self.apply(plan)
+            try:
+                self.result["applied"] = self.apply(plan)
+            finally:
+                # What the apply step added to the plan (the lease RBAC it created) is reported, also on failure.
+                self.result["plan"] = plan.as_dict()
             if not self.p.get("hold", True):
                 # No gate after this call: its health gate was the last, so the change is committed here, in the
                 # same call, instead of a commit call of its own.
@@ -117,13 +116,14 @@ class Engine(object):
     # plan ------------------------------------------------------------------------------------------------------
     def plan(self):
         """What differs, with a diff; then the master's kube-scheduler runs offline against the new config and flags
-        of every instance that would start a process: a refusal fails the plan (PreflightFailed), nothing written."""
+        of every instance that would start a process: a refusal fails the plan (PreflightFailed), nothing written.
+        Returns (Plan, diff, changed)."""
         p = self.p
-        plan = {"link_changed": False, "directories": [], "instances": {}}
+        plan = Plan()
         diff = []
         for directory in p["directories"]:
             if self._directory_differs(directory):
-                plan["directories"].append(directory["path"])
+                plan.directories.append(directory["path"])
                 diff.append({"before_header": directory["path"], "after_header": directory["path"],
                              "before": "" if not os.path.isdir(directory["path"]) else "(directory, other owner or mode)\n",
                              "after": "(directory %s:%s %s)\n" % (
@@ -132,21 +132,21 @@ class Engine(object):
         if link:
             current = os.readlink(link["path"]) if os.path.islink(link["path"]) else None
             if current != link["src"]:
-                plan["link_changed"] = True
+                plan.link_changed = True
                 diff.append({"before_header": link["path"], "after_header": link["path"],
                              "before": ("-> %s\n" % current) if current else ("(regular file)\n" if os.path.lexists(link["path"]) else ""),
                              "after": "-> %s\n" % link["src"]})
         owners = file_owners(p["instances"])
         for instance in p["instances"]:
-            entry = {"action": NONE, "files": []}
+            entry = InstancePlan()
             if instance["state"] == "absent":
                 # Not a file another instance still uses, nor one another absent instance removes.
-                entry["files"] = [f["path"] for f in instance["files"]
-                                  if owners[f["path"]] == instance["name"] and os.path.lexists(f["path"])]
-                if entry["files"]:
-                    entry["action"] = REMOVE
+                entry.files = [f["path"] for f in instance["files"]
+                               if owners[f["path"]] == instance["name"] and os.path.lexists(f["path"])]
+                if entry.files:
+                    entry.action = REMOVE
                     diff.extend({"before_header": path, "after_header": "%s (absent)" % path, "before": "(present)\n", "after": ""}
-                                for path in entry["files"])
+                                for path in entry.files)
             else:
                 changes = {}
                 for spec in instance["files"]:
@@ -156,21 +156,21 @@ class Engine(object):
                         changes[spec["path"]] = change
                         if owners[spec["path"]] == instance["name"]:
                             diff.append(file_diff(spec))
-                entry["files"] = sorted(changes)
+                entry.files = sorted(changes)
                 existed = any(os.path.lexists(spec["path"]) for spec in instance["files"])
                 if "content" in changes.values():
-                    entry["action"] = UPDATE if existed else CREATE
-                elif plan["link_changed"]:
-                    entry["action"] = RESTART
+                    entry.action = UPDATE if existed else CREATE
+                elif plan.link_changed:
+                    entry.action = RESTART
                 elif not self.strategy.running(instance):
-                    entry["action"] = START
+                    entry.action = START
                 elif changes:
-                    entry["action"] = ATTRIBUTES
-            plan["instances"][instance["name"]] = entry
+                    entry.action = ATTRIBUTES
+            plan.instances[instance["name"]] = entry
         refusals = self._check_leases(plan)
         held = HeldChange.load(p["state_dir"]) if p.get("state_dir") else None
         if held is not None:
-            plan["held"] = held.names()
+            plan.held = held.names()
             names = ", ".join(held.names()) or "directories"
             if not held.gate_passed:
                 # Recorded before its first write, never gated to the end: the run (or the engine, or the master)
@@ -190,22 +190,56 @@ class Engine(object):
         if stale:
             # Backups of changes that were restored (kept for the operator) or never recorded: the apply step
             # removes them, as a commit removes the backups of its change.
-            plan["stale_backups"] = stale
+            plan.stale_backups = stale
         # What the apply step removes once the instance it stands in for answers health (read once, here).
         left = self._standby_leftovers = _standby.leftovers(p["instances"])
         if left:
             # A run stopped while a temporary standby ran (make before break).
-            plan["standby_leftovers"] = [found["name"] for found in left]
+            plan.standby_leftovers = [found["name"] for found in left]
             self.result.setdefault("warnings", []).append(
                 "%s: a temporary standby an earlier run started is still on this master (%s); the apply step removes "
                 "it once the instance it stands in for answers health, never before"
-                % (", ".join(plan["standby_leftovers"]), ", ".join(path for found in left for path in found["paths"])))
+                % (", ".join(plan.standby_leftovers), ", ".join(path for found in left for path in found["paths"])))
         refusals.extend(self._port_refusals(plan))
-        changed = bool(plan["directories"] or plan["link_changed"] or held is not None or left or stale
-                       or any(e["action"] != NONE or (e.get("lease_access") or {}).get("will_create")
-                              for e in plan["instances"].values()))
+        refusals.extend(self._health_refusals(plan, held))
+        changed = bool(plan.directories or plan.link_changed or held is not None or left or stale
+                       or any(entry.pending() for entry in plan.instances.values()))
         self._ask_the_binary(plan, diff, refusals)
         return plan, diff, changed
+
+    def _health_refusals(self, plan, held):
+        """Every present instance this call leaves running as it is (nothing to restart, or its owner and mode
+        alone) must answer health: a master whose files are converged is never reported so while one of its
+        schedulers crash-loops or does not answer. One short look each, side by side, so a plan stays quick; one that
+        does not answer is given the time its health gate gives a new process (it may be starting: a master that
+        just booted, a pod the kubelet is replacing), then refuses the plan, naming what it answered and where its
+        logs are. Instances an earlier run left pending (a held change, a leftover standby) are not asked here: the
+        apply step gates them, and restores them when they fail."""
+        if not self.p.get("health_check", True):
+            return []
+        pending = set(held.names() if held is not None else []) | set(found["name"] for found in self._standby_leftovers)
+        asking = [instance for instance in self.p["instances"] if instance["state"] == "present"
+                  and plan.entry(instance).action in (NONE, ATTRIBUTES) and instance["name"] not in pending]
+        if not asking:
+            return []
+        with ThreadPoolExecutor(max_workers=len(asking)) as pool:
+            looks = list(pool.map(lambda instance: self.waiter.health(instance["port"], instance["health_url"]), asking))
+        again = self._gate_all([(instance, None) for instance, (_pid, error) in zip(asking, looks) if error])
+        refusals = []
+        for instance, look in zip(asking, looks):
+            pid, error = again.get(instance["name"], look)
+            entry = plan.entry(instance)
+            if error is None:
+                entry.health = {"status": HEALTHY, "detail": "process %s answers %s" % (pid, instance["health_url"])}
+                continue
+            entry.health = {"status": NOT_HEALTHY, "detail": error}
+            lines = self.strategy.log_tail(instance)
+            refusals.append(
+                "%s is not healthy: %s (asked again for %ss, the time its health gate gives a new process); nothing "
+                "is rolled out on this master while it is not: look at %s%s" % (
+                    instance["name"], error, self.p["health_timeout"], self.strategy.log_hint(instance),
+                    ("; last log lines: " + " | ".join(lines)) if lines else ""))
+        return refusals
 
     def _port_refusals(self, plan):
         """The ports the offline preflight cannot see (it runs with --secure-port 0): each instance that would start
@@ -214,7 +248,7 @@ class Engine(object):
         refusals = []
         leftover_for = set(found["name"] for found in self._standby_leftovers)
         for instance in self.p["instances"]:
-            action = plan["instances"][instance["name"]]["action"]
+            action = plan.entry(instance).action
             if instance["state"] != "present" or action not in STARTS_A_PROCESS:
                 continue
             holder = self.waiter.port_holder(instance["port"])
@@ -255,7 +289,7 @@ class Engine(object):
         for instance, found in zip(asking, answers):
             spec = instance["lease_access"]
             shown = dict((key, value) for key, value in found.items() if key != "rbac")
-            plan["instances"][instance["name"]]["lease_access"] = shown
+            plan.entry(instance).lease_access = shown
             if found["status"] == _lease_access.NOT_CHECKED:
                 self.result.setdefault("warnings", []).append(
                     "%s: lease %s: the lease access check did not run: %s" % (instance["name"], found["lease"], found["detail"]))
@@ -287,17 +321,17 @@ class Engine(object):
             if again["status"] != _lease_access.ALLOWED:
                 raise PreflightFailed("nothing was changed: %s: after creating %s: %s"
                                       % (name, ", ".join(created), again["detail"]))
-            plan["instances"][name]["lease_access"].update(status=again["status"], detail=again["detail"],
-                                                           missing=[], will_create=False)
+            plan.entry(name).lease_access.update(status=again["status"], detail=again["detail"], missing=[],
+                                                 will_create=False)
         self.result["lease_rbac_created"] = created
 
     def _ask_the_binary(self, plan, diff, refusals):
         for instance in self.p["instances"]:
-            entry = plan["instances"][instance["name"]]
-            if instance["state"] != "present" or entry["action"] not in STARTS_A_PROCESS:
+            entry = plan.entry(instance)
+            if instance["state"] != "present" or not entry.starts_a_process():
                 continue
             verdict = self.strategy.preflight(instance, self.p)
-            entry["preflight"] = verdict.note
+            entry.preflight = verdict.note
             if verdict.refused is not None:
                 refusals.append("%s would be refused by the master's kube-scheduler: %s (%s, offline with the new "
                                 "config and flags)" % (instance["name"], verdict.refused, verdict.note))
@@ -305,7 +339,7 @@ class Engine(object):
                 refusals.append("%s: the master's kube-scheduler could not check the new config: %s"
                                 % (instance["name"], verdict.problem))
         if refusals:
-            raise PreflightFailed("nothing was changed: " + "; ".join(refusals), plan, diff)
+            raise PreflightFailed("nothing was changed: " + "; ".join(refusals), plan.as_dict(), diff)
 
     def _directory_differs(self, directory):
         path = directory["path"]
@@ -323,9 +357,9 @@ class Engine(object):
         p = self.p
         problems = spec_problems(p)
         problems.extend(owner_problems(
-            [dict(directory, directory=True) for directory in p["directories"] if directory["path"] in plan["directories"]]
+            [dict(directory, directory=True) for directory in p["directories"] if directory["path"] in plan.directories]
             + [spec for instance in p["instances"] if instance["state"] == "present"
-               for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"]]))
+               for spec in instance["files"] if spec["path"] in plan.entry(instance).files]))
         link = p.get("link")
         if link and os.path.lexists(link["path"]) and not os.path.islink(link["path"]):
             problems.append("%s is a regular file, not a link this engine manages; move it away so an upgrade or a "
@@ -335,7 +369,7 @@ class Engine(object):
         will_exist = frozenset(spec["path"] for instance in p["instances"] if instance["state"] == "present"
                                for spec in instance["files"])
         for instance in p["instances"]:
-            if instance["state"] != "present" or plan["instances"][instance["name"]]["action"] in (NONE, ATTRIBUTES):
+            if instance["state"] != "present" or not plan.entry(instance).writes():
                 continue
             problems.extend("%s: %s" % (instance["name"], problem)
                             for problem in missing_named_files(instance.get("named_files") or [], will_exist))
@@ -348,7 +382,8 @@ class Engine(object):
         restoring (the story in its message). Intent first: the change is recorded (_held_change.py) before each of
         its writes, so a run killed anywhere leaves a record the next run gates again. The steps: prepare
         (directories, absent instances), standbys, back up, write, gate, finish; any failure after the first
-        write restores."""
+        write restores. ``plan``: the plan step's Plan, or the mapping it reports."""
+        plan = Plan.of(plan)
         self.preflight(plan)
         self._create_lease_rbac(plan)
         # A change an earlier apply held, or began, and nothing committed is as unproven as this one: this change
@@ -361,7 +396,7 @@ class Engine(object):
             raise RolledBack("%s. %s" % (exc, self._restore(held)))
         applied = {}
         try:
-            self.result["removed_backups"] = remove_backups(plan.get("stale_backups") or [])
+            self.result["removed_backups"] = remove_backups(plan.stale_backups or [])
             self._start_standbys(plan, held)
             restarting = self._back_up(plan, held)
             self._write(plan, held, restarting, applied)
@@ -374,7 +409,7 @@ class Engine(object):
     def _prepare(self, plan, held):
         """The directories the plan wants made or changed, the intent recorded, then the absent instances removed."""
         for directory in self.p["directories"]:
-            if directory["path"] in plan["directories"]:
+            if directory["path"] in plan.directories:
                 self._make_directory(directory)
         held.save()
         self._remove_absent(plan)
@@ -390,7 +425,7 @@ class Engine(object):
         left = self._left = dict((found["name"], found) for found in self._standby_leftovers)
         standbys = [instance["standby"] for instance in p["instances"]
                     if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
-                    and plan["instances"][instance["name"]]["action"] in (UPDATE, RESTART)
+                    and plan.entry(instance).action in (UPDATE, RESTART)
                     and self._listens_now(instance)]
         held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
                                | set(_standby.adopted(found)["name"] for found in left.values()))
@@ -409,8 +444,7 @@ class Engine(object):
         """What the change replaces, backed up and recorded before the first write of an instance's files or the
         link; returns the (instance, pid_before) the change restarts."""
         p = self.p
-        changing = [instance for instance in p["instances"] if instance["state"] == "present"
-                    and plan["instances"][instance["name"]]["action"] not in (NONE, ATTRIBUTES)]
+        changing = [instance for instance in p["instances"] if instance["state"] == "present" and plan.entry(instance).writes()]
         restarting, backed_up = [], []
         for instance in changing:
             pid_before = self.waiter.listener(instance["port"])
@@ -424,12 +458,12 @@ class Engine(object):
                          before if before is not None and before != wanted_port(instance) else None)
             backed_up.extend(spec["path"] for spec in instance["files"])
             restarting.append((instance, pid_before))
-        if plan["link_changed"] and held.link_before is None:
+        if plan.link_changed and held.link_before is None:
             link = p["link"]
             held.link_path = link["path"]
             held.link_before = os.readlink(link["path"]) if os.path.islink(link["path"]) else ""
         held.written.update((spec["path"], sha256(spec["content"])) for instance in changing
-                            for spec in instance["files"] if spec["path"] in plan["instances"][instance["name"]]["files"])
+                            for spec in instance["files"] if spec["path"] in plan.entry(instance).files)
         held.save()
         return restarting
 
@@ -437,21 +471,23 @@ class Engine(object):
         """The link switched, every changed file written (attributes only: set, no restart), then the kind makes
         the change take effect (a reload, the restarts)."""
         p = self.p
-        if plan["link_changed"]:
+        if plan.link_changed:
             self._switch_link(p["link"]["path"], p["link"]["src"])
         written = []
         for instance in p["instances"]:
-            entry = plan["instances"][instance["name"]]
-            if instance["state"] != "present" or entry["action"] == NONE:
+            entry = plan.entry(instance)
+            if instance["state"] != "present" or entry.action == NONE:
                 continue
-            if entry["action"] == ATTRIBUTES:
+            if entry.action == ATTRIBUTES:
                 for spec in instance["files"]:
-                    if spec["path"] in entry["files"]:
+                    if spec["path"] in entry.files:
+                        st = os.stat(spec["path"])
+                        self._attributes_before.append((spec["path"], st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
                         set_attributes(spec)
                 applied[instance["name"]] = {"restarted": False, "pid": None}
                 continue
             for spec in instance["files"]:
-                if spec["path"] in entry["files"] and spec["path"] not in written:
+                if spec["path"] in entry.files and spec["path"] not in written:
                     write_atomically(spec, held.made)
                     written.append(spec["path"])
         if written:
@@ -549,12 +585,16 @@ class Engine(object):
         story = []
         self._not_healthy = []
         if held.link_before is not None:
-            if held.link_before:
-                self._switch_link(held.link_path, held.link_before)
-                story.append("binary link %s -> %s" % (held.link_path, held.link_before))
-            else:
-                remove_path(held.link_path)
-                story.append("binary link %s removed (there was none)" % held.link_path)
+            try:
+                if held.link_before:
+                    self._switch_link(held.link_path, held.link_before)
+                    story.append("binary link %s -> %s" % (held.link_path, held.link_before))
+                else:
+                    remove_path(held.link_path)
+                    story.append("binary link %s removed (there was none)" % held.link_path)
+            except WriteFailed as exc:
+                story.append("NOT restored: binary link %s on %s (%s)" % (held.link_path, exc.master, exc.reason))
+        story.extend(self._restore_attributes())
         # The restored instances listen where they did before the change (a change may have moved a secure port).
         touched = [(as_before(instance), backup, pid) for instance, backup, pid in held.touched]
         # Who listens now, before the restore: the failed processes, which the restored ones must replace.
@@ -578,7 +618,11 @@ class Engine(object):
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
         if unrestorable:
             story.append("NOT restored: %s" % ", ".join(unrestorable))
-        held.forget()
+        try:
+            held.forget()
+        except WriteFailed as exc:
+            # The record stays: the next run finds it and gates the master again, as after a killed run.
+            story.append("NOT removed: the record of the change %s on %s (%s)" % (exc.path, exc.master, exc.reason))
         story.extend(self._restore_directories(held))
         answers, waiting = [], []
         for instance, _backup, pid_before in touched:
@@ -617,24 +661,46 @@ class Engine(object):
         return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
                         + ["Backups are kept in %s." % p["state_dir"]])
 
+    def _restore_attributes(self):
+        """Files whose owner and mode alone this call changed (not backed up: no restart, nothing held) get them back
+        when a later step of the call fails."""
+        story = []
+        for path, uid, gid, mode in reversed(self._attributes_before):
+            now = os.stat(path)
+            if (now.st_uid, now.st_gid, stat.S_IMODE(now.st_mode)) == (uid, gid, mode):
+                continue  # its change failed before it changed anything (a read-only file system)
+            try:
+                with writing(path, action="set the owner and mode of"):
+                    os.chown(path, uid, gid)
+                    os.chmod(path, mode)
+                story.append("the owner and mode of %s" % path)
+            except WriteFailed as exc:
+                story.append("NOT restored: the owner and mode of %s on %s (%s)" % (path, exc.master, exc.reason))
+        self._attributes_before = []
+        return story
+
     def _restore_directories(self, held):
         """Directories back as they were: the changed ones get their owner, group and mode back, the ones the change
         made are removed (innermost first) unless something is kept in them (the backups)."""
         story = []
         for path, uid, gid, mode in reversed(held.changed_dirs):
             try:
-                os.chown(path, uid, gid)
-                os.chmod(path, mode)
+                with writing(path, action="set the owner and mode of"):
+                    os.chown(path, uid, gid)
+                    os.chmod(path, mode)
                 story.append("directory %s back to %04o" % (path, mode))
-            except OSError as exc:
-                story.append("NOT restored: directory %s (%s)" % (path, exc))
+            except WriteFailed as exc:
+                story.append("NOT restored: directory %s on %s (%s)" % (path, exc.master, exc.reason))
         removed = []
         for path in reversed(held.made):
             try:
-                os.rmdir(path)
+                with writing(path, action="remove"):
+                    os.rmdir(path)
                 removed.append(path)
-            except OSError:
-                pass  # not empty: it holds what is kept (the backups)
+            except WriteFailed as exc:
+                # Not empty: it holds what is kept (the backups); gone already: nothing to do.
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT):
+                    story.append("NOT removed: directory %s on %s (%s)" % (path, exc.master, exc.reason))
         if removed:
             plural = "y" if len(removed) == 1 else "ies"
             story.append("removed the director%s it had made: %s" % (plural, ", ".join(removed)))
@@ -652,13 +718,15 @@ class Engine(object):
             raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
         make_parents(path, self.held.made)
         if not os.path.isdir(path):
-            os.mkdir(path, 0o700)
+            with writing(path, action="make"):
+                os.mkdir(path, 0o700)
             self.held.made.append(path)
         else:
             st = os.stat(path)
             self.held.changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
-        os.chown(path, *ids)
-        os.chmod(path, int(directory.get("mode") or "0700", 8))
+        with writing(path, action="set the owner and mode of"):
+            os.chown(path, *ids)
+            os.chmod(path, int(directory.get("mode") or "0700", 8))
 
     def _remove_absent(self, plan):
         """Absent instances go first, what runs first: the unit stopped, or the manifest removed so the kubelet stops
@@ -666,12 +734,12 @@ class Engine(object):
         p = self.p
         removed = []
         for instance in p["instances"]:
-            if instance["state"] != "absent" or plan["instances"][instance["name"]]["action"] != REMOVE:
+            if instance["state"] != "absent" or plan.entry(instance).action != REMOVE:
                 continue
 
             def remove_files(instance=instance):
                 # Only the files the plan gives this instance: not one another instance still uses.
-                mine = plan["instances"][instance["name"]]["files"]
+                mine = plan.entry(instance).files
                 for spec in reversed(instance["files"]):
                     if spec["path"] in mine:
                         remove_path(spec["path"])

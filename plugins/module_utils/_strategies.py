@@ -145,6 +145,10 @@ class SystemdStrategy(object):
         enabled = self._run(["systemctl", "is-enabled", "--quiet", instance["unit"]])[0] == 0
         return active and enabled
 
+    def log_hint(self, instance):
+        """Where the operator reads why the instance does not answer."""
+        return "journalctl -u %s" % instance["unit"]
+
     def log_tail(self, instance):
         rc, out, _err = self._run(["journalctl", "--unit", instance["unit"], "--lines", "10", "--no-pager",
                                    "--output", "cat"])
@@ -230,6 +234,12 @@ class StaticPodStrategy(object):
     def running(self, instance):
         """The kubelet runs what its directory holds: a manifest in place is a pod running or being restarted."""
         return True
+
+    def log_hint(self, instance):
+        """Where the operator reads why the instance's pod does not answer: its container's log (the container is
+        named after the instance), and the kubelet's."""
+        return ("crictl ps --all --name %s, then crictl logs <its container ID> (and journalctl -u kubelet)"
+                % instance["name"])
 
     def log_tail(self, instance):
         return []

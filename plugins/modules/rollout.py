@@ -280,6 +280,17 @@ options:
     description: Seconds the new process must keep answering.
     type: int
     default: 2
+  health_check:
+    description:
+      - Ask every present instance that this call leaves running as it is (nothing to restart, or its owner and mode
+        alone) for its health, one short request each (3 seconds at most), side by side. One that does not answer
+        is asked again for up to O(health_timeout) seconds (it may be starting), then fails the call in the plan,
+        before anything is written (in check mode too), naming the instance, what it answered and where its logs
+        are (C(journalctl -u <unit>), or C(crictl logs)). Instances of a held change or with a leftover standby are
+        gated by the apply step instead.
+      - V(false) only for reports (the drift check).
+    type: bool
+    default: true
 attributes:
   check_mode:
     support: full
@@ -317,6 +328,8 @@ plan:
     - C(link_changed), C(directories) to make, and per instance its changed C(files) and its C(action), one of none,
       create, update, restart, start, attributes or remove; and C(preflight), what the master's kube-scheduler said
       (or why it did not run) for an instance whose process would start.
+    - C(health) of an instance the call leaves running as it is (O(health_check)), C(status) (V(healthy) or
+      V(not healthy)) and C(detail) (the process that answers, or what the instance answered).
   returned: always
   type: dict
 read:
@@ -438,6 +451,7 @@ ARGUMENT_SPEC = dict(
                                               kubeconfig=dict(type="path", default="/etc/kubernetes/admin.conf"))),
     health_timeout=dict(type="int", default=180),
     settle=dict(type="int", default=2),
+    health_check=dict(type="bool", default=True),
 )
 
 
@@ -445,6 +459,7 @@ class Waiter(object):
     """The real gate: /proc for the listener, HTTPS for health."""
 
     listener = staticmethod(_health.listener_pid)
+    health = staticmethod(_health.probe)
     port_holder = staticmethod(_health.port_holder)
     wait_new_healthy = staticmethod(_health.wait_for_new_healthy)
     wait_port_free = staticmethod(_health.wait_for_port_free)

@@ -137,7 +137,13 @@ options:
     type: path
     default: ""
   preflight:
-    description: Run the offline check of the master's kube-scheduler; V(false) only for reports (the drift check).
+    description:
+      - Run the offline check of the master's kube-scheduler, and ask every instance the call leaves running as it
+        is for its health; V(false) only for reports (the drift check), which ask neither.
+      - An instance that does not answer health (one short request; then up to O(health_timeout) seconds, as it may be
+        starting) fails the plan, in check mode too, naming it, what it answered and where its logs are
+        (C(journalctl -u <unit>), or C(crictl logs)); nothing is rolled out on that master while it does not answer.
+        Instances of a held change or with a leftover standby are gated by the apply step instead.
     type: bool
     default: true
   lease_check:
@@ -242,6 +248,8 @@ plan:
       (the Role and RoleBinding to add) and C(will_create) (O(lease_rbac_create)); C(holder), the lease's
       C(holderIdentity) now (empty when unheld, null when it could not be read, C(holder_detail) says why) and
       C(held_here), whether that is this master (its host name), from which the rollout playbooks order the masters.
+    - C(health) per instance the call leaves running as it is (O(preflight)) - C(status) (V(healthy) or
+      V(not healthy)) and C(detail) (the process that answers, or what the instance answered).
   returned: always
   type: dict
 lease_rbac_created:

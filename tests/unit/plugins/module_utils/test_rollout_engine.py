@@ -48,6 +48,9 @@ class FakeStrategy(object):
     def running(self, instance):
         return instance["unit"] not in self.stopped_units
 
+    def log_hint(self, instance):
+        return "journalctl -u %s" % instance["unit"]
+
     def log_tail(self, instance):
         return ["%s: the last line it logged" % instance["unit"]]
 
@@ -72,6 +75,10 @@ class FakeWaiter(object):
 
     def port_holder(self, port):
         return self.taken.get(port)
+
+    def health(self, port, url):
+        """The plan's one look at an instance it leaves running: it answers."""
+        return self.listener(port), None
 
     def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
         self.gates.append(port)

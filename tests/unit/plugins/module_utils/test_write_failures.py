@@ -4,11 +4,14 @@
 """Every write failure names the path it could not write, the master and the file system, on real failing file
 systems: a full tmpfs (ENOSPC), a read-only one (EROFS), a directory another user owns (EACCES, written as nobody), an
 immutable directory (EPERM). The one writer and the backup (module_utils/_files.py), the rollout engine on a full
-disk (its message carries the writer's words; the files are as they were), and the two modules that write through
-real ansible-playbook runs. Mounting needs root: without it the module is skipped, loudly.
+disk (its message carries the writer's words; the files are as they were), every other writer of the engine (its
+directories, the parents it makes, owners and modes, the held change's record, the standby's files, the backups'
+directories; a restore that cannot write), and the two modules that write through real ansible-playbook runs.
+Mounting needs root: without it the module is skipped, loudly.
 
 EDQUOT has the same wording path (the errno's table) but no real test: this kernel has neither tmpfs quotas nor
-ext4's quota format (CONFIG_TMPFS_QUOTA, CONFIG_QFMT_V2), so no file system here can run out of quota."""
+ext4's quota format (CONFIG_TMPFS_QUOTA, CONFIG_QFMT_V2), so no file system here can run out of quota; each writer
+is also given every errno by its os function failing (the last test), EDQUOT among them."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     TEMP_MARK, Backup, WriteFailed, remove_path, switch_link, write_atomically, writing)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import make_parents, set_attributes
+from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange, remove_backups
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolledBack
 
@@ -269,3 +274,170 @@ def test_the_modules_name_the_path_and_the_master(tmp_path, mounts, ansible_play
         "%s is read-only" % (read_only, MASTER, read_only))
     assert "Traceback" not in proc.stdout + proc.stderr
     assert (disk / "scheduler.yaml").read_text() == "old\n" and temp_files(disk) == []
+
+
+# --- every other writer of the engine: directories, attributes, the record, the standby, the backups ---------------
+
+def engine_failure(p, waiter=None):
+    """The message of the RolledBack that applying ``p``'s plan raises."""
+    eng = Engine(p, FakeStrategy(), waiter or FakeWaiter())
+    plan, _diff, _changed = eng.plan()
+    with pytest.raises(RolledBack) as failure:
+        eng.apply(plan)
+    return str(failure.value)
+
+
+def reason(number, mount):
+    words = {errno.ENOSPC: "No space left on device (ENOSPC): the file system mounted at %s is full" % mount,
+             errno.EROFS: "Read-only file system (EROFS): the file system mounted at %s is read-only" % mount}
+    return words[number]
+
+
+def test_a_parent_directory_on_a_file_system_without_inodes_is_named_with_the_file_it_was_for(tmp_path, mounts):
+    disk = mounts.tmpfs(tmp_path / "disk", size="64k,nr_inodes=1")  # its root directory takes the one inode
+    before = snapshot(disk)
+    message = engine_failure(params(disk, [instance(disk, "one", 10259)], state_dir=str(tmp_path / "state")))
+    assert message.startswith("could not make %s/etc (a parent directory of %s/etc/one.yaml) on %s: %s. Restored: "
+                              % (disk, disk, MASTER, reason(errno.ENOSPC, disk))), message
+    assert "NOT" not in message and snapshot(disk) == before
+
+
+def test_a_directory_of_the_rollout_on_a_read_only_file_system_is_named(tmp_path, mounts):
+    disk = mounts.tmpfs(tmp_path / "disk")
+    (disk / "made").mkdir(mode=0o755)
+    mounts.read_only(disk)
+    state = str(tmp_path / "state")
+    missing = params(tmp_path, [instance(tmp_path, "one", 10259)], state_dir=state,
+                     directories=[{"path": str(disk / "new"), "owner": "root", "group": "root", "mode": "0750"}])
+    assert engine_failure(missing).startswith("could not make %s/new on %s: %s. Restored: nothing had changed yet."
+                                              % (disk, MASTER, reason(errno.EROFS, disk)))
+    other_mode = dict(missing, directories=[{"path": str(disk / "made"), "owner": "root", "group": "root", "mode": "0750"}])
+    assert engine_failure(other_mode).startswith("could not set the owner and mode of %s/made on %s: %s. Restored: "
+                                                 % (disk, MASTER, reason(errno.EROFS, disk)))
+    assert stat_mode(disk / "made") == 0o755 and not os.path.exists(str(tmp_path / "etc"))
+
+
+def stat_mode(path):
+    return os.stat(str(path)).st_mode & 0o7777
+
+
+def test_an_attribute_change_that_fails_half_way_is_named_and_puts_back_what_it_changed(tmp_path, mounts):
+    """The config's mode is set, the unit's cannot be (its directory is another, read-only, file system): the
+    config gets its mode back (an attribute change is not backed up: it restarts nothing)."""
+    root = tmp_path / "master"
+    units = mounts.tmpfs(root / "units")
+    state = str(tmp_path / "state")
+    converge(params(root, [instance(root, "one", 10259)], state_dir=state))
+    mounts.read_only(units)
+    changed = instance(root, "one", 10259)
+    for spec in changed["files"]:
+        spec["mode"] = "0600"
+    message = engine_failure(params(root, [changed], state_dir=state))
+    assert message.startswith("could not set the owner and mode of %s/one.service on %s: %s. Restored: the owner and "
+                              "mode of %s/etc/one.yaml" % (units, MASTER, reason(errno.EROFS, units), root)), message
+    assert stat_mode(root / "etc" / "one.yaml") == 0o640 and stat_mode(units / "one.service") == 0o644
+
+
+def test_the_state_directory_on_a_read_only_file_system_is_named_before_anything_is_written(tmp_path, mounts):
+    disk = mounts.tmpfs(tmp_path / "var")
+    mounts.read_only(disk)
+    message = engine_failure(params(tmp_path, [instance(tmp_path, "one", 10259)], state_dir=str(disk / "state")))
+    assert message.startswith("could not make %s/state (the state directory) on %s: %s. Restored: nothing had changed "
+                              "yet." % (disk, MASTER, reason(errno.EROFS, disk))), message
+    assert not os.path.exists(str(tmp_path / "etc"))
+
+
+def test_a_standby_on_a_full_disk_is_named_and_nothing_of_it_is_left(tmp_path, mounts):
+    from test_rollout_standby import Waiter, setup
+
+    root, p = setup(tmp_path)
+    run = mounts.tmpfs(tmp_path / "run")
+    mounts.full(run)
+    before = snapshot(os.path.join(root, "etc"))
+    message = engine_failure(p, Waiter([], root))
+    assert message.startswith("could not write %s/kubesched-standby-kube-scheduler.service on %s: %s. Restored: "
+                              % (run, MASTER, reason(errno.ENOSPC, run))), message
+    os.unlink(str(run / ".filler"))
+    assert snapshot(os.path.join(root, "etc")) == before and os.listdir(str(run)) == []
+
+
+class ReadOnlyAtTheGate(FakeWaiter):
+    """The file system goes read-only while the new process starts (ext4's errors=remount-ro) and the gate fails:
+    the restore cannot write either, and says what it could not put back, where, and where the copies are."""
+
+    def __init__(self, mounts, disk):
+        super().__init__(failing={10259})
+        self.remount = lambda: mounts.read_only(disk)
+
+    def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
+        self.remount()
+        return super().wait_new_healthy(port, url, previous_pid, timeout, settle)
+
+
+def test_a_restore_that_cannot_write_names_each_path_the_master_and_the_copies(tmp_path, mounts):
+    disk = mounts.tmpfs(tmp_path / "disk")
+    state = str(tmp_path / "state")
+    directory = {"path": str(disk / "etc"), "owner": "root", "group": "root", "mode": "0755"}
+    converge(params(disk, [instance(disk, "one", 10259)], state_dir=state, directories=[directory]))
+    changed = params(disk, [instance(disk, "one", 10259, config="a: 2\n")], state_dir=state,
+                     directories=[dict(directory, mode="0750")])
+    message = engine_failure(changed, ReadOnlyAtTheGate(mounts, disk))
+    tail = reason(errno.EROFS, disk)
+    assert ("NOT restored: %s/units/one.service on %s (%s; its copy is %s/one/backup/1), %s/etc/one.yaml on %s (%s; "
+            "its copy is %s/one/backup/0)" % (disk, MASTER, tail, state, disk, MASTER, tail, state) in message), message
+    assert "NOT restored: directory %s/etc on %s (%s)" % (disk, MASTER, tail) in message
+    assert "Backups are kept in %s." % state in message
+
+
+def test_a_commit_on_a_read_only_state_directory_names_the_backup_it_could_not_remove(tmp_path, mounts):
+    var = mounts.tmpfs(tmp_path / "var", size="1m")
+    state = str(var / "state")
+    eng = Engine(params(tmp_path, [instance(tmp_path, "one", 10259)], state_dir=state), FakeStrategy(), FakeWaiter())
+    eng.apply(eng.plan()[0])
+    mounts.read_only(var)
+    with pytest.raises(WriteFailed) as failure:
+        eng.commit()
+    assert str(failure.value) == "could not remove %s/one/backup on %s: %s" % (state, MASTER, reason(errno.EROFS, var))
+
+
+def forget(root):
+    held = HeldChange(root)
+    held.save()
+    held.forget()
+
+
+# Each writer of the engine that is not the one atomic writer, with the os function it calls failing with each errno
+# a master's file system gives (EDQUOT has no real file system here: the module's docstring).
+WRITERS = {
+    "make_parents": ("mkdir", lambda root: make_parents(root + "/etc/one.yaml"),
+                     "could not make {root}/etc (a parent directory of {root}/etc/one.yaml)"),
+    "set_attributes": ("chown", lambda root: set_attributes(dict(FILE, path=root + "/one.yaml")),
+                       "could not set the owner and mode of {root}/one.yaml"),
+    "the record": ("makedirs", lambda root: HeldChange(root + "/state").save(),
+                   "could not make {root}/state (the state directory)"),
+    "the record's removal": ("unlink", forget, "could not remove {root}/held-change.json (the "
+                             "record of the change)"),
+    "a backup's directory": ("rmdir", lambda root: remove_backups([root + "/one/backup"]),
+                             "could not remove {root}/one (the emptied directory of the backup)"),
+}
+FILE = {"content": "a: 1\n", "owner": "root", "group": "root", "mode": "0600"}
+
+
+@pytest.mark.parametrize("number", [errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT],
+                         ids=lambda number: errno.errorcode[number])
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_every_writer_names_the_path_and_the_master_for_every_errno(tmp_path, monkeypatch, writer, number):
+    function, call, said = WRITERS[writer]
+    root = str(tmp_path)
+    (tmp_path / "one.yaml").write_text("a: 1\n")
+    (tmp_path / "one").mkdir()  # its backup removed already: the emptied directory goes
+
+    def fails(*args, **kwargs):
+        raise OSError(number, os.strerror(number))
+
+    monkeypatch.setattr(os, function, fails)
+    with pytest.raises(WriteFailed) as failure:
+        call(root)
+    assert str(failure.value).startswith(said.format(root=root) + " on %s: %s (%s)" % (
+        MASTER, os.strerror(number), errno.errorcode[number])), str(failure.value)
+    assert failure.value.errno == number
