@@ -58,7 +58,7 @@ def checkout(tmp_path):
     """A copy of this checkout where antsibull-changelog finds it: ansible_collections/kubesched/schedulers."""
     root = tmp_path / "ansible_collections" / "kubesched" / "schedulers"
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
-                             "galaxy.yml", "changelogs", "plugins", "roles", "meta", "playbooks"],
+                             "galaxy.yml", "CHANGELOG.rst", "changelogs", "plugins", "roles", "meta", "playbooks"],
                             cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
         if (REPO / name).is_file():
@@ -67,34 +67,53 @@ def checkout(tmp_path):
     return root
 
 
+def next_release(root):
+    """The version the next release of ROOT makes: galaxy.yml's until it is released, then the next minor."""
+    version = yaml.safe_load((root / "galaxy.yml").read_text())["version"]
+    released = set((yaml.safe_load((root / "changelogs" / "changelog.yaml").read_text()) or {}).get("releases") or {})
+    if version not in released:
+        return version, released
+    major, minor, _patch = version.split("-")[0].split(".")
+    return "%s.%d.0" % (major, int(minor) + 1), released
+
+
 def test_the_release_writes_the_changelog_and_the_version(checkout):
+    # One fragment of each kind the release notes must show, beside whatever fragments the checkout has.
+    (checkout / "changelogs" / "fragments").mkdir(parents=True, exist_ok=True)
+    (checkout / "changelogs" / "fragments" / "release-test.yml").write_text(
+        "minor_changes:\n  - verify role - a change for this test.\nbugfixes:\n  - verify role - a fix for this test.\n")
     fragments = sorted(p.name for p in (checkout / "changelogs" / "fragments").glob("*.yml"))
-    release.release(checkout, "1.0.0", str(ANTSIBULL_CHANGELOG))
-    assert yaml.safe_load((checkout / "galaxy.yml").read_text())["version"] == "1.0.0"
+    version, released = next_release(checkout)
+    release.release(checkout, version, str(ANTSIBULL_CHANGELOG))
+    assert yaml.safe_load((checkout / "galaxy.yml").read_text())["version"] == version
     # galaxy.yml's comments are kept: only its version line changed.
     assert (checkout / "galaxy.yml").read_text().count("\n#") == (REPO / "galaxy.yml").read_text().count("\n#")
     changes = yaml.safe_load((checkout / "changelogs" / "changelog.yaml").read_text())
-    assert set(changes["releases"]) == {"1.0.0"}
-    assert sorted(changes["releases"]["1.0.0"]["fragments"]) == fragments
+    assert set(changes["releases"]) == released | {version}
+    assert sorted(changes["releases"][version]["fragments"]) == fragments
     assert not list((checkout / "changelogs" / "fragments").glob("*.yml"))
     text = (checkout / "CHANGELOG.rst").read_text()
-    assert "v1.0.0" in text and "Release Summary" in text and "Minor Changes" in text and "Bugfixes" in text
-    # Every plugin and role says version_added 1.0.0, so the release lists them as new.
-    assert "New Modules" in text and "kubesched.schedulers.scheduler_config" in text and "New Roles" in text
+    assert "v" + version in text and "Minor Changes" in text and "Bugfixes" in text
+    if not released:
+        # Every plugin and role says version_added 1.0.0, so the first release lists them as new.
+        assert "Release Summary" in text and "New Modules" in text and "New Roles" in text
+        assert "kubesched.schedulers.scheduler_config" in text
     assert release.WORK_ITEM.search(text) is None
     # The same version again, or an older one, is refused.
-    for version, words in (("1.0.0", "already released"), ("0.9.0", "older than the release 1.0.0")):
+    for again, words in ((version, "already released"), ("0.9.0", "older than the release")):
         with pytest.raises(release.ReleaseError, match=words):
-            release.release(checkout, version, str(ANTSIBULL_CHANGELOG))
+            release.release(checkout, again, str(ANTSIBULL_CHANGELOG))
 
 
 def test_the_release_refuses_before_writing_anything(checkout):
+    (checkout / "changelogs" / "fragments").mkdir(parents=True, exist_ok=True)
     (checkout / "changelogs" / "fragments" / "internal.yml").write_text("trivial:\n  - done for issue 44.\n")
-    before = (checkout / "galaxy.yml").read_text()
+    before = (checkout / "galaxy.yml").read_text(), (checkout / "changelogs" / "changelog.yaml").read_text()
+    rst = (checkout / "CHANGELOG.rst").read_text() if (checkout / "CHANGELOG.rst").exists() else None
     with pytest.raises(release.ReleaseError, match="internal.yml: its text says 'issue 44'"):
-        release.release(checkout, "1.0.0", str(ANTSIBULL_CHANGELOG))
-    assert (checkout / "galaxy.yml").read_text() == before
-    assert not (checkout / "CHANGELOG.rst").exists()
+        release.release(checkout, next_release(checkout)[0], str(ANTSIBULL_CHANGELOG))
+    assert ((checkout / "galaxy.yml").read_text(), (checkout / "changelogs" / "changelog.yaml").read_text()) == before
+    assert ((checkout / "CHANGELOG.rst").read_text() if (checkout / "CHANGELOG.rst").exists() else None) == rst
 
 
 def test_the_import_log_is_judged_strictly_but_for_a_dependency_galaxy_does_not_install():
