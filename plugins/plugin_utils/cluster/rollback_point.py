@@ -164,10 +164,12 @@ def decide(secret, workload, pods, check_mode=False):
             "%s: a rollout an earlier run applied and never confirmed (the run stopped before its pods were ready) is "
             "ready with its new config: it is committed, and its rollback point %s removed" % (label, would))}
     kinds = [obj.get("kind") for obj in record["previous"]]
-    put_back = ("the previous %s %s put back from the rollback point" % (
-        " and ".join(kinds), would if len(kinds) == 1 else would.replace("was", "were"))
-                if kinds else "there was no previous ConfigMap or %s to put back; the new objects are left for "
-                "inspection" % record["kind"])
+    if kinds:
+        put_back = "the previous %s %s put back from the rollback point" % (
+            " and ".join(kinds), would if len(kinds) == 1 else would.replace("was", "were"))
+    else:
+        put_back = ("there was no previous ConfigMap or %s to put back; the new objects are left for inspection"
+                    % record["kind"])
     return {"action": "restore", "previous": record["previous"], "message": (
         "%s failed: a rollout an earlier run applied and never confirmed (the run stopped before its pods were "
         "ready) is not ready: %s. Pods: %s. %s." % (label, why, pod_states(pods), put_back[0].upper() + put_back[1:]))}
