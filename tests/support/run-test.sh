@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS: what `make test` runs (CI:
-# .ci/run), as four chains side by side on the two cores (the first three took about 22, 27 and 26 minutes here
-# before the fourth was added; docs/support-matrix.md has its legs' times):
-#   - the e2e of E2E_MINORS on its real-node cluster, the scheduler-plugins e2e on its own (1.35), then sanity and lint;
-#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
+# .ci/run), as four chains side by side on the two cores, balanced by time (each about 30 minutes beside the others
+# here; docs/support-matrix.md has the legs' times):
+#   - the e2e of E2E_MINORS on its real-node cluster;
+#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the scheduler-plugins e2e on its
+#     own real-node cluster (1.35);
 #   - unit (with the differential tests). `make docs` is not run again: the unit test
 #     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
-#     on its own venv): its sanity and its CORE_UNIT_TESTS.
+#     on its own venv): its sanity and its CORE_UNIT_TESTS; then the newest core's sanity, and lint.
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
-# The two real-node clusters overlap for a few minutes, but no real-node cluster is removed while another one runs:
-# removing one's hosts took the other's name=systemd cgroups away here (twice, every node at once). So both keep
-# their hosts (E2E_KEEP=1, MOLECULE_DESTROY=never) and are removed here, one after the other, once every chain ended.
+# The real-node clusters overlap, but no real-node cluster is removed while another one runs: removing one's hosts
+# took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1, MOLECULE_DESTROY=never) and are removed here, one after the other, once every chain ended.
 # The machine has no idle CPU while the three chains run (controller-side Python is most of it), so the chains are
 # balanced by time, not by priority.
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
@@ -30,17 +30,13 @@ check() {
   ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$1${suffix:-}" -- "$make" --no-print-directory "$@" )
 }
 
-( r=0
-  E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors" || r=1
-  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
-  suffix=-$newest_core check sanity || r=1
-  check lint || r=1
-  exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
+( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors" ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
 
 ( r=0
   "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
+  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
 
@@ -56,6 +52,8 @@ checks=$!
     suffix=-$core check sanity CORE="$core" || r=1
     suffix=-$core check unit CORE="$core" UNIT_TESTS="$core_unit_tests" || r=1
   done
+  suffix=-$newest_core check sanity || r=1
+  check lint || r=1
   exit $r ) > "$BUILD/test-cores.log" 2>&1 &
 cores=$!
 
