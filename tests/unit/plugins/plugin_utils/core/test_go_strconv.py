@@ -68,7 +68,7 @@ def test_a_mebibyte_is_read_in_one_pass(unit):
     for size in (1 << 18, 1 << 20):
         text = unit * (size // len(unit)) + "x"
         runs = []
-        for _ in range(3):
+        for _attempt in range(3):
             start = time.perf_counter()
             with pytest.raises(ParseFloatError):
                 parse_float(text)
