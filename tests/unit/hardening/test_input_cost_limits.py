@@ -133,14 +133,20 @@ def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit):
     """TargetLoadPacking's defaultRequestsMultiplier of 120,000 digits and an x once ran past a minute in
     role_inputs (a backtracking pattern): scheduler-plugins refuses it with strconv.ParseFloat's words, and so does
     the role, at once, whatever the length."""
+    # Four times the text, about four times as long in one pass (sixteen in a quadratic one): the best of three runs
+    # each, as a loaded machine stretches single runs (0.035 s took 0.52 s once beside four test chains).
     times = []
     for size in (1 << 18, 1 << 20):
         multiplier = unit * (size // len(unit)) + "x"
-        start = time.perf_counter()
-        _normalised, problems = check_role("deployment", {
-            "kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
-            "kube_scheduler_deployment_config": _target_load_packing(multiplier)}, [])
-        times.append(time.perf_counter() - start)
+        runs = []
+        for _attempt in range(3):
+            start = time.perf_counter()
+            _normalised, problems = check_role("deployment", {
+                "kube_scheduler_deployment_version": "1.34.7",
+                "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
+                "kube_scheduler_deployment_config": _target_load_packing(multiplier)}, [])
+            runs.append(time.perf_counter() - start)
+        times.append(min(runs))
         assert len(problems) == 2 and problems[0].startswith(
             "kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args.defaultRequestsMultiplier: ")
         assert problems[0].endswith('unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "%s": '
@@ -148,4 +154,4 @@ def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit):
         assert problems[1] == ("  hint (kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args."
                                "defaultRequestsMultiplier): write a number as text, such as \"1.5\" (Go's float "
                                "syntax: digits, an optional point and exponent; at most about 1.8e308)")
-    assert times[1] < 5 and (times[1] < 0.5 or times[1] / times[0] < 10), times
+    assert times[1] < 5 and (times[1] < 0.5 or times[1] / times[0] < 12), times
