@@ -17,6 +17,15 @@ PLUGINS = {"scheduler_config": scheduler_config, "scheduler_instances": schedule
            "scheduler_rollout": scheduler_rollout, "scheduler_upgrade_check": scheduler_upgrade_check,
            "role_inputs": role_inputs}
 
+# A valid kubeconfig for the actions' input checks; its server (port 1 of the loopback) is never reached.
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+"""
+
 
 def run_action(name, args, task_vars=None, host_result=None):
     """The action plugin as ansible-core's TaskExecutor runs it: a clean failure is a failed result or an

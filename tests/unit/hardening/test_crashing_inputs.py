@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 import hostile
+from action_harness import KUBECONFIG
 from ansible_collections.kubesched.schedulers.plugins.filter.kubeadm_scheduler_patch import (
     KubeadmPatchError, kubeadm_scheduler_patch)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import yaml_io
@@ -18,13 +19,6 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.config
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.upgrade.upgrade_check import check_upgrade
 
 HUGE = "9" * 5000
-KUBECONFIG = """apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: x}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-"""
 YAML = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
         "clientConnection: {kubeconfig: %(kubeconfig)s}\nparallelism: %(value)s\n")
 JSON = ('{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", '

@@ -10,16 +10,9 @@ import pytest
 import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
-from action_harness import run_action
+from action_harness import KUBECONFIG, run_action
 
 CONFIG_DIR = "/etc/kubernetes/schedulers"
-KUBECONFIG = """apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: x}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-"""
 
 
 def instance(extra_flags, **fields):
