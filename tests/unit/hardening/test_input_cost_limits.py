@@ -129,24 +129,19 @@ def _target_load_packing(multiplier):
 
 
 @pytest.mark.parametrize("unit", ["9", "1_", "1e", ".9"])
-def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit):
+def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit, shortest_time):
     """TargetLoadPacking's defaultRequestsMultiplier of 120,000 digits and an x once ran past a minute in
     role_inputs (a backtracking pattern): scheduler-plugins refuses it with strconv.ParseFloat's words, and so does
     the role, at once, whatever the length."""
-    # Four times the text, about four times as long in one pass (sixteen in a quadratic one): the best of three runs
-    # each, as a loaded machine stretches single runs (0.035 s took 0.52 s once beside four test chains).
+    # Four times the text, about four times as long in one pass (sixteen in a quadratic one).
     times = []
     for size in (1 << 18, 1 << 20):
         multiplier = unit * (size // len(unit)) + "x"
-        runs = []
-        for _attempt in range(3):
-            start = time.perf_counter()
-            _normalised, problems = check_role("deployment", {
-                "kube_scheduler_deployment_version": "1.34.7",
-                "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
-                "kube_scheduler_deployment_config": _target_load_packing(multiplier)}, [])
-            runs.append(time.perf_counter() - start)
-        times.append(min(runs))
+        values = {"kube_scheduler_deployment_version": "1.34.7",
+                  "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
+                  "kube_scheduler_deployment_config": _target_load_packing(multiplier)}
+        times.append(shortest_time(lambda values=values: check_role("deployment", values, [])))
+        _normalised, problems = check_role("deployment", values, [])
         assert len(problems) == 2 and problems[0].startswith(
             "kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args.defaultRequestsMultiplier: ")
         assert problems[0].endswith('unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "%s": '

@@ -6,7 +6,6 @@ What scheduler-plugins' TargetLoadPacking answers for these texts is measured on
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
@@ -61,17 +60,11 @@ def test_a_long_exponent_moves_the_point_as_far_as_gos_does():
 
 
 @pytest.mark.parametrize("unit", ["9", "1_", "0x", ".", "e", "9e", "inf"])
-def test_a_mebibyte_is_read_in_one_pass(unit):
-    # Four times the text takes about four times as long in one pass, sixteen in a quadratic one; the best of three
-    # runs each, as a loaded machine stretches single runs (a 0.04 s run took 0.48 s once beside four test chains).
-    times = []
-    for size in (1 << 18, 1 << 20):
-        text = unit * (size // len(unit)) + "x"
-        runs = []
-        for _attempt in range(3):
-            start = time.perf_counter()
-            with pytest.raises(ParseFloatError):
-                parse_float(text)
-            runs.append(time.perf_counter() - start)
-        times.append(min(runs))
+def test_a_mebibyte_is_read_in_one_pass(unit, shortest_time):
+    # Four times the text takes about four times as long in one pass, sixteen in a quadratic one.
+    def refused(text):
+        with pytest.raises(ParseFloatError):
+            parse_float(text)
+    texts = [unit * (size // len(unit)) + "x" for size in (1 << 18, 1 << 20)]
+    times = [shortest_time(lambda text=text: refused(text)) for text in texts]
     assert times[1] < 2.0 and (times[1] < 0.25 or times[1] / times[0] < 12), times
