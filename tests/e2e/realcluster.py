@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from kubernetes import client
 
 REPO = Path(__file__).resolve().parents[2]
 # The test control plane's helpers (tests/controlplane/cluster.py: wait_for, ...) for every suite that imports this.
@@ -149,15 +150,34 @@ class Cluster:  # pylint: disable=too-few-public-methods
     def api(self):
         return self.real.api()
 
+    def localhost_inventory(self) -> Path:
+        """An inventory of localhost alone, on this Python: the deployment and verify roles run there."""
+        inventory = self.directory / "localhost.yml"
+        inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
+            "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
+        return inventory
+
+    def deployment_vars(self, name: str, namespace: str, **overrides) -> dict:
+        """playbooks/deployment.yml's variables for an in-cluster scheduler NAME of this cluster's minor, waiting for
+        its pods; OVERRIDES win."""
+        return dict({
+            "kube_scheduler_version": self.version,
+            "kube_scheduler_deployment_name": name,
+            "kube_scheduler_deployment_namespace": namespace,
+            "kube_scheduler_deployment_wait": True,
+            "kube_scheduler_deployment_k8s_kubeconfig": str(self.admin_kubeconfig),
+        }, **overrides)
+
+    def ready_pods(self, namespace: str, selector: str) -> dict:
+        """The pods of SELECTOR in NAMESPACE that are Running and Ready, by name."""
+        pods = client.CoreV1Api(self.api()).list_namespaced_pod(namespace, label_selector=selector).items
+        return {pod.metadata.name: pod for pod in pods if pod.status.phase == "Running" and any(
+            c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])}
+
     def playbook(self, playbook: str, extra_vars: dict, check: bool = True, options: tuple = (),
                  masters: bool = False) -> subprocess.CompletedProcess:
         """Run one of this collection's playbooks: against localhost only, or with the cluster's masters too."""
-        if masters:
-            inventory = self.real.inventory()
-        else:
-            inventory = self.directory / "localhost.yml"
-            inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
-                "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
+        inventory = self.real.inventory() if masters else self.localhost_inventory()
         variables = self.directory / "extra-vars.json"
         variables.write_text(json.dumps(extra_vars))
         run = subprocess.run(

@@ -28,17 +28,8 @@ SELECTOR = "app.kubernetes.io/instance=%s" % NAME
 
 
 def deployment_vars(cluster, **overrides):
-    values = {
-        "kube_scheduler_version": cluster.version,
-        "kube_scheduler_deployment_name": NAME,
-        "kube_scheduler_deployment_namespace": NAMESPACE,
-        "kube_scheduler_deployment_replicas": 2,
-        "kube_scheduler_deployment_wait": True,
-        "kube_scheduler_deployment_wait_timeout": 150,
-        "kube_scheduler_deployment_k8s_kubeconfig": str(cluster.admin_kubeconfig),
-    }
-    values.update(overrides)
-    return values
+    return cluster.deployment_vars(NAME, NAMESPACE, **dict(
+        {"kube_scheduler_deployment_replicas": 2, "kube_scheduler_deployment_wait_timeout": 150}, **overrides))
 
 
 def verify_vars(cluster, **overrides):
@@ -75,9 +66,7 @@ def events_of(cluster, namespace):
 
 def running_pods(cluster, selector=SELECTOR):
     """The scheduler's pods that are Running and Ready, by name."""
-    pods = client.CoreV1Api(cluster.api()).list_namespaced_pod(NAMESPACE, label_selector=selector).items
-    return {pod.metadata.name: pod for pod in pods if pod.status.phase == "Running" and any(
-        c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])}
+    return cluster.ready_pods(NAMESPACE, selector)
 
 
 def test_deployment_role_rolls_out_real_pods_and_is_idempotent(cluster):

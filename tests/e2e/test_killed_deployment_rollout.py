@@ -39,18 +39,9 @@ PROFILE = {"profiles": [{"schedulerName": NAME}]}
 
 
 def variables(cluster, **overrides):
-    values = {
-        "kube_scheduler_version": cluster.version,
-        "kube_scheduler_deployment_name": NAME,
-        "kube_scheduler_deployment_namespace": NAMESPACE,
-        "kube_scheduler_deployment_replicas": 1,
-        "kube_scheduler_deployment_config": PROFILE,
-        "kube_scheduler_deployment_wait": True,
-        "kube_scheduler_deployment_wait_timeout": 120,
-        "kube_scheduler_deployment_k8s_kubeconfig": str(cluster.admin_kubeconfig),
-    }
-    values.update(overrides)
-    return values
+    return cluster.deployment_vars(NAME, NAMESPACE, **dict(
+        {"kube_scheduler_deployment_replicas": 1, "kube_scheduler_deployment_config": PROFILE,
+         "kube_scheduler_deployment_wait_timeout": 120}, **overrides))
 
 
 def points(cluster):
@@ -63,9 +54,7 @@ def deployment(cluster):
 
 
 def running_pods(cluster):
-    pods = client.CoreV1Api(cluster.api()).list_namespaced_pod(NAMESPACE, label_selector=SELECTOR).items
-    return {pod.metadata.name for pod in pods if pod.status.phase == "Running" and any(
-        c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])}
+    return set(cluster.ready_pods(NAMESPACE, SELECTOR))
 
 
 def killed_run(cluster, extra, applied):
@@ -73,11 +62,8 @@ def killed_run(cluster, extra, applied):
     (a test of the Deployment as the API server has it) holds: the role then waits for the new pods."""
     path = cluster.directory / "killed-deployment-vars.json"
     path.write_text(json.dumps(extra))
-    inventory = cluster.directory / "localhost.yml"
-    inventory.write_text(json.dumps({"all": {"hosts": {"localhost": {
-        "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
     playbook = subprocess.Popen(
-        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), "-e", "@%s" % path,
+        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(cluster.localhost_inventory()), "-e", "@%s" % path,
          "playbooks/deployment.yml"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, start_new_session=True,
         env=dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0"))
