@@ -14,6 +14,7 @@ run that gave no answer). Host code: stdlib only.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 
@@ -242,7 +243,30 @@ class StaticPodStrategy(object):
                 % instance["name"])
 
     def log_tail(self, instance):
-        return []
+        """The last lines its container wrote, read with crictl as the hint says: the newest container's, or, while
+        the kubelet restarts a crashing one (the newest is a later attempt of the same pod that has not exited), the
+        attempt before it, which says why it ended. None where crictl is missing or the runtime does not answer (the
+        hint still says where to look)."""
+        if not self._which("crictl"):
+            return []
+        rc, out, _err = self._run(["crictl", "ps", "--all", "--last", "2", "--output", "json",
+                                   "--name", "^%s$" % instance["name"],
+                                   "--label", "io.kubernetes.pod.namespace=kube-system"])
+        try:
+            found = sorted(json.loads(out).get("containers") or [], key=lambda c: int(c.get("createdAt") or 0),
+                           reverse=True) if rc == 0 else []
+        except ValueError:
+            return []
+        if not found:
+            return []
+        chosen = found[0]
+        if (len(found) > 1 and chosen.get("state") != "CONTAINER_EXITED"
+                and (chosen.get("metadata") or {}).get("attempt") and found[1].get("state") == "CONTAINER_EXITED"
+                and found[1].get("podSandboxId") == chosen.get("podSandboxId")):
+            chosen = found[1]
+        # kube-scheduler logs on stderr, which crictl logs passes on as stderr.
+        rc, out, err = self._run(["crictl", "logs", "--tail", "10", chosen["id"]])
+        return [line for line in (err + out).splitlines() if line.strip()][-10:] if rc == 0 else []
 
     def binary_problems(self, params):
         return []

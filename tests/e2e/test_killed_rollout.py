@@ -160,6 +160,9 @@ def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_f
         for said in ("kube-scheduler gave no healthy answer from a new process", "Restored: the files of kube-scheduler",
                      "After restore kube-scheduler answers health again"):
             assert said in again.stdout, (said, again.stdout[-6000:])
+        # The gate's failure quotes the crashing container's own words, read with crictl on m1.
+        gate = [line for line in again.stdout.splitlines() if "kube-scheduler gave no healthy answer" in line]
+        assert any("; last log lines: " in line and "address already in use" in line for line in gate), gate
         # The old config is back, its process answers health and holds the lease, renewed after the restore.
         assert "--secure-port=%d" % TAKEN_PORT not in real.node_exec(m1, "cat", MANIFEST)
         assert not exists(real, m1, RECORD)
