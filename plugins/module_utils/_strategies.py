@@ -245,16 +245,18 @@ class StaticPodStrategy(object):
     def log_tail(self, instance):
         """The last lines its container wrote, read with crictl as the hint says: the newest container's, or, while
         the kubelet restarts a crashing one (the newest is a later attempt of the same pod that has not exited), the
-        attempt before it, which says why it ended. None where crictl is missing or the runtime does not answer (the
-        hint still says where to look)."""
+        attempt before it, which says why it ended. No lines where crictl is missing or the runtime does not answer
+        (the hint still says where to look)."""
         if not self._which("crictl"):
             return []
         rc, out, _err = self._run(["crictl", "ps", "--all", "--last", "2", "--output", "json",
                                    "--name", "^%s$" % instance["name"],
                                    "--label", "io.kubernetes.pod.namespace=kube-system"])
+        if rc != 0:
+            return []
         try:
             found = sorted(json.loads(out).get("containers") or [], key=lambda c: int(c.get("createdAt") or 0),
-                           reverse=True) if rc == 0 else []
+                           reverse=True)
         except ValueError:
             return []
         if not found:
