@@ -4,7 +4,9 @@
 # A|B is met by either.
 # When one is unset or not executable the suite does not run: one loud line names it, and the suite counts as skipped
 # (a fresh machine without binaries still passes `make test`; tests/README.md says how to provide them).
-# Results go to $SUITE_RESULTS (default .build/results), one file per suite: "passed|failed|skipped NAME detail".
+# Results go to $SUITE_RESULTS (default .build/results), one file per suite: "passed|failed|skipped NAME detail",
+# then, for a failed suite, the lines of its output that say what failed (pytest's FAILED and ERROR lines, Ansible's
+# fatal ones, Molecule's CRITICAL ones, ansible-test's ERROR ones), since CI shows only the end of a long output.
 # Exit status: the command's, 0 when skipped.
 set -uo pipefail
 name=$1; shift
@@ -32,7 +34,14 @@ for need in "${needs[@]}"; do
   done
 done
 start=$(date +%s)
-"$@"; rc=$?
+output=$(mktemp)
+"$@" 2>&1 | tee "$output"; rc=${PIPESTATUS[0]}
 seconds=$(( $(date +%s) - start ))
-if [ $rc -eq 0 ]; then record passed "in $seconds s on${versions:- no binaries}"; else record failed "(exit $rc) in $seconds s on${versions}"; fi
+if [ $rc -eq 0 ]; then
+  record passed "in $seconds s on${versions:- no binaries}"
+else
+  record failed "(exit $rc) in $seconds s on${versions}"
+  grep -E '^(FAILED|ERROR)[: ]|fatal: \[|CRITICAL ' "$output" | head -20 | cut -c1-400 | sed 's/^/    /' >> "$results/$name"
+fi
+rm -f "$output"
 exit $rc
