@@ -362,8 +362,12 @@ def test_a_binary_this_master_cannot_execute_says_no_version(tmp_path):
 
 
 def test_a_missing_image_is_pulled_by_crictl_else_by_podman(tmp_path):
-    _verdict, calls = preflight_on(("crictl",), [(["crictl", "inspecti"], (1, "", "not found"))], tmp_path)
-    assert ["crictl", "pull", IMAGE] in calls
+    # The kubelet then runs the pulled image (its container exits at once here, not after the 90 s wait).
+    verdict, calls = preflight_on(("crictl",), [(["crictl", "inspecti"], (1, "", "not found")),
+                                                (["crictl", "ps"], (0, "container-1\n", "")),
+                                                (["crictl", "inspect"], exited(0, tmp_path / "manifests"))], tmp_path)
+    assert ["crictl", "pull", IMAGE] in calls and verdict.problem is None
+    assert calls.index(["crictl", "pull", IMAGE]) < min(index for index, call in enumerate(calls) if call[:2] == ["crictl", "ps"])
     missing = [(["podman", "image", "exists"], (1, "", ""))]
     _verdict, calls = preflight_on(("crictl", "podman"), missing, tmp_path)
     assert ["crictl", "pull", IMAGE] in calls and not any(call[:2] == ["podman", "pull"] for call in calls)
