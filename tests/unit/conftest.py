@@ -65,14 +65,15 @@ def skip_without_openapi_schemas():
 
 @pytest.fixture(scope="session")
 def shortest_time():
-    """The shortest of ``runs`` calls of ``function``, in seconds: a loaded machine only ever adds time (a 0.04 s
-    call took 0.5 s once beside make test's four chains), so the best of three tells one pass from a quadratic one
-    where a single run does not."""
+    """The shortest CPU time of ``runs`` calls of ``function``, in seconds, and what the last call returned. CPU
+    time, not wall time: make test's four chains keep both cores busy, and there a 0.07 s call once took 1.04 s by
+    the clock (a linear pass looked quadratic) while the CPU it used stays about the same; the shortest of three
+    still drops a run that cold caches or another process on its core slowed."""
     def measure(function, runs=3):
         times = []
         for _run in range(runs):
-            start = time.perf_counter()
-            function()
-            times.append(time.perf_counter() - start)
-        return min(times)
+            start = time.process_time()
+            value = function()
+            times.append(time.process_time() - start)
+        return min(times), value
     return measure

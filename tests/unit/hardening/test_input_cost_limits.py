@@ -22,9 +22,9 @@ VERSION = "1.33"
 
 
 def first_error(text):
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: a busy machine stretches the clock, not the work
     result = process(content=text, kubernetes_version=VERSION)
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     assert result.errors
     return result.errors[0]["message"]
 
@@ -107,9 +107,9 @@ def test_the_text_is_parsed_once(monkeypatch):
 
 def test_ten_thousand_instances_are_refused_at_once_with_the_cap_and_the_fix():
     """10000 instances used to be resolved (23 s) before anything said no."""
-    start = time.monotonic()
+    start = time.process_time()
     _resolved, errors, _warnings = resolve(hostile.many_instances(10000), "1.35.4", "/etc/kubernetes/schedulers")
-    assert time.monotonic() - start < 1
+    assert time.process_time() - start < 1
     assert errors == ["kube_scheduler_instances: Too many: 10000 items, but at most 100 are allowed: instances on one "
                       "master (each is a kube-scheduler process with its own port, config and lease); give one "
                       "instance several profiles instead"]
@@ -140,8 +140,8 @@ def test_a_mebibyte_float_is_refused_as_parsefloat_does_in_linear_time(unit, sho
         values = {"kube_scheduler_deployment_version": "1.34.7",
                   "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7",
                   "kube_scheduler_deployment_config": _target_load_packing(multiplier)}
-        times.append(shortest_time(lambda values=values: check_role("deployment", values, [])))
-        _normalised, problems = check_role("deployment", values, [])
+        seconds, (_normalised, problems) = shortest_time(lambda values=values: check_role("deployment", values, []))
+        times.append(seconds)
         assert len(problems) == 2 and problems[0].startswith(
             "kube_scheduler_deployment_config.profiles[0].pluginConfig[0].args.defaultRequestsMultiplier: ")
         assert problems[0].endswith('unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "%s": '
