@@ -24,24 +24,32 @@ make=${MAKE:-make}
 newest_core=${CORE:?the Makefile passes CORE}
 rm -rf "$SUITE_RESULTS"
 
+# The CPU time (user and system) the calling chain's processes used, its last line: what each chain adds to a
+# saturated make test (the real-node hosts' own processes, under podman's conmon, are not counted).
+cpu() {
+  echo "chain CPU, user and system (the chain's shell, then every process it waited for):"
+  times
+}
+
 # A suite of the checks, recorded for the summary: check NAME [MAKE ARGUMENTS...] runs make NAME with them.
 check() {
   # shellcheck source=/dev/null
   ( set -a && . "$K8S_ENV" && set +a && "$here/suite.sh" "$1${suffix:-}" -- "$make" --no-print-directory "$@" )
 }
 
-( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors" ) > "$BUILD/test-e2e.log" 2>&1 &
+( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors"; r=$?; cpu; exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
 
 ( r=0
   "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
   E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
+  cpu
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
 
 # Every fourth recorded answer re-checked against its own binary (tests/differential/test_differential.py says why).
-suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit > "$BUILD/test-checks.log" 2>&1 &
+( suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit; r=$?; cpu; exit $r ) > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
 # A chain of its own rather than after unit: its legs are single processes, and after the other chains end a long
@@ -54,6 +62,7 @@ checks=$!
   done
   suffix=-$newest_core check sanity || r=1
   check lint || r=1
+  cpu
   exit $r ) > "$BUILD/test-cores.log" 2>&1 &
 cores=$!
 
