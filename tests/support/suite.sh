@@ -37,11 +37,11 @@ start=$(date +%s)
 output=$(mktemp)
 "$@" 2>&1 | tee "$output"; rc=${PIPESTATUS[0]}
 seconds=$(( $(date +%s) - start ))
-if [ $rc -eq 0 ]; then
+if [ "$rc" -eq 0 ]; then
   record passed "in $seconds s on${versions:- no binaries}"
 else
   record failed "(exit $rc) in $seconds s on${versions}"
   grep -E '^(FAILED|ERROR)[: ]|fatal: \[|CRITICAL ' "$output" | head -20 | cut -c1-400 | sed 's/^/    /' >> "$results/$name"
 fi
 rm -f "$output"
-exit $rc
+exit "$rc"
