@@ -24,8 +24,9 @@ make=${MAKE:-make}
 newest_core=${CORE:?the Makefile passes CORE}
 rm -rf "$SUITE_RESULTS"
 
-# The CPU time (user and system) the calling chain's processes used, its last line: what each chain adds to a
-# saturated make test (the real-node hosts' own processes, under podman's conmon, are not counted).
+# The CPU time (user and system) the calling chain used, the last lines of its log (bash's times: the shell's own,
+# then that of every process it waited for): what each chain adds to a saturated make test (the real-node hosts' own
+# processes, under podman's conmon, are not counted).
 cpu() {
   echo "chain CPU, user and system (the chain's shell, then every process it waited for):"
   times
