@@ -1,10 +1,11 @@
-"""What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection; what
-the tests that check objects against a Kubernetes version's OpenAPI schema share; and the timer of the tests that
-tell one pass from a quadratic one."""
+"""What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection and a
+runner of one play per case; what the tests that check objects against a Kubernetes version's OpenAPI schema share;
+and the timer of the tests that tell one pass from a quadratic one."""
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -30,6 +31,43 @@ def ansible_playbook(collections_path):
                            ANSIBLE_RETRY_FILES_ENABLED="0", **(env or {}))
         return subprocess.run([str(ANSIBLE_PLAYBOOK)] + [str(arg) for arg in args], cwd=cwd, env=environment,
                               capture_output=True, text=True, timeout=timeout, check=False)
+    return run
+
+
+# The last play of a case_plays run: every case's kept fact in one file.
+KEEP_PLAY = """
+- name: Write what every case kept
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Write them
+      ansible.builtin.copy:
+        content: {content}
+        dest: {dest}
+        mode: "0600"
+      check_mode: false
+"""
+
+
+@pytest.fixture(scope="session")
+def case_plays(ansible_playbook):
+    """Run ``play`` (a str.format template of one play, with {case}, {vars} and {fact}) once per case of ``cases``
+    ({case: its variables}), then the plays ``after`` (text), in one ansible-playbook run with ``args`` (before the
+    playbook) in ``directory``; returns the run and {case: what its play kept, or None}. A play keeps its result with ``ansible.builtin.set_fact`` of the
+    fact named {fact} (a fact of its own: facts outlive their play), and one last play writes them all: a copy task
+    per case, a module run each, took most of such a run's CPU time."""
+    def run(directory, play, cases, args=(), after="", timeout=600):
+        facts = {case: "kept_" + re.sub(r"\W", "_", case) for case in cases}
+        assert len(set(facts.values())) == len(facts), facts
+        kept = Path(directory) / "kept.json"
+        gather = "{{ {%s} | to_json }}" % ", ".join(
+            "%s: %s | default(none)" % (json.dumps(case), fact) for case, fact in facts.items())
+        plays = "".join(play.format(case=case, vars=json.dumps(values), fact=facts[case])
+                        for case, values in cases.items())
+        playbook = Path(directory) / "playbook.yml"
+        playbook.write_text("---" + plays + after + KEEP_PLAY.format(content=json.dumps(gather), dest=json.dumps(str(kept))))
+        finished = ansible_playbook([*args, playbook], timeout=timeout)
+        return finished, json.loads(kept.read_text()) if kept.exists() else None
     return run
 
 

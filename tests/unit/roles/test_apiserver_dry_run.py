@@ -266,27 +266,18 @@ DEPLOYMENT_PLAY = """
         - name: The role
           ansible.builtin.include_role:
             name: kubesched.schedulers.deployment
-        - name: Keep the success
-          ansible.builtin.copy:
-            content: "{{{{ __kube_scheduler_deployment_objects | map(attribute='kind') | list | to_json }}}}"
-            dest: {out}/{case}.ok
-            mode: "0600"
-          check_mode: false
-        - name: Keep the rendered configuration's result (the template's input besides the variables)
-          ansible.builtin.copy:
-            content: "{{{{ __kube_scheduler_deployment_config_result | to_json }}}}"
-            dest: {out}/{case}.config
-            mode: "0600"
-          check_mode: false
+        - name: Keep the kinds it sent and the rendered configuration's result (the template's input besides the variables)
+          ansible.builtin.set_fact:
+            {fact}:
+              kinds: "{{{{ __kube_scheduler_deployment_objects | map(attribute='kind') | list }}}}"
+              config: "{{{{ __kube_scheduler_deployment_config_result }}}}"
       rescue:
         - name: Keep the failure and the task that failed
-          ansible.builtin.copy:
-            content: "{{{{ {{'task': ansible_failed_task.name, 'msg': ansible_failed_result.msg
-                         | default(ansible_failed_result.results | default([]) | map(attribute='msg', default='')
-                         | select | join(' '))}} | to_json }}}}"
-            dest: {out}/{case}.error
-            mode: "0600"
-          check_mode: false
+          ansible.builtin.set_fact:
+            {fact}:
+              task: "{{{{ ansible_failed_task.name }}}}"
+              msg: "{{{{ ansible_failed_result.msg | default(ansible_failed_result.results | default([])
+                        | map(attribute='msg', default='') | select | join(' ')) }}}}"
 """
 
 DEPLOYMENT_ACCEPTED = {
@@ -339,42 +330,35 @@ DEPLOYMENT_REFUSED = {
 
 
 @pytest.fixture(scope="module")
-def deployment_runs(api, tmp_path_factory, ansible_playbook):
-    out = tmp_path_factory.mktemp("deployment")
+def deployment_runs(api, tmp_path_factory, case_plays):
     common = {"kube_scheduler_deployment_version": VERSION, "kube_scheduler_deployment_wait": False,
               "kube_scheduler_deployment_k8s_kubeconfig": str(api.kubeconfig)}
     cases = dict(DEPLOYMENT_ACCEPTED, **{case: values for case, (values, _name) in DEPLOYMENT_REFUSED.items()})
-    plays = "".join(DEPLOYMENT_PLAY.format(case=case, vars=json.dumps(dict(common, **values)), out=out)
-                    for case, values in cases.items())
-    (out / "playbook.yml").write_text("---" + plays)
     # One play per case (about 115 s alone); make test's three chains share two cores with it, and a session that
     # loaded the machine further (builds beside it) saw it pass 600 s: the limit only guards against a hang.
-    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                            "--check", out / "playbook.yml"], timeout=1800)
+    run, results = case_plays(tmp_path_factory.mktemp("deployment"), DEPLOYMENT_PLAY,
+                              {case: dict(common, **values) for case, values in cases.items()},
+                              ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                               "--check"], timeout=1800)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
-    results = {}
-    for case in cases:
-        ok, error = out / (case + ".ok"), out / (case + ".error")
-        results[case] = json.loads(ok.read_text()) if ok.exists() else json.loads(error.read_text())
-    results["defaults config"] = json.loads((out / "defaults.config").read_text())
     return results
 
 
 @pytest.mark.parametrize("case", sorted(DEPLOYMENT_ACCEPTED))
 def test_every_object_the_deployment_role_accepts_passes_the_api_servers_dry_run(deployment_runs, case):
-    kinds = deployment_runs[case]
-    assert isinstance(kinds, list), "the API server (or the role) refused case %s: %s" % (case, kinds)
-    assert {"ServiceAccount", "ConfigMap", "ClusterRoleBinding", "Role"} <= set(kinds)
+    result = deployment_runs[case]
+    assert "kinds" in result, "the API server (or the role) refused case %s: %s" % (case, result)
+    assert {"ServiceAccount", "ConfigMap", "ClusterRoleBinding", "Role"} <= set(result["kinds"])
 
 
 @pytest.mark.parametrize("case", sorted(DEPLOYMENT_REFUSED))
 def test_the_deployment_role_refuses_before_the_first_api_call_naming_the_variable(api, deployment_runs, case):
     result = deployment_runs[case]
-    assert isinstance(result, dict), "case %s was not refused: %s" % (case, result)
+    assert "task" in result, "case %s was not refused: %s" % (case, result)
     assert result["task"] == "Check every variable of this role before any host is touched", result
     assert DEPLOYMENT_REFUSED[case][1] in result["msg"], result["msg"]
     # And the API server refuses what the role would have sent without its checks.
-    config_result = deployment_runs["defaults config"]
+    config_result = deployment_runs["defaults"]["config"]
     if case == "configmap_too_large":  # the configuration the library would have rendered into the ConfigMap
         config_result = dict(config_result, rendered=yaml.safe_dump(
             DEPLOYMENT_REFUSED[case][0]["kube_scheduler_deployment_config"]))
@@ -433,19 +417,14 @@ VERIFY_PLAY = """
             kube_scheduler_verify_health: false
             kube_scheduler_verify_discover_deployments: false
         - name: Keep the success
-          ansible.builtin.copy:
-            content: "ok"
-            dest: {out}/{case}.ok
-            mode: "0600"
-          check_mode: false
+          ansible.builtin.set_fact:
+            {fact}: ok
       rescue:
         - name: Keep the failure
-          ansible.builtin.copy:
-            content: "{{{{ {{'task': ansible_failed_task.name, 'msg': ansible_failed_result.msg | default('')}}
-                         | to_json }}}}"
-            dest: {out}/{case}.error
-            mode: "0600"
-          check_mode: false
+          ansible.builtin.set_fact:
+            {fact}:
+              task: "{{{{ ansible_failed_task.name }}}}"
+              msg: "{{{{ ansible_failed_result.msg | default('') }}}}"
 """
 
 
@@ -554,18 +533,15 @@ def send_verify_objects(api, objects):
 
 
 @pytest.fixture(scope="module")
-def verify_runs(api, tmp_path_factory, ansible_playbook):
-    out = tmp_path_factory.mktemp("verify")
+def verify_runs(api, tmp_path_factory, case_plays):
     common = {"kube_scheduler_verify_version": VERSION, "kube_scheduler_verify_k8s_kubeconfig": str(api.kubeconfig)}
     cases = dict(VERIFY_ACCEPTED, **{case: values for case, (values, _name) in VERIFY_REFUSED.items()})
-    plays = "".join(VERIFY_PLAY.format(case=case, vars=json.dumps(dict(common, **values)), out=out)
-                    for case, values in cases.items())
-    (out / "playbook.yml").write_text("---" + plays)
-    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                            "--check", out / "playbook.yml"])
+    run, results = case_plays(tmp_path_factory.mktemp("verify"), VERIFY_PLAY,
+                              {case: dict(common, **values) for case, values in cases.items()},
+                              ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                               "--check"])
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
-    return {case: "ok" if (out / (case + ".ok")).exists() else json.loads((out / (case + ".error")).read_text())
-            for case in cases}
+    return results
 
 
 @pytest.mark.parametrize("case", sorted(VERIFY_ACCEPTED))

@@ -30,16 +30,12 @@ CASE_PLAY = """
             name: kubesched.schedulers.deployment
             tasks_from: render.yml
         - name: Keep them
-          ansible.builtin.copy:
-            content: "{{{{ __kube_scheduler_deployment_objects | to_json }}}}"
-            dest: {out}/{case}.json
-            mode: "0600"
+          ansible.builtin.set_fact:
+            {fact}: "{{{{ __kube_scheduler_deployment_objects }}}}"
       rescue:
         - name: Keep the failure
-          ansible.builtin.copy:
-            content: "{{{{ ansible_failed_result.msg }}}}"
-            dest: {out}/{case}.error
-            mode: "0600"
+          ansible.builtin.set_fact:
+            {fact}: "{{{{ ansible_failed_result.msg }}}}"
 """
 
 SP = {"kube_scheduler_deployment_version": "1.34.7", "kube_scheduler_deployment_scheduler_plugins_version": "0.34.7"}
@@ -158,21 +154,15 @@ CASES.update({
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory, ansible_playbook):
+def rendered(tmp_path_factory, case_plays):
     """Every case in one ansible-playbook run (one play per case): {case: objects list or error text}."""
-    out = tmp_path_factory.mktemp("rendered")
     # The release is required (no built-in default): the cases without one run the role as an inventory with
     # kube_scheduler_version would.
-    plays = "".join(CASE_PLAY.format(case=case, vars=json.dumps(dict({"kube_scheduler_version": "1.34.2"}, **values)), out=out)
-                    for case, values in CASES.items())
-    (out / "playbook.yml").write_text("---" + plays)
-    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                            out / "playbook.yml"])
+    run, results = case_plays(
+        tmp_path_factory.mktemp("rendered"), CASE_PLAY,
+        {case: dict({"kube_scheduler_version": "1.34.2"}, **values) for case, values in CASES.items()},
+        ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable])
     assert run.returncode == 0, run.stdout + run.stderr
-    results = {}
-    for case in CASES:
-        objects, error = out / (case + ".json"), out / (case + ".error")
-        results[case] = json.loads(objects.read_text()) if objects.exists() else error.read_text()
     return results
 
 

@@ -2,7 +2,6 @@
 the nodes already have it. Rendered by real ansible-playbook from the role's own defaults and vars."""
 from __future__ import annotations
 
-import json
 import sys
 
 import pytest
@@ -27,26 +26,21 @@ PLAY = """
       vars:
         __kube_scheduler_verify_host_instances: []
     - name: Keep the image
-      ansible.builtin.copy:
-        content: "{{{{ kube_scheduler_verify_image }}}}"
-        dest: {out}/{case}
-        mode: "0600"
+      ansible.builtin.set_fact:
+        {fact}: "{{{{ kube_scheduler_verify_image }}}}"
 """
 
 
 @pytest.fixture(scope="module")
-def images(tmp_path_factory, ansible_playbook):
-    out = tmp_path_factory.mktemp("images")
+def images(tmp_path_factory, case_plays):
     cases = {"v" + version: {"kube_scheduler_verify_version": version} for version in KUBEADM_PAUSE}
     cases["no_version"] = {}
     cases["from_kube_scheduler_version"] = {"kube_scheduler_version": "1.31.8"}
     cases["given"] = {"kube_scheduler_verify_version": "1.30.14", "kube_scheduler_verify_image": "mirror/pause:x"}
-    plays = "".join(PLAY.format(case=case, vars=json.dumps(values), out=out) for case, values in cases.items())
-    (out / "playbook.yml").write_text("---" + plays)
-    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                            out / "playbook.yml"])
+    run, kept = case_plays(tmp_path_factory.mktemp("images"), PLAY, cases,
+                           ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable])
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    return {case: (out / case).read_text() for case in cases}
+    return kept
 
 
 @pytest.mark.parametrize("version", sorted(KUBEADM_PAUSE))

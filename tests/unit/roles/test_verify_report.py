@@ -29,17 +29,16 @@ CASE_PLAY = """
             name: kubesched.schedulers.verify
             tasks_from: report.yml
         - name: Keep the results
-          ansible.builtin.copy:
-            content: "{{{{ {{'results': __kube_scheduler_verify_results, 'error': ''}} | to_json }}}}"
-            dest: {out}/{case}.json
-            mode: "0600"
+          ansible.builtin.set_fact:
+            {fact}:
+              results: "{{{{ __kube_scheduler_verify_results }}}}"
+              error: ""
       rescue:
         - name: Keep the failure
-          ansible.builtin.copy:
-            content: "{{{{ {{'results': __kube_scheduler_verify_results | default([]),
-                            'error': ansible_failed_result.msg}} | to_json }}}}"
-            dest: {out}/{case}.json
-            mode: "0600"
+          ansible.builtin.set_fact:
+            {fact}:
+              results: "{{{{ __kube_scheduler_verify_results | default([]) }}}}"
+              error: "{{{{ ansible_failed_result.msg }}}}"
 """
 POD_PLAY = """
 - name: pod
@@ -127,18 +126,16 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory, ansible_playbook):
+def judged(tmp_path_factory, case_plays):
     out = tmp_path_factory.mktemp("judged")
-    plays = "".join(CASE_PLAY.format(case=name, vars=json.dumps(values), out=out) for name, values in CASES.items())
-    plays += POD_PLAY.format(out=out, role=ROLE, vars=json.dumps({
+    pod_play = POD_PLAY.format(out=out, role=ROLE, vars=json.dumps({
         "__kube_scheduler_verify_run": "20260101120000", "kube_scheduler_verify_tolerate_control_plane": True,
         "kube_scheduler_verify_tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
                                                "effect": "NoSchedule"}]}))
-    (out / "playbook.yml").write_text("---" + plays)
-    run = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                            out / "playbook.yml"])
+    run, results = case_plays(out, CASE_PLAY, CASES, ["-i", "localhost,", "-c", "local",
+                                                      "-e", "ansible_python_interpreter=" + sys.executable],
+                              after=pod_play)
     assert run.returncode == 0, run.stdout + run.stderr
-    results = {name: json.loads((out / (name + ".json")).read_text()) for name in CASES}
     results["stdout"] = run.stdout
     (results["pod"],) = yaml.safe_load((out / "pod.yaml").read_text())
     return results
