@@ -34,6 +34,8 @@ STANDBY_MANIFEST = "/etc/kubernetes/manifests/kubesched-standby-kube-scheduler.y
 STATE_DIR = "/var/lib/kubesched/static-pod"
 RECORD = STATE_DIR + "/held-change.json"
 TAKEN_PORT = 10271
+# Between the manifest directory's listing and the manifest in one exec's answer.
+LISTED = "--- the manifest ---"
 # A process of the test's that holds the port and answers nothing (kube-scheduler's bind then fails).
 SQUATTER = ("import socket, time\ns = socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
             "s.bind(('0.0.0.0', %d))\ns.listen(8)\ntime.sleep(3600)\n" % TAKEN_PORT)
@@ -92,14 +94,17 @@ def kill_once_written(cluster, playbook, written, on_first_write=None):
     real, m1 = cluster.real, cluster.masters[0]
     deadline = time.time() + 600
     first = on_first_write is None
+    # Once a second, the listing and the manifest in one podman exec (each costs the machine about 0.1 CPU-s): the
+    # gates the run is killed in are held open for 30 s (settle).
     while time.time() < deadline and playbook.poll() is None:
-        listing = real.node_exec(m1, "ls", "/etc/kubernetes/manifests")
+        listing, _separator, text = real.node_exec(m1, "sh", "-c", "ls /etc/kubernetes/manifests; echo '%s'; cat %s"
+                                                   % (LISTED, MANIFEST)).partition(LISTED + "\n")
         if not first and "kubesched-standby-kube-scheduler.yaml" in listing:
             on_first_write()
             first = True
-        if written(real.node_exec(m1, "cat", MANIFEST)):
+        if written(text):
             break
-        time.sleep(0.2)
+        time.sleep(1)
     else:
         output = playbook.communicate()[0] if playbook.poll() is not None else "(still running)"
         raise AssertionError("the run never wrote the new %s: %s" % (MANIFEST, output[-6000:]))
