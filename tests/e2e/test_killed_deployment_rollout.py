@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from kubernetes import client
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
@@ -81,9 +82,17 @@ def killed_run(cluster, extra, applied):
     return playbook.communicate()[0]
 
 
-def test_a_killed_rollout_that_never_gets_ready_is_put_back_by_the_next_run_which_fails_naming_why(cluster):
+@pytest.fixture(scope="module")
+def converged(cluster):
+    """The instance as each test of the module begins: converged by a first run (changed, no rollback point left).
+    The first test leaves it so (the next run puts the previous objects back), the second starts from it and removes
+    the instance at its end: one converging run serves both (a run of the role is about 20 module runs)."""
     first = cluster.playbook("playbooks/deployment.yml", variables(cluster))
     assert changed_count(first) > 0 and not points(cluster), "a converged rollout leaves a rollback point"
+
+
+@pytest.mark.usefixtures("converged")
+def test_a_killed_rollout_that_never_gets_ready_is_put_back_by_the_next_run_which_fails_naming_why(cluster):
     core = client.CoreV1Api(cluster.api())
     before_config = core.read_namespaced_config_map(NAME, NAMESPACE).data
     before_image = deployment(cluster).spec.template.spec.containers[0].image
@@ -112,8 +121,8 @@ def test_a_killed_rollout_that_never_gets_ready_is_put_back_by_the_next_run_whic
         if pod.metadata.name not in before_pods], timeout=120)
 
 
+@pytest.mark.usefixtures("converged")
 def test_a_killed_rollout_that_gets_ready_is_committed_by_the_next_run(cluster):
-    cluster.playbook("playbooks/deployment.yml", variables(cluster))
     before = deployment(cluster).spec.template.metadata.annotations[CONFIG_CHECKSUM_ANNOTATION]
     good = variables(cluster, kube_scheduler_deployment_config=dict(PROFILE, percentageOfNodesToScore=30))
     output = killed_run(cluster, good, lambda found: found.spec.template.metadata.annotations.get(
