@@ -60,7 +60,7 @@ TEST_OLDER_CORES ?= $(filter-out $(NEWEST_CORE),$(CORES))
 test: deps host-deps binaries image
 	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" CORE="$(CORE)" tests/support/run-test.sh "$(TEST_E2E_MINORS)" \
 	  "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))" \
-	  "$(TEST_OLDER_CORES)" "$(CORE_UNIT_TESTS)"
+	  "$(TEST_OLDER_CORES)" "$(CORE_UNIT_TESTS)" "$(SHIPPED_SANITY_TARGETS)"
 
 deps: $(VENV)/.installed collection
 # --clear: a venv of another Python (an older checkout's) is replaced, not mixed with this one.
@@ -104,6 +104,12 @@ $(SANITY_VENV)/.installed: $(CONSTRAINTS)
 	$(SANITY_VENV)/bin/pip install --quiet --disable-pip-version-check "$$(grep '^ansible-core==' $(CONSTRAINTS))"
 	touch $@
 
+# ansible-test's targets (paths, a directory with its trailing /); empty: the whole checkout. make test gives the older
+# cores SHIPPED_SANITY_TARGETS, what the built collection ships (galaxy.yml's build_ignore leaves tests, extensions
+# and benchmarks out): their rules judge what their users install, in half the time; the newest core checks it all.
+SANITY_TARGETS ?=
+SHIPPED_SANITY_TARGETS := plugins/ roles/ playbooks/ meta/ docs/ changelogs/ README.md CHANGELOG.rst CONTRIBUTING.md \
+  LICENSE bindep.txt requirements.txt .ansible-lint .ansible-lint-ignore
 sanity: $(SANITY_VENV)/.installed
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
 	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || \
@@ -112,7 +118,8 @@ sanity: $(SANITY_VENV)/.installed
 	git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
 	cd $(SANITY_TREE) && git init -q && git add -A && \
 	  PATH=$(SANITY_VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(SANITY) \
-	  $(SANITY_VENV)/bin/ansible-test sanity --local --requirements --python $(CORE_PYTHON_VERSION) --color no
+	  $(SANITY_VENV)/bin/ansible-test sanity --local --requirements --python $(CORE_PYTHON_VERSION) --color no \
+	  $(SANITY_TARGETS)
 
 lint: deps
 	ansible-lint --profile production --strict

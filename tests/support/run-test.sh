@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS: what `make test` runs (CI:
-# .ci/run), as four chains side by side on the two cores, balanced by time (each about 30 minutes beside the others
-# here; docs/support-matrix.md has the legs' times):
+# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS SHIPPED_SANITY_TARGETS: what
+# `make test` runs (CI: .ci/run), as four chains side by side on the two cores, balanced by time (each about 30
+# minutes beside the others here; docs/support-matrix.md has the legs' times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the scheduler-plugins e2e on its
 #     own real-node cluster (1.35);
 #   - unit (with the differential tests). `make docs` is not run again: the unit test
 #     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
-#     on its own venv): its sanity and its CORE_UNIT_TESTS; then the newest core's sanity, and lint.
+#     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and its CORE_UNIT_TESTS;
+#     then the newest core's sanity of everything, and lint.
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The real-node clusters overlap, but no real-node cluster is removed while another one runs: removing one's hosts
 # took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1, MOLECULE_DESTROY=never) and are removed here, one after the other, once every chain ended.
@@ -19,7 +20,7 @@
 # (the newest ansible-core, which names its sanity and unit suites as the older cores' are named).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-e2e_minors=$1 real_node_scenarios=$2 other_scenarios=$3 older_cores=$4 core_unit_tests=$5
+e2e_minors=$1 real_node_scenarios=$2 other_scenarios=$3 older_cores=$4 core_unit_tests=$5 shipped=$6
 make=${MAKE:-make}
 newest_core=${CORE:?the Makefile passes CORE}
 rm -rf "$SUITE_RESULTS"
@@ -58,7 +59,7 @@ checks=$!
 ( r=0
   check galaxy-importer || r=1
   for core in $older_cores; do
-    suffix=-$core check sanity CORE="$core" || r=1
+    suffix=-$core check sanity CORE="$core" SANITY_TARGETS="$shipped" || r=1
     suffix=-$core check unit CORE="$core" UNIT_TESTS="$core_unit_tests" || r=1
   done
   suffix=-$newest_core check sanity || r=1
