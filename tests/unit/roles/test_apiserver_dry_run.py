@@ -280,8 +280,10 @@ DEPLOYMENT_PLAY = """
                         | map(attribute='msg', default='') | select | join(' ')) }}}}"
 """
 
-DEPLOYMENT_ACCEPTED = {
-    "defaults": {},
+# The Deployment's accepted edges, each setting variables of its own: they go to the API server together, in one run
+# of the role (a run sends nine objects, a kubernetes.core process each, most of this test's time); a refusal
+# names its field.
+DEPLOYMENT_EDGES = {
     "survey_strings": {"kube_scheduler_deployment_replicas": "3", "kube_scheduler_deployment_run_as_user": "1000",
                        "kube_scheduler_deployment_pdb_max_unavailable": "25%",
                        "kube_scheduler_deployment_secure_port": "10300"},
@@ -290,15 +292,20 @@ DEPLOYMENT_ACCEPTED = {
     "extended_resources": {"kube_scheduler_deployment_resources": {
         "requests": {"cpu": "250m", "memory": "1Gi", "ephemeral-storage": "1Gi", "example.com/dev": "1"},
         "limits": {"cpu": "1", "memory": "1Gi", "example.com/dev": "1"}}},
+    "priority_classes": {"kube_scheduler_deployment_priority_classes": [
+        {"name": "batch-high", "value": 1000000000, "preemption_policy": "Never", "description": "a\nb"},
+        {"name": "batch-default", "value": "5", "global_default": "yes"}]},
+}
+DEPLOYMENT_ACCEPTED = {
+    "defaults": {},
+    "deployment_edges": {name: value for edge in DEPLOYMENT_EDGES.values() for name, value in edge.items()},
     "daemonset_tolerations": {"kube_scheduler_deployment_kind": "DaemonSet",
                               "kube_scheduler_deployment_node_selector": {"kubernetes.io/os": "linux"},
                               "kube_scheduler_deployment_tolerations": [
                                   {"key": "dedicated", "operator": "Equal", "value": "sched", "effect": "NoExecute",
                                    "tolerationSeconds": 30}, {"operator": "Exists"}]},
-    "priority_classes": {"kube_scheduler_deployment_priority_classes": [
-        {"name": "batch-high", "value": 1000000000, "preemption_policy": "Never", "description": "a\nb"},
-        {"name": "batch-default", "value": "5", "global_default": "yes"}]},
 }
+assert len(DEPLOYMENT_ACCEPTED["deployment_edges"]) == sum(map(len, DEPLOYMENT_EDGES.values())), "an edge overrides another"
 
 DEPLOYMENT_REFUSED = {
     "unknown_resource": ({"kube_scheduler_deployment_resources": {"requests": {"gpu": "1"}}},
@@ -349,6 +356,8 @@ def test_every_object_the_deployment_role_accepts_passes_the_api_servers_dry_run
     result = deployment_runs[case]
     assert "kinds" in result, "the API server (or the role) refused case %s: %s" % (case, result)
     assert {"ServiceAccount", "ConfigMap", "ClusterRoleBinding", "Role"} <= set(result["kinds"])
+    if case == "deployment_edges":  # the edges' own objects were among those sent
+        assert {"PriorityClass", "PodDisruptionBudget"} <= set(result["kinds"]), result["kinds"]
 
 
 @pytest.mark.parametrize("case", sorted(DEPLOYMENT_REFUSED))
