@@ -52,11 +52,12 @@ KEEP_PLAY = """
 @pytest.fixture(scope="session")
 def case_plays(ansible_playbook):
     """Run ``play`` (a str.format template of one play, with {case}, {vars} and {fact}) once per case of ``cases``
-    ({case: its variables}), then the plays ``after`` (text), in one ansible-playbook run with ``args`` (before the
-    playbook) in ``directory``; returns the run and {case: what its play kept, or None}. A play keeps its result with ``ansible.builtin.set_fact`` of the
-    fact named {fact} (a fact of its own: facts outlive their play), and one last play writes them all: a copy task
-    per case, a module run each, took most of such a run's CPU time."""
-    def run(directory, play, cases, args=(), after="", timeout=600):
+    ({case: its variables}), then the plays ``after`` (text), in one ansible-playbook run against localhost on this
+    Python (``check``: as a Check job) in ``directory``; returns the run and {case: what its play kept, or None}. A
+    play keeps its result with ``ansible.builtin.set_fact`` of the fact named {fact} (a fact of its own: facts outlive
+    their play), and one last play writes them all: a copy task per case, a module run each, took most of such a
+    run's CPU time."""
+    def run(directory, play, cases, check=False, after="", timeout=600):
         facts = {case: "kept_" + re.sub(r"\W", "_", case) for case in cases}
         assert len(set(facts.values())) == len(facts), facts
         kept = Path(directory) / "kept.json"
@@ -65,8 +66,11 @@ def case_plays(ansible_playbook):
         plays = "".join(play.format(case=case, vars=json.dumps(values), fact=facts[case])
                         for case, values in cases.items())
         playbook = Path(directory) / "playbook.yml"
-        playbook.write_text("---" + plays + after + KEEP_PLAY.format(content=json.dumps(gather), dest=json.dumps(str(kept))))
-        finished = ansible_playbook([*args, playbook], timeout=timeout)
+        playbook.write_text("---" + plays + after
+                            + KEEP_PLAY.format(content=json.dumps(gather), dest=json.dumps(str(kept))))
+        finished = ansible_playbook(["-i", "localhost,", "-c", "local", "-e",
+                                     "ansible_python_interpreter=" + sys.executable, *(["--check"] if check else []),
+                                     playbook], timeout=timeout)
         return finished, json.loads(kept.read_text()) if kept.exists() else None
     return run
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import tarfile
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest

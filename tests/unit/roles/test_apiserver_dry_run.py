@@ -344,9 +344,8 @@ def deployment_runs(api, tmp_path_factory, case_plays):
     # One play per case (about 115 s alone); make test's three chains share two cores with it, and a session that
     # loaded the machine further (builds beside it) saw it pass 600 s: the limit only guards against a hang.
     run, results = case_plays(tmp_path_factory.mktemp("deployment"), DEPLOYMENT_PLAY,
-                              {case: dict(common, **values) for case, values in cases.items()},
-                              ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                               "--check"], timeout=1800)
+                              {case: dict(common, **values) for case, values in cases.items()}, check=True,
+                              timeout=1800)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
     return results
 
@@ -546,9 +545,7 @@ def verify_runs(api, tmp_path_factory, case_plays):
     common = {"kube_scheduler_verify_version": VERSION, "kube_scheduler_verify_k8s_kubeconfig": str(api.kubeconfig)}
     cases = dict(VERIFY_ACCEPTED, **{case: values for case, (values, _name) in VERIFY_REFUSED.items()})
     run, results = case_plays(tmp_path_factory.mktemp("verify"), VERIFY_PLAY,
-                              {case: dict(common, **values) for case, values in cases.items()},
-                              ["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
-                               "--check"])
+                              {case: dict(common, **values) for case, values in cases.items()}, check=True)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
     return results
 

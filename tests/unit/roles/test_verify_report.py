@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -132,9 +131,7 @@ def judged(tmp_path_factory, case_plays):
         "__kube_scheduler_verify_run": "20260101120000", "kube_scheduler_verify_tolerate_control_plane": True,
         "kube_scheduler_verify_tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
                                                "effect": "NoSchedule"}]}))
-    run, results = case_plays(out, CASE_PLAY, CASES, ["-i", "localhost,", "-c", "local",
-                                                      "-e", "ansible_python_interpreter=" + sys.executable],
-                              after=pod_play)
+    run, results = case_plays(out, CASE_PLAY, CASES, after=pod_play)
     assert run.returncode == 0, run.stdout + run.stderr
     results["stdout"] = run.stdout
     (results["pod"],) = yaml.safe_load((out / "pod.yaml").read_text())
