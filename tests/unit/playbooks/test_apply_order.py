@@ -35,7 +35,10 @@ LOST = {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port"
         "ansible_ssh_common_args": "-o ConnectTimeout=5 -o BatchMode=yes -o StrictHostKeyChecking=no"}
 STAND_INS = {
     # The plan call's answer is registered as the role's is, also when it fails or its master is unreachable.
-    "plan": [{"name": "Reach the master (stand-in)", "ansible.builtin.ping": {}, "register": "kube_scheduler_plan"},
+    # raw, not a module: the stand-ins reach each master through its connection (the lost one's ssh is refused)
+    # without starting a Python there, in Check jobs too.
+    "plan": [{"name": "Reach the master (stand-in)", "ansible.builtin.raw": "true", "check_mode": False,
+              "changed_when": False, "register": "kube_scheduler_plan"},
              {"name": "Plan refused (stand-in)", "ansible.builtin.fail": {"msg": "{{ fail_plan }}"},
               "when": "fail_plan is defined", "register": "kube_scheduler_plan"},
              {"name": "Plan (stand-in)", "ansible.builtin.set_fact": {"kube_scheduler_plan": "{{ fake_plan }}"}}],
@@ -45,7 +48,8 @@ STAND_INS = {
         {"name": "Standbys (stand-in)", "ansible.builtin.debug": {
             "msg": "standbys of {{ inventory_hostname }}: {{ kube_scheduler_rollout_standbys | join(',') }}"}},
         # A master lost in the middle of its apply (powered off, its network gone): its connection is refused.
-        {"name": "Reach the master during its apply (stand-in)", "ansible.builtin.ping": {}, "vars": LOST,
+        {"name": "Reach the master during its apply (stand-in)", "ansible.builtin.raw": "true", "check_mode": False,
+         "changed_when": False, "vars": LOST,
          "when": "lost_at_apply | default(false)"},
         {"name": "Health gate (stand-in)", "ansible.builtin.fail": {"msg": "the new process never answered health"},
          "when": "fail_apply | default(false)"},
