@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from kubernetes import client
 
 from cluster import wait_for  # tests/controlplane (realcluster.py puts it on sys.path)
@@ -119,16 +120,24 @@ def kill_once_written(cluster, playbook, written, on_first_write=None):
     real.node_exec(m1, "kill", "-9", *pids)
 
 
+@pytest.fixture(scope="module")
 def only_m1_elects(cluster):
-    """m2's kubeadm scheduler stops; m1 holds the default lease with the role's own manifest (adopted)."""
+    """m2's kubeadm scheduler stops; m1 holds the default lease with the role's own manifest (adopted), for both tests
+    of this module: the second starts from the config the first restored (percentageOfNodesToScore 50), so a failure
+    of the first can fail the second too. m2's manifest comes back at the end."""
     m1, m2 = cluster.masters
     real = cluster.real
     real.node_exec(m2, "mv", MANIFEST, "/root/kube-scheduler.yaml")
-    wait_for("m2's scheduler to stop", lambda: not real.node_exec(m2, "ss", "-Hltn", "sport = :10259").strip(), timeout=90)
-    wait_for("m1 to hold the default lease", lambda: holder(cluster)[0].startswith(m1 + "_"), timeout=90)
-    adopted = run(cluster, 50)
-    assert adopted.returncode == 0, adopted.stdout[-6000:]
-    wait_for("m1 to hold the default lease", lambda: holder(cluster)[0].startswith(m1 + "_"), timeout=90)
+    try:
+        wait_for("m2's scheduler to stop", lambda: not real.node_exec(m2, "ss", "-Hltn", "sport = :10259").strip(),
+                 timeout=90)
+        wait_for("m1 to hold the default lease", lambda: holder(cluster)[0].startswith(m1 + "_"), timeout=90)
+        adopted = run(cluster, 50)
+        assert adopted.returncode == 0, adopted.stdout[-6000:]
+        wait_for("m1 to hold the default lease", lambda: holder(cluster)[0].startswith(m1 + "_"), timeout=90)
+        yield
+    finally:
+        real.node_exec(m2, "mv", "/root/kube-scheduler.yaml", MANIFEST)
 
 
 def renewed_by_m1(cluster, since):
@@ -141,11 +150,11 @@ def no_standby_left(cluster):
     assert "kubesched-standby" not in real.node_exec(m1, "ls", "/etc/kubernetes/manifests", "/etc/kubernetes/schedulers")
 
 
+@pytest.mark.usefixtures("only_m1_elects")
 def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_fails_loudly(cluster):
-    real, (m1, m2) = cluster.real, cluster.masters
+    real, m1 = cluster.real, cluster.masters[0]
     squatter = None
     try:
-        only_m1_elects(cluster)
         playbook = start(cluster, 50, secure_port=TAKEN_PORT)
 
         def take_the_port():
@@ -179,28 +188,24 @@ def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_f
             real.node_exec(m1, "sh", "-c", "pkill -f 'SO_REUSEAD[D]R' || true")
             squatter.kill()
             squatter.wait()
-        real.node_exec(m2, "mv", "/root/kube-scheduler.yaml", MANIFEST)
 
 
+@pytest.mark.usefixtures("only_m1_elects")
 def test_a_killed_good_change_is_committed_by_the_next_run_after_a_real_gate(cluster):
-    real, (m1, m2) = cluster.real, cluster.masters
-    try:
-        only_m1_elects(cluster)
-        before = real.node_exec(m1, "cat", MANIFEST)
-        playbook = start(cluster, 70)
-        kill_once_written(cluster, playbook, lambda text: text.strip() and text != before)  # its config checksum
-        record = json.loads(real.node_exec(m1, "cat", RECORD))
-        assert record["gate_passed"] is False
+    real, m1 = cluster.real, cluster.masters[0]
+    before = real.node_exec(m1, "cat", MANIFEST)
+    playbook = start(cluster, 70)
+    kill_once_written(cluster, playbook, lambda text: text.strip() and text != before)  # its config checksum
+    record = json.loads(real.node_exec(m1, "cat", RECORD))
+    assert record["gate_passed"] is False
 
-        since = time.time()
-        again = run(cluster, 70)
-        assert again.returncode == 0, again.stdout[-6000:]
-        assert "was never gated to the end" in again.stdout + again.stderr, again.stderr[-3000:]
-        assert not exists(real, m1, RECORD)
-        assert "backup" not in real.node_exec(m1, "find", STATE_DIR)
-        wait_for("m1's scheduler to renew the lease", lambda: renewed_by_m1(cluster, since), timeout=90)
-        no_standby_left(cluster)
-        after = run(cluster, 70)
-        assert after.returncode == 0 and changed_count(after) == 0, after.stdout[-6000:]
-    finally:
-        real.node_exec(m2, "mv", "/root/kube-scheduler.yaml", MANIFEST)
+    since = time.time()
+    again = run(cluster, 70)
+    assert again.returncode == 0, again.stdout[-6000:]
+    assert "was never gated to the end" in again.stdout + again.stderr, again.stderr[-3000:]
+    assert not exists(real, m1, RECORD)
+    assert "backup" not in real.node_exec(m1, "find", STATE_DIR)
+    wait_for("m1's scheduler to renew the lease", lambda: renewed_by_m1(cluster, since), timeout=90)
+    no_standby_left(cluster)
+    after = run(cluster, 70)
+    assert after.returncode == 0 and changed_count(after) == 0, after.stdout[-6000:]
