@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS SHIPPED_SANITY_TARGETS: what
-# `make test` runs (CI: .ci/run), as four chains side by side on the two cores, balanced by time (each about 30
-# minutes beside the others here; docs/support-matrix.md has the legs' times):
+# `make test` runs (CI: .ci/run), as four chains side by side on the two cores (docs/support-matrix.md has the legs'
+# times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the scheduler-plugins e2e on its
 #     own real-node cluster (1.35);
@@ -12,7 +12,9 @@
 #     then the newest core's sanity of everything, and lint.
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The real-node clusters overlap, but no real-node cluster is removed while another one runs: removing one's hosts
-# took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1, MOLECULE_DESTROY=never) and are removed here, one after the other, once every chain ended.
+# took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1,
+# MOLECULE_DESTROY=never), frozen once its suite ended, and all are removed here, one after the other, once every
+# chain ended.
 # The machine has no idle CPU while the chains run (controller-side Python is most of it). The e2e is the longest
 # chain and waits on its cluster between its steps; the other three run at nice 5 (lower), so the e2e gets a core
 # whenever it needs one and ends before them, and they keep both cores busy to the end rather than leave one idle
@@ -36,8 +38,9 @@ cpu() {
 }
 
 # A real-node cluster whose suite ended waits for the removal at the end frozen (podman pause, the cgroup freezer):
-# idle, its kubelets, containerd and control plane used about a fifth of a core (measured), which the chains still
-# running need. freeze FILTER pauses the running hosts podman ps --filter FILTER lists; thaw unpauses them all.
+# idle, the kubelets, containerd and control plane of a four-host cluster use 13 % of a core (measured), which the
+# chains still running need. freeze FILTER pauses the running hosts podman ps --filter FILTER lists; thaw unpauses
+# them all.
 frozen=$BUILD/test-frozen-hosts
 : > "$frozen"
 freeze() {
