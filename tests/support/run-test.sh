@@ -15,10 +15,10 @@
 # took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1,
 # MOLECULE_DESTROY=never), frozen once its suite ended, and all are removed here, one after the other, once every
 # chain ended.
-# The machine has no idle CPU while the chains run (controller-side Python is most of it). The two chains on real
-# nodes are the longest (each about as long as make test) and wait on their clusters between steps; unit and the
-# cores' chain have minutes to spare. So those two run at nice 10 (lower): the real-node chains get the cores
-# whenever they need them, and unit and the cores' legs fill the rest.
+# The machine has no idle CPU while the chains run (controller-side Python is most of it). The e2e is the longest
+# chain and waits on its cluster between its steps; the other three run at nice 5 (lower), so the e2e gets a core
+# whenever it needs one and ends before them, and they keep both cores busy to the end rather than leave one idle
+# beside a lone e2e.
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
 # From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found), SUITE_RESULTS and CORE
 # (the newest ansible-core, which names its sanity and unit suites as the older cores' are named).
@@ -65,7 +65,8 @@ check() {
 ( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors"; r=$?; cpu; exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
 
-( r=0
+( renice -n 5 -p $BASHPID > /dev/null
+  r=0
   "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
   for scenario in $real_node_scenarios; do freeze "name=^ks-${scenario//_/-}-"; done
@@ -76,13 +77,13 @@ e2e=$!
 hosts=$!
 
 # Every fourth recorded answer re-checked against its own binary (tests/differential/test_differential.py says why).
-( renice -n 10 -p $BASHPID > /dev/null
+( renice -n 5 -p $BASHPID > /dev/null
   suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit; r=$?; cpu; exit $r ) > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
 # A chain of its own rather than after unit: its legs are single processes, and after the other chains end a long
 # tail would run on one core while the other idles.
-( renice -n 10 -p $BASHPID > /dev/null
+( renice -n 5 -p $BASHPID > /dev/null
   r=0
   check galaxy-importer || r=1
   for core in $older_cores; do
