@@ -2,7 +2,6 @@
 the nodes already have it. Rendered by real ansible-playbook from the role's own defaults and vars."""
 from __future__ import annotations
 
-
 import pytest
 
 # kubeadm's PauseVersion (cmd/kubeadm/app/constants/constants.go) of each release branch, read upstream; 1.38 (a
