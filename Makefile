@@ -7,8 +7,8 @@ BUILD := $(CURDIR)/.build
 
 # ansible-core: every release upstream still supports, each on a controller Python it supports, in a venv of its own
 # with the `ansible` package that bundles it and the same tools, pinned in requirements/constraints-<core>.txt
-# (docs/support-matrix.md). CORE picks the venv a target runs in; the newest core (.venv) runs everything, the others
-# sanity and the unit tests (make matrix).
+# (docs/support-matrix.md). CORE picks the venv a target runs in; the newest core (.venv links to it) runs everything,
+# the others sanity and the unit tests (make matrix).
 CORES := 2.19 2.20 2.21
 NEWEST_CORE := $(lastword $(CORES))
 CORE ?= $(NEWEST_CORE)
@@ -17,7 +17,12 @@ CORE_PYTHON_VERSION_2.20 := 3.13
 CORE_PYTHON_VERSION_2.21 := 3.12
 CORE_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(CORE))
 CONSTRAINTS := requirements/constraints-$(CORE).txt
-VENV ?= $(if $(filter $(NEWEST_CORE),$(CORE)),$(CURDIR)/.venv,$(BUILD)/venv-$(CORE))
+# What does not depend on the checkout is kept in CACHE: the venvs (a Python and pins, nothing of the checkout, which
+# resolves through COLLECTION_LINK), each named after a hash of its Python version and pins (tests/support/venv.sh),
+# and the real nodes' image tars (tests/realnode/images.sh), so a fresh clone (CI's) starts with them.
+CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kubesched
+pins = $(shell cat $(1) | sha256sum | cut -c1-12)
+VENV ?= $(CACHE)/venv-$(CORE)-py$(CORE_PYTHON_VERSION)-$(call pins,requirements/test.txt $(CONSTRAINTS))
 BIN := $(VENV)/bin
 COLLECTIONS := $(BUILD)/collections
 COLLECTION_LINK := $(COLLECTIONS)/ansible_collections/kubesched/schedulers
@@ -32,6 +37,7 @@ export PYTHONPATH := $(COLLECTIONS)
 export ANSIBLE_NOCOLOR := 1
 export PY_COLORS := 0
 export NO_COLOR := 1
+export KUBESCHED_NODE_IMAGES := $(CACHE)/node-images
 
 # Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
 # the tests need (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
@@ -62,13 +68,14 @@ test: deps host-deps binaries image
 	  "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))" \
 	  "$(TEST_OLDER_CORES)" "$(CORE_UNIT_TESTS)" "$(SHIPPED_SANITY_TARGETS)"
 
-deps: $(VENV)/.installed collection
-# --clear: a venv of another Python (an older checkout's) is replaced, not mixed with this one.
-$(VENV)/.installed: requirements/test.txt $(CONSTRAINTS)
+# .venv, the newest core's venv where the docs' commands look for it (an older checkout's .venv directory is replaced
+# by the link). Safe to run twice at once: venv.sh locks, and the link is made only when it differs.
+deps: collection
 	@[ -n "$(CORE_PYTHON_VERSION)" ] || { echo "CORE=$(CORE) is not one of $(CORES)" >&2; exit 2; }
-	python=$$(tests/support/find-python.sh $(CORE_PYTHON_VERSION)) && $$python -m venv --clear $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/test.txt -c $(CONSTRAINTS)
-	touch $@
+	tests/support/venv.sh $(VENV) $(CORE_PYTHON_VERSION) -r requirements/test.txt -c $(CONSTRAINTS)
+ifeq ($(CORE),$(NEWEST_CORE))
+	[ "$$(readlink .venv)" = "$(VENV)" ] || { rm -rf .venv && ln -sfn $(VENV) .venv; }
+endif
 
 # Safe to run twice at once (make test runs sub-makes side by side): the link is made only when it differs.
 collection:
@@ -97,12 +104,10 @@ image: host-deps
 # rules that do not apply, never for a finding to fix. --venv mode is not usable here because it downloads a pip
 # bootstrap script from a host outside the package registries: tests/sanity/offline_get_pip.py stands in for it.
 SANITY := $(BUILD)/sanity-$(CORE)
-SANITY_VENV := $(SANITY)/venv
+# Its venv is in CACHE (ansible-test installs its linters' pins into it on the first run); the sanity run holds its lock,
+# so two checkouts' runs of one core take turns.
+SANITY_VENV ?= $(CACHE)/sanity-$(CORE)-py$(CORE_PYTHON_VERSION)-$(shell grep '^ansible-core==' $(CONSTRAINTS) | sha256sum | cut -c1-12)
 SANITY_TREE := $(SANITY)/ansible_collections/kubesched/schedulers
-$(SANITY_VENV)/.installed: $(CONSTRAINTS)
-	python=$$(tests/support/find-python.sh $(CORE_PYTHON_VERSION)) && $$python -m venv --clear $(SANITY_VENV)
-	$(SANITY_VENV)/bin/pip install --quiet --disable-pip-version-check "$$(grep '^ansible-core==' $(CONSTRAINTS))"
-	touch $@
 
 # ansible-test's targets (paths, a directory with its trailing /); empty: the whole checkout. make test gives the older
 # cores SHIPPED_SANITY_TARGETS, what the built collection ships (galaxy.yml's build_ignore leaves tests, extensions
@@ -110,14 +115,15 @@ $(SANITY_VENV)/.installed: $(CONSTRAINTS)
 SANITY_TARGETS ?=
 SHIPPED_SANITY_TARGETS := plugins/ roles/ playbooks/ meta/ docs/ changelogs/ README.md CHANGELOG.rst CONTRIBUTING.md \
   LICENSE bindep.txt requirements.txt .ansible-lint .ansible-lint-ignore
-sanity: $(SANITY_VENV)/.installed
+sanity:
+	tests/support/venv.sh $(SANITY_VENV) $(CORE_PYTHON_VERSION) "$$(grep '^ansible-core==' $(CONSTRAINTS))"
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
 	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || \
 	  { install -D -m 0644 tests/sanity/offline_get_pip.py $$f.$$$$ && mv -f $$f.$$$$ $$f; }
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
 	cd $(SANITY_TREE) && git init -q && git add -A && \
-	  PATH=$(SANITY_VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(SANITY) \
+	  PATH=$(SANITY_VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(SANITY) flock $(SANITY_VENV).lock \
 	  $(SANITY_VENV)/bin/ansible-test sanity --local --requirements --python $(CORE_PYTHON_VERSION) --color no \
 	  $(SANITY_TARGETS)
 
@@ -156,14 +162,12 @@ new-core:
 ## galaxy-importer: the tarball `ansible-galaxy collection build` makes, checked by galaxy-importer 0.4.44 as Galaxy
 ## checks an upload (metadata, documentation, changelog, ansible-lint), any warning a failure
 ## (tests/support/galaxy_import.py); in its own venv (requirements/galaxy-importer.txt)
-IMPORTER_VENV := $(BUILD)/importer-venv
+IMPORTER_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(NEWEST_CORE))
+IMPORTER_VENV := $(CACHE)/importer-py$(IMPORTER_PYTHON_VERSION)-$(call pins,requirements/galaxy-importer.txt)
 RELEASE_DIR := $(BUILD)/release
 .PHONY: galaxy-importer
-$(IMPORTER_VENV)/.installed: requirements/galaxy-importer.txt
-	python=$$(tests/support/find-python.sh $(CORE_PYTHON_VERSION_$(NEWEST_CORE))) && $$python -m venv --clear $(IMPORTER_VENV)
-	$(IMPORTER_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements/galaxy-importer.txt
-	touch $@
-galaxy-importer: deps $(IMPORTER_VENV)/.installed
+galaxy-importer: deps
+	tests/support/venv.sh $(IMPORTER_VENV) $(IMPORTER_PYTHON_VERSION) -r requirements/galaxy-importer.txt
 	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
 	$(BIN)/ansible-galaxy collection build --output-path $(RELEASE_DIR) .
 	$(IMPORTER_VENV)/bin/python tests/support/galaxy_import.py $(RELEASE_DIR)/kubesched-schedulers-*.tar.gz

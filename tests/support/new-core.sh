@@ -34,7 +34,8 @@ fi
 
 # A sanity venv and tree of its own (SANITY): a pre-release or patch of a supported minor must not reuse that
 # minor's sanity venv, which holds the supported release's ansible-test.
-common=(CORE="$core" CORE_PYTHON_VERSION="$python_version" CONSTRAINTS="$constraints" VENV="$venv" SANITY="$dir/sanity")
+common=(CORE="$core" CORE_PYTHON_VERSION="$python_version" CONSTRAINTS="$constraints" VENV="$venv" SANITY="$dir/sanity"
+  SANITY_VENV="$dir/sanity/venv")
 "$make" -C "$repo" --no-print-directory sanity "${common[@]}" > "$dir/sanity.log" 2>&1; sanity=$?
 # The unit tests as `make unit` runs them, without its `binaries` step (which may start a build): the binaries
 # .build/k8s.env names, where an earlier make binaries found them; tests needing a missing one skip, saying so.
