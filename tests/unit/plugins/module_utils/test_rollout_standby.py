@@ -4,7 +4,7 @@
 """Make before break on the master: the engine starts an instance's temporary standby before its
 first write, removes it once the instance's new process passed its gate, and leaves nothing of it behind after a
 failure (the one restore) or a killed run (found and removed by the next one). A fake strategy and waiter record
-the order of what happens (the real kubelet and systemd: tests/e2e/test_single_master_rollout.py, make bench-lease-gaps)."""
+the order of what happens (the real kubelet and systemd: tests/e2e/test_one_master_rollout.py, make bench-lease-gaps)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The static pod strategy's log lines for a failed gate or an unhealthy instance: which container's, read with
-crictl's own answers (its JSON as cri-tools 1.37 prints it). On real kubelets: tests/e2e/test_killed_rollout.py, whose
+crictl's own answers (its JSON as cri-tools 1.37 prints it). On real kubelets: tests/e2e/test_one_master_rollout.py, whose
 gate failure names the kube-scheduler's bind error."""
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
-"""A rollout killed between its last write and its health gate's pass, on real kubelets: the change was recorded
-before it was written, so the next run gates it again, and never leaves a master without a scheduler.
+"""A one-master cluster's default scheduler changed by playbooks/static_pod.yml, on real kubelets: make before
+break through a temporary standby, and a rollout killed between its last write and its health gate's pass.
 
-As the one-master test does, the e2e cluster's m2 stops its kubeadm scheduler (its manifest moved away), so m1's is
-the only process that elects on kube-system/kube-scheduler; playbooks/static_pod.yml changes m1's scheduler, with a
-temporary standby (make before break). Each run is killed as a reboot, an OOM kill or a lost session would kill it:
-SIGKILL to ansible-playbook's process group and to the engine on m1, once m1's manifest has the new config.
+The e2e cluster's m2 stops its kubeadm scheduler (its manifest moved away) for the whole module, so m1's is the only
+process that elects on kube-system/kube-scheduler: a one-master cluster's shape. m1's manifest is adopted by a first
+run; each test starts from the config the one before left (so a failure of one can fail the next), and m2 gets
+kubeadm's manifest back at the end, before the preflight tests, which need it.
+
+Killed runs (the change was recorded before it was written, so the next run gates it again, and never leaves a master
+without a scheduler): each run is killed as a reboot, an OOM kill or a lost session would kill it, SIGKILL to
+ansible-playbook's process group and to the engine on m1, once m1's manifest has the new config.
 
 - A change kube-scheduler refuses only at start: the instance's secure port moves to one the plan finds free, and a
   process of the test takes it once the apply step began (its first write, the standby's manifest). The next plain
@@ -12,6 +16,11 @@ SIGKILL to ansible-playbook's process group and to the engine on m1, once m1's m
   the lease, removes the standby only then, and fails naming the instance.
 - A good change: the next run gates it from the record, commits it (the backup goes), removes the standby; the run
   after changes nothing.
+
+Make before break: a config-only change names the temporary standby in its plan; the lease goes from the old process
+to the standby (a process of its own on m1) and from the standby to the new process, and nothing of the standby is
+left: no manifest, no config copy, no listener on its port, no mirror pod. A rerun changes nothing; a Check job shows
+the standby and starts none. How long the lease was unheld is measured by `make bench-lease-gaps`, not asserted here.
 """
 from __future__ import annotations
 
@@ -21,6 +30,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +45,9 @@ STANDBY_MANIFEST = "/etc/kubernetes/manifests/kubesched-standby-kube-scheduler.y
 STATE_DIR = "/var/lib/kubesched/static-pod"
 RECORD = STATE_DIR + "/held-change.json"
 TAKEN_PORT = 10271
+STANDBY = "kubesched-standby-kube-scheduler"
+STANDBY_PORT = 11259
+PLAN_LINE = "holds lease kube-system/kube-scheduler and no other master stands by for it: a temporary standby"
 # Between the manifest directory's listing and the manifest in one exec's answer.
 LISTED = "--- the manifest ---"
 # A process of the test's that holds the port and answers nothing (kube-scheduler's bind then fails).
@@ -61,9 +74,9 @@ def variables(cluster, score, secure_port=None, settle=None):
     return out
 
 
-def run(cluster, score, secure_port=None):
+def run(cluster, score, secure_port=None, options=()):
     return cluster.playbook("playbooks/static_pod.yml", variables(cluster, score, secure_port), masters=True,
-                            check=False, options=("--limit", cluster.masters[0]))
+                            check=False, options=("--limit", cluster.masters[0]) + tuple(options))
 
 
 def start(cluster, score, secure_port=None):
@@ -122,9 +135,8 @@ def kill_once_written(cluster, playbook, written, on_first_write=None):
 
 @pytest.fixture(scope="module")
 def only_m1_elects(cluster):
-    """m2's kubeadm scheduler stops; m1 holds the default lease with the role's own manifest (adopted), for both tests
-    of this module: the second starts from the config the first restored (percentageOfNodesToScore 50), so a failure
-    of the first can fail the second too. m2's manifest comes back at the end."""
+    """m2's kubeadm scheduler stops; m1 holds the default lease with the role's own manifest (adopted,
+    percentageOfNodesToScore 50), for every test of this module. m2's manifest comes back at the end."""
     m1, m2 = cluster.masters
     real = cluster.real
     real.node_exec(m2, "mv", MANIFEST, "/root/kube-scheduler.yaml")
@@ -147,7 +159,7 @@ def renewed_by_m1(cluster, since):
 
 def no_standby_left(cluster):
     real, m1 = cluster.real, cluster.masters[0]
-    assert "kubesched-standby" not in real.node_exec(m1, "ls", "/etc/kubernetes/manifests", "/etc/kubernetes/schedulers")
+    assert STANDBY not in real.node_exec(m1, "ls", "/etc/kubernetes/manifests", "/etc/kubernetes/schedulers")
 
 
 @pytest.mark.usefixtures("only_m1_elects")
@@ -209,3 +221,61 @@ def test_a_killed_good_change_is_committed_by_the_next_run_after_a_real_gate(clu
     no_standby_left(cluster)
     after = run(cluster, 70)
     assert after.returncode == 0 and changed_count(after) == 0, after.stdout[-6000:]
+
+
+class Holders(threading.Thread):
+    """Every distinct holder identity of the default lease, in order, read every 0.2 s ("" while released)."""
+
+    def __init__(self, cluster):
+        super().__init__(daemon=True)
+        self.coordination = client.CoordinationV1Api(cluster.api())
+        self.seen, self.done = [], threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                identity = self.coordination.read_namespaced_lease("kube-scheduler", "kube-system").spec.holder_identity or ""
+            except client.exceptions.ApiException:
+                identity = None
+            self.record(identity)
+            time.sleep(0.2)
+
+    def record(self, identity):
+        if identity is not None and (not self.seen or self.seen[-1] != identity):
+            self.seen.append(identity)
+
+
+@pytest.mark.usefixtures("only_m1_elects")
+def test_a_one_master_change_hands_the_lease_to_a_temporary_standby_and_back_leaving_nothing(cluster):
+    real, m1 = cluster.real, cluster.masters[0]
+    check = run(cluster, 60, options=("--check", "--diff"))
+    assert check.returncode == 0 and PLAN_LINE in check.stdout, check.stdout[-6000:]
+    assert STANDBY not in real.node_exec(m1, "ls", "/etc/kubernetes/manifests")
+
+    holders = Holders(cluster)
+    before = holder(cluster)[0]
+    holders.start()
+    changed = run(cluster, 60)
+    wait_for("m1 to hold the default lease",
+             lambda: holder(cluster)[0].startswith(m1 + "_") and holder(cluster)[0] != before, timeout=90)
+    holders.done.set()
+    holders.join()
+    # The holder the wait above saw, which the thread may have stopped before reading.
+    holders.record(holder(cluster)[0])
+    assert changed.returncode == 0, changed.stdout[-6000:]
+    assert "%s: kube-scheduler %s" % (m1, PLAN_LINE) in changed.stdout, changed.stdout[-6000:]
+    # The old process, the standby, the new process: three identities of m1, each holding the lease in turn.
+    identities = [identity for identity in holders.seen if identity]
+    assert len(identities) == 3 and len(set(identities)) == 3 and identities[0] == before, holders.seen
+    assert all(identity.startswith(m1 + "_") for identity in identities), holders.seen
+
+    # Nothing of the standby is left on m1 or in the API.
+    no_standby_left(cluster)
+    assert not real.node_exec(m1, "ss", "-Hltn", "sport = :%d" % STANDBY_PORT).strip()
+    core = client.CoreV1Api(cluster.api())
+    wait_for("the standby's mirror pod to go", lambda: not [
+        pod for pod in core.list_namespaced_pod("kube-system").items if pod.metadata.name.startswith(STANDBY)], timeout=60)
+
+    again = run(cluster, 60)
+    assert again.returncode == 0 and changed_count(again) == 0, again.stdout[-6000:]
+    assert PLAN_LINE not in again.stdout
