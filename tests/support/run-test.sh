@@ -3,13 +3,14 @@
 # `make test` runs (CI: .ci/run), as four chains side by side on the two cores (docs/support-matrix.md has the legs'
 # times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
-#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the scheduler-plugins e2e on its
-#     own real-node cluster (1.35);
+#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
 #   - unit (with the differential tests). `make docs` is not run again: the unit test
 #     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
 #     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and its CORE_UNIT_TESTS;
-#     then the newest core's sanity of everything, and lint.
+#     then the newest core's sanity of everything, lint, and the scheduler-plugins e2e on its own real-node cluster
+#     (1.35). That e2e mostly waits on its pods, so it ends the chain whose legs end first (the cores' about 20
+#     minutes in, the hosts' about 25): the two chains then end about when the e2e does.
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The real-node clusters overlap, but no real-node cluster is removed while another one runs: removing one's hosts
 # took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1,
@@ -70,8 +71,6 @@ e2e=$!
   "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
   for scenario in $real_node_scenarios; do freeze "name=^ks-${scenario//_/-}-"; done
-  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
-  freeze label=kubesched.test=e2esp
   cpu
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
@@ -92,6 +91,8 @@ checks=$!
   done
   suffix=-$newest_core check sanity || r=1
   check lint || r=1
+  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
+  freeze label=kubesched.test=e2esp
   cpu
   exit $r ) > "$BUILD/test-cores.log" 2>&1 &
 cores=$!
