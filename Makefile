@@ -38,6 +38,8 @@ export ANSIBLE_NOCOLOR := 1
 export PY_COLORS := 0
 export NO_COLOR := 1
 export KUBESCHED_NODE_IMAGES := $(CACHE)/node-images
+# ansible-playbook's result polling, eased for runs side by side (tests/ansible.cfg says why).
+export ANSIBLE_CONFIG := $(CURDIR)/tests/ansible.cfg
 
 # Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
 # the tests need (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
