@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS SHIPPED_SANITY_TARGETS: what
-# `make test` runs (CI: .ci/run), as four chains side by side on the two cores (docs/support-matrix.md has the legs'
+# `make test` runs (CI: .ci/run), as five chains side by side on the two cores (docs/support-matrix.md has the legs'
 # times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
@@ -8,16 +8,16 @@
 #     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
 #     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and its CORE_UNIT_TESTS;
-#     then the newest core's sanity of everything, lint, and the scheduler-plugins e2e on its own real-node cluster
-#     (1.35). That e2e mostly waits on its pods, so it ends the chain whose legs end first (the cores' about 20
-#     minutes in, the hosts' about 25): the two chains then end about when the e2e does.
+#     then the newest core's sanity of everything, and lint;
+#   - once the first of the two chains above ended (20 to 25 minutes in), the scheduler-plugins e2e on its own
+#     real-node cluster (1.35).
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The real-node clusters overlap, but no real-node cluster is removed while another one runs: removing one's hosts
 # took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1,
 # MOLECULE_DESTROY=never), frozen once its suite ended, and all are removed here, one after the other, once every
 # chain ended.
 # The machine has no idle CPU while the chains run (controller-side Python is most of it). The e2e is the longest
-# chain and waits on its cluster between its steps; the other three run at nice 5 (lower), so the e2e gets a core
+# chain and waits on its cluster between its steps; the others run at nice 5 (lower), so the e2e gets a core
 # whenever it needs one and ends before them, and they keep both cores busy to the end rather than leave one idle
 # beside a lone e2e.
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
@@ -91,15 +91,25 @@ checks=$!
   done
   suffix=-$newest_core check sanity || r=1
   check lint || r=1
-  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins || r=1
-  freeze label=kubesched.test=e2esp
   cpu
   exit $r ) > "$BUILD/test-cores.log" 2>&1 &
 cores=$!
 
+# The scheduler-plugins e2e, on a real-node cluster of its own, mostly waits on its pods: it starts once the first of
+# the hosts' and the cores' chains ended (which one varies from run to run by minutes), beside the chains still going.
 rc=0
-for chain in "checks:$checks" "cores:$cores" "hosts:$hosts" "e2e:$e2e"; do
-  wait "${chain#*:}" || rc=1
+declare -A ended=()
+wait -n -p first "$hosts" "$cores" || rc=1
+ended[$first]=1
+( renice -n 5 -p $BASHPID > /dev/null
+  E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins; r=$?
+  freeze label=kubesched.test=e2esp
+  cpu
+  exit $r ) > "$BUILD/test-plugins.log" 2>&1 &
+plugins=$!
+
+for chain in "checks:$checks" "cores:$cores" "hosts:$hosts" "plugins:$plugins" "e2e:$e2e"; do
+  [ -n "${ended[${chain#*:}]:-}" ] || wait "${chain#*:}" || rc=1
   cat "$BUILD/test-${chain%%:*}.log"
 done
 
