@@ -16,10 +16,9 @@
 # took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1,
 # MOLECULE_DESTROY=never), frozen once its suite ended, and all are removed here, one after the other, once every
 # chain ended.
-# The machine has no idle CPU while the chains run (controller-side Python is most of it). The e2e is the longest
-# chain and waits on its cluster between its steps; the others run at nice 5 (lower), so the e2e gets a core
-# whenever it needs one and ends before them, and they keep both cores busy to the end rather than leave one idle
-# beside a lone e2e.
+# The machine has no idle CPU while the chains run (controller-side Python is most of it). The e2e waits on its
+# cluster between its steps and runs at the normal priority; the others run at nice 5 (lower), so the e2e gets a core
+# whenever it needs one, and they keep both cores busy to the end rather than leave one idle beside a lone e2e.
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
 # From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found), SUITE_RESULTS and CORE
 # (the newest ansible-core, which names its sanity and unit suites as the older cores' are named).
