@@ -18,7 +18,7 @@ CORE_PYTHON_VERSION_2.21 := 3.12
 CORE_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(CORE))
 CONSTRAINTS := requirements/constraints-$(CORE).txt
 # What does not depend on the checkout is kept in CACHE: the venvs (a Python and pins, nothing of the checkout, which
-# resolves through COLLECTION_LINK), each named after a hash of its Python version and pins (tests/support/venv.sh),
+# resolves through COLLECTION_LINK), each named after its Python version and its pins (tests/support/venv.sh),
 # and the real nodes' image tars (tests/realnode/images.sh), so a fresh clone (CI's) starts with them.
 CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kubesched
 pins = $(shell cat $(1) | sha256sum | cut -c1-12)
@@ -108,7 +108,8 @@ image: host-deps
 SANITY := $(BUILD)/sanity-$(CORE)
 # Its venv is in CACHE (ansible-test installs its linters' pins into it on the first run); the sanity run holds its lock,
 # so two checkouts' runs of one core take turns.
-SANITY_VENV ?= $(CACHE)/sanity-$(CORE)-py$(CORE_PYTHON_VERSION)-$(shell grep '^ansible-core==' $(CONSTRAINTS) | sha256sum | cut -c1-12)
+ANSIBLE_CORE_PIN = $(shell grep '^ansible-core==' $(CONSTRAINTS))
+SANITY_VENV ?= $(CACHE)/sanity-$(CORE)-py$(CORE_PYTHON_VERSION)-$(subst ==,-,$(ANSIBLE_CORE_PIN))
 SANITY_TREE := $(SANITY)/ansible_collections/kubesched/schedulers
 
 # ansible-test's targets (paths, a directory with its trailing /); empty: the whole checkout. make test gives the older
@@ -118,7 +119,7 @@ SANITY_TARGETS ?=
 SHIPPED_SANITY_TARGETS := plugins/ roles/ playbooks/ meta/ docs/ changelogs/ README.md CHANGELOG.rst CONTRIBUTING.md \
   LICENSE bindep.txt requirements.txt .ansible-lint .ansible-lint-ignore
 sanity:
-	tests/support/venv.sh $(SANITY_VENV) $(CORE_PYTHON_VERSION) "$$(grep '^ansible-core==' $(CONSTRAINTS))"
+	tests/support/venv.sh $(SANITY_VENV) $(CORE_PYTHON_VERSION) $(ANSIBLE_CORE_PIN)
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
 	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || \
 	  { install -D -m 0644 tests/sanity/offline_get_pip.py $$f.$$$$ && mv -f $$f.$$$$ $$f; }
@@ -165,7 +166,7 @@ new-core:
 ## checks an upload (metadata, documentation, changelog, ansible-lint), any warning a failure
 ## (tests/support/galaxy_import.py); in its own venv (requirements/galaxy-importer.txt)
 IMPORTER_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(NEWEST_CORE))
-IMPORTER_VENV := $(CACHE)/importer-py$(IMPORTER_PYTHON_VERSION)-$(call pins,requirements/galaxy-importer.txt)
+IMPORTER_VENV = $(CACHE)/importer-py$(IMPORTER_PYTHON_VERSION)-$(call pins,requirements/galaxy-importer.txt)
 RELEASE_DIR := $(BUILD)/release
 .PHONY: galaxy-importer
 galaxy-importer: deps

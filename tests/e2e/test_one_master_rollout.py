@@ -41,10 +41,10 @@ from cluster import wait_for  # tests/controlplane (realcluster.py puts it on sy
 from realcluster import REPO, changed_count
 
 MANIFEST = "/etc/kubernetes/manifests/kube-scheduler.yaml"
-STANDBY_MANIFEST = "/etc/kubernetes/manifests/kubesched-standby-kube-scheduler.yaml"
 STATE_DIR = "/var/lib/kubesched/static-pod"
 RECORD = STATE_DIR + "/held-change.json"
 TAKEN_PORT = 10271
+# The temporary standby of the instance kube-scheduler: its manifest, config and mirror pod are named after it.
 STANDBY = "kubesched-standby-kube-scheduler"
 STANDBY_PORT = 11259
 PLAN_LINE = "holds lease kube-system/kube-scheduler and no other master stands by for it: a temporary standby"
@@ -113,7 +113,7 @@ def kill_once_written(cluster, playbook, written, on_first_write=None):
     while time.time() < deadline and playbook.poll() is None:
         listing, _separator, text = real.node_exec(m1, "sh", "-c", "ls /etc/kubernetes/manifests; echo '%s'; cat %s"
                                                    % (LISTED, MANIFEST)).partition(LISTED + "\n")
-        if not first and "kubesched-standby-kube-scheduler.yaml" in listing:
+        if not first and STANDBY + ".yaml" in listing:
             on_first_write()
             first = True
         if written(text):

@@ -97,9 +97,7 @@ cores=$!
 # The scheduler-plugins e2e, on a real-node cluster of its own, mostly waits on its pods: it starts once the first of
 # the hosts' and the cores' chains ended (which one varies from run to run by minutes), beside the chains still going.
 rc=0
-declare -A ended=()
 wait -n -p first "$hosts" "$cores" || rc=1
-ended[$first]=1
 ( renice -n 5 -p $BASHPID > /dev/null
   E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins; r=$?
   freeze label=kubesched.test=e2esp
@@ -108,7 +106,7 @@ ended[$first]=1
 plugins=$!
 
 for chain in "checks:$checks" "cores:$cores" "hosts:$hosts" "plugins:$plugins" "e2e:$e2e"; do
-  [ -n "${ended[${chain#*:}]:-}" ] || wait "${chain#*:}" || rc=1
+  [ "${chain#*:}" = "$first" ] || wait "${chain#*:}" || rc=1
   cat "$BUILD/test-${chain%%:*}.log"
 done
 

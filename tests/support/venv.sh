@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # venv.sh DIR PYTHON_VERSION PIP_ARGUMENTS...: the venv DIR on Python PYTHON_VERSION (find-python.sh) with
 # `pip install PIP_ARGUMENTS` in it, made unless DIR/.installed says it was and its Python still runs.
-# The Makefile names DIR after a hash of the Python version and the pins it installs, under ~/.cache: a venv holds
+# The Makefile names DIR after the Python version and the pins it installs, under ~/.cache: a venv holds
 # nothing of the checkout and cannot be moved, so a fresh clone (CI's) finds it made instead of spending minutes of
 # CPU on pip, and a change of pins makes a new one. Under a lock (DIR.lock): the chains of make test, or two
 # checkouts, may ask for the same venv at once.
