@@ -1,6 +1,7 @@
 """What every test that runs real Ansible shares: the venv's ansible-playbook with this checkout's collection and a
-runner of one play per case; what the tests that check objects against a Kubernetes version's OpenAPI schema share;
-and the timer of the tests that tell one pass from a quadratic one."""
+runner of one play per case; the plays a rollout playbook runs, for stand-ins in place of its roles; what the tests
+that check objects against a Kubernetes version's OpenAPI schema share; and the timer of the tests that tell one pass
+from a quadratic one."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
@@ -32,6 +34,34 @@ def ansible_playbook(collections_path):
         return subprocess.run([str(ANSIBLE_PLAYBOOK)] + [str(arg) for arg in args], cwd=cwd, env=environment,
                               capture_output=True, text=True, timeout=timeout, check=False)
     return run
+
+
+PLAYBOOKS = REPO / "playbooks"
+IMPORT_PLAYBOOK = "ansible.builtin.import_playbook"
+ROLLOUT_ENGINE = "_rollout_engine.yml"
+
+
+@pytest.fixture(scope="session")
+def rollout_plays():
+    """The plays playbooks/<kind>.yml (systemd, static_pod) runs, in order: an import of another playbook stays an
+    import (its path made absolute), except the rollout engine's, whose plays come in its place, each with the
+    variables the import gives it (the kind)."""
+    def absolute(play):
+        return dict(play, **{IMPORT_PLAYBOOK: str(PLAYBOOKS / play[IMPORT_PLAYBOOK])}) if IMPORT_PLAYBOOK in play else play
+
+    def plays(kind):
+        out = []
+        for play in yaml.safe_load((PLAYBOOKS / ("%s.yml" % kind)).read_text()):
+            if play.get(IMPORT_PLAYBOOK) != ROLLOUT_ENGINE:
+                out.append(absolute(play))
+                continue
+            for engine_play in yaml.safe_load((PLAYBOOKS / ROLLOUT_ENGINE).read_text()):
+                if IMPORT_PLAYBOOK in engine_play:
+                    out.append(absolute(engine_play))
+                else:
+                    out.append(dict(engine_play, vars=dict(engine_play.get("vars") or {}, **play["vars"])))
+        return out
+    return plays
 
 
 # The last play of a case_plays run: every case's kept fact in one file.

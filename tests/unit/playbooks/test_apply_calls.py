@@ -5,8 +5,9 @@
 commits in that call: kube_scheduler_rollout_hold false, no commit step), and keep the held change (apply, the
 verify role's metrics gate, commit; restore in the rescue) when kube_scheduler_rollout_verify runs that gate.
 
-Real ansible-playbook with the real playbooks' apply play (its block, its when and vars, its rescue); only the role
-includes, which need real masters (the Molecule scenarios run those), become lines saying what each would do."""
+Real ansible-playbook with the rollout engine's apply play (playbooks/_rollout_engine.yml, the one both playbooks
+import: its block, its when and vars, its rescue); only the role includes, which need real masters (the Molecule
+scenarios run those), become lines saying what each would do."""
 
 from __future__ import annotations
 
@@ -14,14 +15,13 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[3]
 
 
-def apply_play(kind, gate_fails):
-    plays = yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
+def apply_play(gate_fails):
+    plays = yaml.safe_load((REPO / "playbooks" / "_rollout_engine.yml").read_text())
     (play,) = [play for play in plays if play.get("name", "").startswith("Apply")]
     (block,) = [task for task in play["tasks"] if "block" in task]
 
@@ -43,8 +43,8 @@ def apply_play(kind, gate_fails):
     return [dict(play, hosts="kube_control_plane", serial=1, become=False, tasks=[block], vars={"gate_fails": gate_fails})]
 
 
-def run(ansible_playbook, tmp_path, kind, verify, gate_fails=False):
-    (tmp_path / "playbook.yml").write_text(yaml.safe_dump(apply_play(kind, gate_fails), sort_keys=False))
+def run(ansible_playbook, tmp_path, verify, gate_fails=False):
+    (tmp_path / "playbook.yml").write_text(yaml.safe_dump(apply_play(gate_fails), sort_keys=False))
     (tmp_path / "inventory.ini").write_text(
         "[kube_control_plane]\nks-m1 ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
     proc = ansible_playbook(["-i", "inventory.ini", "playbook.yml", "-e", "kube_scheduler_rollout_verify=%s" % verify],
@@ -52,21 +52,18 @@ def run(ansible_playbook, tmp_path, kind, verify, gate_fails=False):
     return proc, re.findall(r'"msg": "(\w+) hold=(\w+)"', proc.stdout)
 
 
-@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_without_a_later_gate_one_apply_call_commits(kind, tmp_path, ansible_playbook):
-    proc, steps = run(ansible_playbook, tmp_path, kind, verify=False)
+def test_without_a_later_gate_one_apply_call_commits(tmp_path, ansible_playbook):
+    proc, steps = run(ansible_playbook, tmp_path, verify=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert steps == [("apply", "False")]  # no commit step: the engine's apply call committed
 
 
-@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_with_the_metrics_gate_the_change_is_held_for_it_then_committed(kind, tmp_path, ansible_playbook):
-    proc, steps = run(ansible_playbook, tmp_path, kind, verify=True)
+def test_with_the_metrics_gate_the_change_is_held_for_it_then_committed(tmp_path, ansible_playbook):
+    proc, steps = run(ansible_playbook, tmp_path, verify=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert steps == [("apply", "True"), ("commit", "unset")]
 
 
-@pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_a_metrics_gate_that_refuses_the_held_change_restores_it(kind, tmp_path, ansible_playbook):
-    proc, steps = run(ansible_playbook, tmp_path, kind, verify=True, gate_fails=True)
+def test_a_metrics_gate_that_refuses_the_held_change_restores_it(tmp_path, ansible_playbook):
+    proc, steps = run(ansible_playbook, tmp_path, verify=True, gate_fails=True)
     assert steps == [("apply", "True"), ("restore", "unset")], proc.stdout

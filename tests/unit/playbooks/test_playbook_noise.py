@@ -27,20 +27,18 @@ def _includes_the_role(task):
     return "ansible.builtin.include_role" in task or any(_includes_the_role(inner) for inner in task.get("block", []))
 
 
-def playbook(kind, tmp_path):
-    plays = yaml.safe_load((REPO / "playbooks" / ("%s.yml" % kind)).read_text())
+def playbook(kind, tmp_path, rollout_plays):
     out = []
-    for play in plays:
+    for play in rollout_plays(kind):
         if "ansible.builtin.import_playbook" in play:
-            play = dict(play, **{"ansible.builtin.import_playbook": str(REPO / "playbooks" / play["ansible.builtin.import_playbook"])})
+            out.append(play)
         elif any("ansible.builtin.group_by" in task for task in play["tasks"]):
-            play = dict(play, become=False, tasks=[
+            out.append(dict(play, become=False, tasks=[
                 {"name": "Plan", "ansible.builtin.set_fact": {"kube_scheduler_plan": {"pending": "{{ inventory_hostname in pending }}"}}}]
-                + [task for task in play["tasks"] if not _includes_the_role(task)])
+                + [task for task in play["tasks"] if not _includes_the_role(task)]))
         else:
-            play = dict(play, become=False, tasks=[
-                {"name": "Apply", "ansible.builtin.debug": {"msg": "applying {{ inventory_hostname }}"}}])
-        out.append(play)
+            out.append(dict(play, become=False, tasks=[
+                {"name": "Apply", "ansible.builtin.debug": {"msg": "applying {{ inventory_hostname }}"}}]))
     (tmp_path / "playbook.yml").write_text(yaml.safe_dump(out, sort_keys=False))
 
 
@@ -53,8 +51,8 @@ def run(ansible_playbook, tmp_path, group="kube_control_plane", extra=()):
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
 @pytest.mark.parametrize("mode", [[], ["--check", "--diff"]])
-def test_a_run_with_nothing_to_apply_prints_no_warning(kind, mode, tmp_path, ansible_playbook):
-    playbook(kind, tmp_path)
+def test_a_run_with_nothing_to_apply_prints_no_warning(kind, mode, tmp_path, ansible_playbook, rollout_plays):
+    playbook(kind, tmp_path, rollout_plays)
     proc = run(ansible_playbook, tmp_path, extra=["-e", '{"pending": []}'] + mode)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr
@@ -62,8 +60,8 @@ def test_a_run_with_nothing_to_apply_prints_no_warning(kind, mode, tmp_path, ans
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_pending_masters_are_applied_in_inventory_order_without_a_warning(kind, tmp_path, ansible_playbook):
-    playbook(kind, tmp_path)
+def test_pending_masters_are_applied_in_inventory_order_without_a_warning(kind, tmp_path, ansible_playbook, rollout_plays):
+    playbook(kind, tmp_path, rollout_plays)
     proc = run(ansible_playbook, tmp_path, extra=["-e", '{"pending": ["ks-m3", "ks-m1"]}'])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr
@@ -71,9 +69,9 @@ def test_pending_masters_are_applied_in_inventory_order_without_a_warning(kind, 
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod", "verify", "upgrade_check"])
-def test_a_masters_group_of_another_name_fails_at_once_naming_it(kind, tmp_path, ansible_playbook):
+def test_a_masters_group_of_another_name_fails_at_once_naming_it(kind, tmp_path, ansible_playbook, rollout_plays):
     if kind in ("systemd", "static_pod"):
-        playbook(kind, tmp_path)
+        playbook(kind, tmp_path, rollout_plays)
     else:
         (tmp_path / "playbook.yml").write_text((REPO / "playbooks" / ("%s.yml" % kind)).read_text().replace(
             "import_playbook: require_masters.yml", "import_playbook: %s/playbooks/require_masters.yml" % REPO))
@@ -88,8 +86,8 @@ def test_a_masters_group_of_another_name_fails_at_once_naming_it(kind, tmp_path,
     assert named.returncode == 0, named.stdout + named.stderr
 
 
-def test_naming_the_group_runs_the_playbook(tmp_path, ansible_playbook):
-    playbook("systemd", tmp_path)
+def test_naming_the_group_runs_the_playbook(tmp_path, ansible_playbook, rollout_plays):
+    playbook("systemd", tmp_path, rollout_plays)
     proc = run(ansible_playbook, tmp_path, group="masters",
                extra=["-e", '{"pending": ["ks-m2"]}', "-e", "kube_scheduler_control_plane_group=masters"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
