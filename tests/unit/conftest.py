@@ -41,27 +41,25 @@ IMPORT_PLAYBOOK = "ansible.builtin.import_playbook"
 ROLLOUT_ENGINE = "_rollout_engine.yml"
 
 
-@pytest.fixture(scope="session")
-def rollout_plays():
-    """The plays playbooks/<kind>.yml (systemd, static_pod) runs, in order: an import of another playbook stays an
-    import (its path made absolute), except the rollout engine's, whose plays come in its place, each with the
-    variables the import gives it (the kind)."""
+def rollout_plays(kind):
+    """The plays playbooks/<kind>.yml (systemd, static_pod) runs, in order, for tests that put stand-ins in place of
+    its roles (``from conftest import rollout_plays``): an import of another playbook stays an import (its path made
+    absolute), except the rollout engine's, whose plays come in its place, each with the variables the import gives
+    it (the kind)."""
     def absolute(play):
         return dict(play, **{IMPORT_PLAYBOOK: str(PLAYBOOKS / play[IMPORT_PLAYBOOK])}) if IMPORT_PLAYBOOK in play else play
 
-    def plays(kind):
-        out = []
-        for play in yaml.safe_load((PLAYBOOKS / ("%s.yml" % kind)).read_text()):
-            if play.get(IMPORT_PLAYBOOK) != ROLLOUT_ENGINE:
-                out.append(absolute(play))
-                continue
-            for engine_play in yaml.safe_load((PLAYBOOKS / ROLLOUT_ENGINE).read_text()):
-                if IMPORT_PLAYBOOK in engine_play:
-                    out.append(absolute(engine_play))
-                else:
-                    out.append(dict(engine_play, vars=dict(engine_play.get("vars") or {}, **play["vars"])))
-        return out
-    return plays
+    out = []
+    for play in yaml.safe_load((PLAYBOOKS / ("%s.yml" % kind)).read_text()):
+        if play.get(IMPORT_PLAYBOOK) != ROLLOUT_ENGINE:
+            out.append(absolute(play))
+            continue
+        for engine_play in yaml.safe_load((PLAYBOOKS / ROLLOUT_ENGINE).read_text()):
+            if IMPORT_PLAYBOOK in engine_play:
+                out.append(absolute(engine_play))
+            else:
+                out.append(dict(engine_play, vars=dict(engine_play.get("vars") or {}, **play["vars"])))
+    return out
 
 
 # The last play of a case_plays run: every case's kept fact in one file.

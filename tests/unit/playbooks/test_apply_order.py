@@ -26,6 +26,8 @@ import sys
 import pytest
 import yaml
 
+from conftest import rollout_plays
+
 LEASE = "kube-system/kube-scheduler"
 
 # A master that cannot be reached: ssh to a port of the loopback that nothing listens on.
@@ -82,7 +84,7 @@ def _stand_in(tasks, tmp_path):
     return out
 
 
-def playbook(kind, tmp_path, rollout_plays):
+def playbook(kind, tmp_path):
     for name, tasks in STAND_INS.items():
         (tmp_path / ("%s.yml" % name)).write_text(yaml.safe_dump(tasks, sort_keys=False))
     plays = [play for play in rollout_plays(kind) if "ansible.builtin.import_playbook" not in play]
@@ -129,8 +131,8 @@ def run(ansible_playbook, tmp_path, extra=()):
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_one_cluster_changes_the_lease_holder_last_one_master_at_a_time(kind, tmp_path, ansible_playbook, rollout_plays):
-    playbook(kind, tmp_path, rollout_plays)
+def test_one_cluster_changes_the_lease_holder_last_one_master_at_a_time(kind, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")})
     proc, applied = run(ansible_playbook, tmp_path)
     assert proc.returncode == 0
@@ -145,8 +147,8 @@ def test_one_cluster_changes_the_lease_holder_last_one_master_at_a_time(kind, tm
     assert '"apply order: ks-m2, ks-m3, ks-m1"' in proc.stdout
 
 
-def test_a_fleet_goes_in_waves_and_the_first_failure_stops_it_after_its_wave(tmp_path, ansible_playbook, rollout_plays):
-    playbook("systemd", tmp_path, rollout_plays)
+def test_a_fleet_goes_in_waves_and_the_first_failure_stops_it_after_its_wave(tmp_path, ansible_playbook):
+    playbook("systemd", tmp_path)
     inventory(tmp_path, {"east": (["e1", "e2", "e3"], "e1"), "west": (["w1", "w2"], "w2"), "lab": (["l1", "l2"], "l1")},
               failing=["w2"], unchanged=["l2"])
     proc, applied = run(ansible_playbook, tmp_path)
@@ -168,8 +170,8 @@ def test_a_fleet_goes_in_waves_and_the_first_failure_stops_it_after_its_wave(tmp
     assert recap == {"e1": "0", "e2": "0", "e3": "0", "w1": "0", "w2": "1", "l1": "0", "l2": "0"}
 
 
-def test_a_canary_cluster_goes_first_alone(tmp_path, ansible_playbook, rollout_plays):
-    playbook("static_pod", tmp_path, rollout_plays)
+def test_a_canary_cluster_goes_first_alone(tmp_path, ansible_playbook):
+    playbook("static_pod", tmp_path)
     inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1", "w2"], "w1")})
     proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_canary_cluster=west"])
     assert proc.returncode == 0
@@ -181,10 +183,10 @@ def test_a_canary_cluster_goes_first_alone(tmp_path, ansible_playbook, rollout_p
     assert "kube_scheduler_canary_cluster: Invalid value: 'north'" in proc.stdout
 
 
-def test_the_metrics_gate_across_clusters_needs_an_api_server_per_cluster_before_any_change(tmp_path, ansible_playbook, rollout_plays):
+def test_the_metrics_gate_across_clusters_needs_an_api_server_per_cluster_before_any_change(tmp_path, ansible_playbook):
     # The verify role proves each master through its own cluster's API server: clusters that would read the same one
     # are refused in the plan; one cluster with a change is gated as before.
-    playbook("systemd", tmp_path, rollout_plays)
+    playbook("systemd", tmp_path)
     inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1"], "w1")})
     proc, applied = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_rollout_verify=true"])
     assert proc.returncode == 2 and not applied
@@ -192,8 +194,8 @@ def test_the_metrics_gate_across_clusters_needs_an_api_server_per_cluster_before
             "server") in proc.stdout
 
 
-def test_cluster_groups_gate_each_master_through_its_clusters_api_and_a_refused_one_stops_the_fleet(tmp_path, ansible_playbook, rollout_plays):
-    playbook("static_pod", tmp_path, rollout_plays)
+def test_cluster_groups_gate_each_master_through_its_clusters_api_and_a_refused_one_stops_the_fleet(tmp_path, ansible_playbook):
+    playbook("static_pod", tmp_path)
     inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1", "w2"], "w2")}, groups=True,
               group_vars={"east": {"kube_scheduler_verify_k8s_kubeconfig": "/k/east.conf"},
                           "west": {"kube_scheduler_verify_k8s_kubeconfig": "/k/west.conf"}},
@@ -211,8 +213,8 @@ def test_cluster_groups_gate_each_master_through_its_clusters_api_and_a_refused_
     assert recap == {"e1": "0", "e2": "0", "w1": "0", "w2": "1"}
 
 
-def test_a_master_in_two_cluster_groups_stops_the_plan_naming_the_variable(tmp_path, ansible_playbook, rollout_plays):
-    playbook("systemd", tmp_path, rollout_plays)
+def test_a_master_in_two_cluster_groups_stops_the_plan_naming_the_variable(tmp_path, ansible_playbook):
+    playbook("systemd", tmp_path)
     inventory(tmp_path, {"east": (["e1", "e2"], "e1"), "west": (["w1", "e2"], "w1")}, groups=True)
     proc, applied = run(ansible_playbook, tmp_path)
     assert proc.returncode == 2 and not applied
@@ -221,9 +223,9 @@ def test_a_master_in_two_cluster_groups_stops_the_plan_naming_the_variable(tmp_p
 
 @pytest.mark.parametrize("kind,standby", [("static_pod", True), ("systemd", False)])
 def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_the_kind_defaults_to_one(
-        kind, standby, tmp_path, ansible_playbook, rollout_plays):
+        kind, standby, tmp_path, ansible_playbook):
     """Make before break: the plan of every master names the instance, the apply step gets it."""
-    playbook(kind, tmp_path, rollout_plays)
+    playbook(kind, tmp_path)
     inventory(tmp_path, {"one": (["ks-m1"], "ks-m1")})
     line = ("ks-m1: kube-scheduler holds lease kube-system/kube-scheduler and no other master stands by for it: a "
             "temporary standby with the new config takes the lease while kube-scheduler is replaced")
@@ -239,8 +241,8 @@ def test_a_one_master_cluster_gives_its_lease_holder_a_temporary_standby_where_t
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_a_master_unreachable_at_the_plan_stops_the_rollout_before_any_master_changes(kind, tmp_path, ansible_playbook, rollout_plays):
-    playbook(kind, tmp_path, rollout_plays)
+def test_a_master_unreachable_at_the_plan_stops_the_rollout_before_any_master_changes(kind, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")}, host_vars={"ks-m3": LOST})
     proc, applied = run(ansible_playbook, tmp_path)
     assert proc.returncode != 0 and applied == []
@@ -249,11 +251,11 @@ def test_a_master_unreachable_at_the_plan_stops_the_rollout_before_any_master_ch
     assert recap == {"ks-m1": "0", "ks-m2": "0", "ks-m3": "1"}
 
 
-def test_a_master_lost_during_its_apply_is_named_and_the_masters_after_it_are_not_touched(tmp_path, ansible_playbook, rollout_plays):
+def test_a_master_lost_during_its_apply_is_named_and_the_masters_after_it_are_not_touched(tmp_path, ansible_playbook):
     """The order is ks-m2, ks-m3, then the lease holder ks-m1. ks-m3 is lost in the middle of its apply: ks-m2 is
     done and committed, ks-m3 is named unreachable (no restore is tried on a master that cannot be reached; the next
     run's plan finds its held change), and ks-m1 is not touched."""
-    playbook("static_pod", tmp_path, rollout_plays)
+    playbook("static_pod", tmp_path)
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3"], "ks-m1")}, host_vars={"ks-m3": {"lost_at_apply": True}})
     proc, applied = run(ansible_playbook, tmp_path)
     assert proc.returncode != 0
@@ -271,8 +273,8 @@ CONFIG = "/etc/kubernetes/schedulers/kube-scheduler.yaml"
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
 @pytest.mark.parametrize("check", [False, True])
 def test_a_master_that_cannot_be_planned_holds_back_the_others_change_saying_which_and_why(
-        kind, check, tmp_path, ansible_playbook, rollout_plays):
-    playbook(kind, tmp_path, rollout_plays)
+        kind, check, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
     inventory(tmp_path, {"one": (["ks-m1", "ks-m2", "ks-m3", "ks-m4"], "ks-m1")}, unchanged=["ks-m4"], host_vars={
         "ks-m2": LOST, "ks-m3": {"fail_plan": "kube-scheduler: secure port 10271 is taken on this master"}})
     proc, applied = run(ansible_playbook, tmp_path, ["--check"] if check else [])

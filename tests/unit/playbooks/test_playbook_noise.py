@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import rollout_plays
+
 REPO = Path(__file__).resolve().parents[3]
 MASTERS = ("ks-m1", "ks-m2", "ks-m3")
 
@@ -27,7 +29,7 @@ def _includes_the_role(task):
     return "ansible.builtin.include_role" in task or any(_includes_the_role(inner) for inner in task.get("block", []))
 
 
-def playbook(kind, tmp_path, rollout_plays):
+def playbook(kind, tmp_path):
     out = []
     for play in rollout_plays(kind):
         if "ansible.builtin.import_playbook" in play:
@@ -51,8 +53,8 @@ def run(ansible_playbook, tmp_path, group="kube_control_plane", extra=()):
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
 @pytest.mark.parametrize("mode", [[], ["--check", "--diff"]])
-def test_a_run_with_nothing_to_apply_prints_no_warning(kind, mode, tmp_path, ansible_playbook, rollout_plays):
-    playbook(kind, tmp_path, rollout_plays)
+def test_a_run_with_nothing_to_apply_prints_no_warning(kind, mode, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
     proc = run(ansible_playbook, tmp_path, extra=["-e", '{"pending": []}'] + mode)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr
@@ -60,8 +62,8 @@ def test_a_run_with_nothing_to_apply_prints_no_warning(kind, mode, tmp_path, ans
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod"])
-def test_pending_masters_are_applied_in_inventory_order_without_a_warning(kind, tmp_path, ansible_playbook, rollout_plays):
-    playbook(kind, tmp_path, rollout_plays)
+def test_pending_masters_are_applied_in_inventory_order_without_a_warning(kind, tmp_path, ansible_playbook):
+    playbook(kind, tmp_path)
     proc = run(ansible_playbook, tmp_path, extra=["-e", '{"pending": ["ks-m3", "ks-m1"]}'])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr
@@ -69,9 +71,9 @@ def test_pending_masters_are_applied_in_inventory_order_without_a_warning(kind, 
 
 
 @pytest.mark.parametrize("kind", ["systemd", "static_pod", "verify", "upgrade_check"])
-def test_a_masters_group_of_another_name_fails_at_once_naming_it(kind, tmp_path, ansible_playbook, rollout_plays):
+def test_a_masters_group_of_another_name_fails_at_once_naming_it(kind, tmp_path, ansible_playbook):
     if kind in ("systemd", "static_pod"):
-        playbook(kind, tmp_path, rollout_plays)
+        playbook(kind, tmp_path)
     else:
         (tmp_path / "playbook.yml").write_text((REPO / "playbooks" / ("%s.yml" % kind)).read_text().replace(
             "import_playbook: require_masters.yml", "import_playbook: %s/playbooks/require_masters.yml" % REPO))
@@ -86,8 +88,8 @@ def test_a_masters_group_of_another_name_fails_at_once_naming_it(kind, tmp_path,
     assert named.returncode == 0, named.stdout + named.stderr
 
 
-def test_naming_the_group_runs_the_playbook(tmp_path, ansible_playbook, rollout_plays):
-    playbook("systemd", tmp_path, rollout_plays)
+def test_naming_the_group_runs_the_playbook(tmp_path, ansible_playbook):
+    playbook("systemd", tmp_path)
     proc = run(ansible_playbook, tmp_path, group="masters",
                extra=["-e", '{"pending": ["ks-m2"]}', "-e", "kube_scheduler_control_plane_group=masters"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
