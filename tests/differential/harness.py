@@ -215,6 +215,13 @@ def materialise(text: str) -> str:
     return text.replace("@KUBECONFIG@", KUBECONFIG)
 
 
+# How long one offline run may take. Most answer in a second; scheduler-plugins' Trimaran plugins with the Prometheus
+# metric provider first wait for metrics in 5 s steps (no Prometheus answers here) and only then write the config and
+# exit 0: 20 to 45 s on an idle machine, and one passed 60 s in a cold `make test`, whose builds and chains share the
+# two cores with it.
+BINARY_TIMEOUT = 300
+
+
 def run_binary(minor: str, text: str, use_cache: bool = True) -> dict:
     """{"ok": bool, "error": str, "effective": dict or None, "cached": bool} for that minor's binary."""
     binary = binary_path(minor)
@@ -236,7 +243,7 @@ def run_binary(minor: str, text: str, use_cache: bool = True) -> dict:
             handle.write(text)
         proc = subprocess.run([binary, "--config", config, "--write-config-to", out, "--secure-port", "0",
                                "--master", "https://127.0.0.1:1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=60, check=False, cwd=work)
+                              timeout=BINARY_TIMEOUT, check=False, cwd=work)
         stderr = proc.stderr.decode("utf-8", "replace")
         effective = None
         if proc.returncode == 0 and os.path.exists(out):
