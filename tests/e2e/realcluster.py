@@ -23,6 +23,9 @@ REPO = Path(__file__).resolve().parents[2]
 # The test control plane's helpers (tests/controlplane/cluster.py: wait_for, ...) for every suite that imports this.
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
 RESOURCES = REPO / "extensions" / "molecule" / "resources"
+# The Python of the tasks the playbooks run on localhost: the one `make e2e` names (the system's Python in a venv of
+# its own, the Makefile's LOCALHOST_VENV says why), else this one.
+LOCALHOST_PYTHON = os.environ.get("KUBESCHED_LOCALHOST_PYTHON") or sys.executable
 HOST_IMAGE = "localhost/kubesched-test-host:bookworm"
 NODE_IMAGE = "localhost/kubesched-node:bookworm"
 # tests/realnode/README.md: privileged, a cgroup namespace of its own, containerd's store off the overlay root.
@@ -100,6 +103,10 @@ class RealCluster:
         link = group_vars / "all.yml"
         if not link.exists():
             link.symlink_to(RESOURCES / "vars" / "test-cluster.yml")
+        # The masters' plays delegate their API calls to Ansible's implicit localhost, which takes host_vars.
+        (path.parent / "host_vars").mkdir(exist_ok=True)
+        (path.parent / "host_vars" / "localhost.yml").write_text(yaml.safe_dump(
+            {"ansible_python_interpreter": LOCALHOST_PYTHON}))
         path.write_text(yaml.safe_dump({"all": {
             # tests/hosts/connection_plugins/podman_pipelined.py: podman exec with the module on stdin.
             "vars": {"ansible_connection": "podman_pipelined", "ansible_pipelining": True,
@@ -151,10 +158,10 @@ class Cluster:  # pylint: disable=too-few-public-methods
         return self.real.api()
 
     def localhost_inventory(self) -> Path:
-        """An inventory of localhost alone, on this Python: the deployment and verify roles run there."""
+        """An inventory of localhost alone, on LOCALHOST_PYTHON: the deployment and verify roles run there."""
         inventory = self.directory / "localhost.yml"
         inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
-            "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}))
+            "ansible_connection": "local", "ansible_python_interpreter": LOCALHOST_PYTHON}}}}))
         return inventory
 
     def deployment_vars(self, name: str, namespace: str, **overrides) -> dict:

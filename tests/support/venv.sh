@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# venv.sh DIR PYTHON_VERSION PIP_ARGUMENTS...: the venv DIR on Python PYTHON_VERSION (find-python.sh) with
-# `pip install PIP_ARGUMENTS` in it, made unless DIR/.installed says it was and its Python still runs.
+# venv.sh DIR PYTHON PIP_ARGUMENTS...: the venv DIR on Python PYTHON, a version X.Y (find-python.sh) or an
+# interpreter's path, with `pip install PIP_ARGUMENTS` in it, made unless DIR/.installed says it was and its Python still runs.
 # The Makefile names DIR after the Python version and the pins it installs, under ~/.cache: a venv holds
 # nothing of the checkout and cannot be moved, so a fresh clone (CI's) finds it made instead of spending minutes of
 # CPU on pip, and a change of pins makes a new one. Under a lock (DIR.lock): the chains of make test, or two
 # checkouts, may ask for the same venv at once.
 set -euo pipefail
-dir=${1:?usage: venv.sh DIR PYTHON_VERSION PIP_ARGUMENTS...}
-version=${2:?usage: venv.sh DIR PYTHON_VERSION PIP_ARGUMENTS...}
+dir=${1:?usage: venv.sh DIR PYTHON PIP_ARGUMENTS...}
+version=${2:?usage: venv.sh DIR PYTHON PIP_ARGUMENTS...}
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$(dirname "$dir")"
@@ -16,7 +16,10 @@ flock 9
 if [ -f "$dir/.installed" ] && "$dir/bin/python" -c '' 2> /dev/null; then
   exit 0
 fi
-python=$("$here/find-python.sh" "$version")
+case $version in
+  /*) python=$version ;;
+  *) python=$("$here/find-python.sh" "$version") ;;
+esac
 # --clear: what a run stopped half-way left is replaced, not mixed in.
 "$python" -m venv --clear "$dir"
 "$dir/bin/pip" install --quiet --disable-pip-version-check "$@"
