@@ -49,7 +49,8 @@ export ANSIBLE_CONFIG := $(CURDIR)/tests/ansible.cfg
 # third less CPU than pyenv's 3.12 of the newest core's venv. The unit tests and the AWX-style jobs keep the
 # controller's Python for localhost, as Ansible's implicit localhost and an execution environment do.
 LOCALHOST_PYTHON ?= /usr/bin/python3
-LOCALHOST_VENV = $(CACHE)/localhost-$(shell { cat requirements.txt $(CONSTRAINTS); echo $(LOCALHOST_PYTHON); } | sha256sum | cut -c1-12)
+LOCALHOST_PINS = $(shell { cat requirements.txt $(CONSTRAINTS); echo $(LOCALHOST_PYTHON); } | sha256sum | cut -c1-12)
+LOCALHOST_VENV = $(CACHE)/localhost-$(LOCALHOST_PINS)
 
 # Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
 # the tests need (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
