@@ -21,7 +21,8 @@ CONSTRAINTS := requirements/constraints-$(CORE).txt
 # resolves through COLLECTION_LINK), each named after its Python version and its pins (tests/support/venv.sh),
 # and the real nodes' image tars (tests/realnode/images.sh), so a fresh clone (CI's) starts with them.
 CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kubesched
-pins = $(shell cat $(1) | sha256sum | cut -c1-12)
+# pins FILES[,TEXT]: a hash of the files' content and of TEXT (an interpreter's path, where it names the venv).
+pins = $(shell { cat $(1); printf %s '$(2)'; } | sha256sum | cut -c1-12)
 VENV ?= $(CACHE)/venv-$(CORE)-py$(CORE_PYTHON_VERSION)-$(call pins,requirements/test.txt $(CONSTRAINTS))
 BIN := $(VENV)/bin
 COLLECTIONS := $(BUILD)/collections
@@ -49,8 +50,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/tests/ansible.cfg
 # third less CPU than pyenv's 3.12 of the newest core's venv. The unit tests and the AWX-style jobs keep the
 # controller's Python for localhost, as Ansible's implicit localhost and an execution environment do.
 LOCALHOST_PYTHON ?= /usr/bin/python3
-LOCALHOST_PINS = $(shell { cat requirements.txt $(CONSTRAINTS); echo $(LOCALHOST_PYTHON); } | sha256sum | cut -c1-12)
-LOCALHOST_VENV = $(CACHE)/localhost-$(LOCALHOST_PINS)
+LOCALHOST_VENV = $(CACHE)/localhost-$(call pins,requirements.txt $(CONSTRAINTS),$(LOCALHOST_PYTHON))
 
 # Real Kubernetes binaries for tests, demo and benchmarks (never for the product): `make binaries` names every binary
 # the tests need (KUBE_*_BIN variables, then $${KUBE_BINARIES_DIR:-~/.cache/kube-binaries}, then the official release
