@@ -23,9 +23,6 @@ REPO = Path(__file__).resolve().parents[2]
 # The test control plane's helpers (tests/controlplane/cluster.py: wait_for, ...) for every suite that imports this.
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
 RESOURCES = REPO / "extensions" / "molecule" / "resources"
-# The Python of the tasks the playbooks run on localhost: the one `make e2e` names (the system's Python in a venv of
-# its own, the Makefile's LOCALHOST_VENV says why), else this one.
-LOCALHOST_PYTHON = os.environ.get("KUBESCHED_LOCALHOST_PYTHON") or sys.executable
 HOST_IMAGE = "localhost/kubesched-test-host:bookworm"
 NODE_IMAGE = "localhost/kubesched-node:bookworm"
 # tests/realnode/README.md: privileged, a cgroup namespace of its own, containerd's store off the overlay root.
@@ -53,6 +50,14 @@ def scheduler_version(binary: str) -> str:
     """'1.35.4' from `kube-scheduler --version`."""
     answer = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout
     return re.search(r"v(\d+\.\d+\.\d+)", answer).group(1)
+
+
+def link_localhost_vars(inventory_dir: Path) -> None:
+    """host_vars/localhost.yml beside an inventory: the Molecule scenarios' (RESOURCES/vars/localhost.yml)."""
+    link = inventory_dir / "host_vars" / "localhost.yml"
+    link.parent.mkdir(exist_ok=True)
+    if not link.exists():
+        link.symlink_to(RESOURCES / "vars" / "localhost.yml")
 
 
 class RealCluster:
@@ -104,9 +109,7 @@ class RealCluster:
         if not link.exists():
             link.symlink_to(RESOURCES / "vars" / "test-cluster.yml")
         # The masters' plays delegate their API calls to Ansible's implicit localhost, which takes host_vars.
-        (path.parent / "host_vars").mkdir(exist_ok=True)
-        (path.parent / "host_vars" / "localhost.yml").write_text(yaml.safe_dump(
-            {"ansible_python_interpreter": LOCALHOST_PYTHON}))
+        link_localhost_vars(path.parent)
         path.write_text(yaml.safe_dump({"all": {
             # tests/hosts/connection_plugins/podman_pipelined.py: podman exec with the module on stdin.
             "vars": {"ansible_connection": "podman_pipelined", "ansible_pipelining": True,
@@ -158,10 +161,11 @@ class Cluster:  # pylint: disable=too-few-public-methods
         return self.real.api()
 
     def localhost_inventory(self) -> Path:
-        """An inventory of localhost alone, on LOCALHOST_PYTHON: the deployment and verify roles run there."""
+        """An inventory of localhost alone, with the scenarios' localhost variables (its Python): the deployment and
+        verify roles run there."""
         inventory = self.directory / "localhost.yml"
-        inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {
-            "ansible_connection": "local", "ansible_python_interpreter": LOCALHOST_PYTHON}}}}))
+        inventory.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": {"ansible_connection": "local"}}}}))
+        link_localhost_vars(self.directory)
         return inventory
 
     def deployment_vars(self, name: str, namespace: str, **overrides) -> dict:
