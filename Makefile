@@ -153,7 +153,7 @@ UNIT_TESTS ?= tests/unit tests/differential
 CORE_UNIT_TESTS := tests/unit/plugins/action tests/unit/plugins/modules tests/unit/plugins/filter tests/unit/playbooks \
   tests/unit/ee/test_runtime_metadata.py tests/unit/ee/test_readme_install.py
 unit: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider --durations=15 $(UNIT_TESTS)
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=15 $(UNIT_TESTS)
 
 ## matrix: every supported ansible-core (CORES): its sanity and its unit tests (MATRIX_UNIT_TESTS, default all of
 ## them), each core on its own venv; make test runs the same with CORE_UNIT_TESTS on the older cores
