@@ -227,7 +227,7 @@ class Engine(object):
         again = self._gate_all([(instance, None) for instance, (_pid, error) in zip(asking, looks) if error])
         refusals = []
         for instance, look in zip(asking, looks):
-            pid, error = again.get(instance["name"], look)
+            pid, error = again.get(instance["name"], look)[:2]
             entry = plan.entry(instance)
             if error is None:
                 entry.health = {"status": HEALTHY, "detail": "process %s answers %s" % (pid, instance["health_url"])}
@@ -510,15 +510,17 @@ class Engine(object):
         gates = self._gate_all(waiting)
         failed = []
         for instance, _pid in waiting:
-            pid, error = gates[instance["name"]]
+            pid, error, healthy_for = gates[instance["name"]]
             if error:
                 self._gate_failed.add(instance["name"])
                 lines = self.strategy.log_tail(instance)
-                failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
-                    instance["name"], p["health_timeout"], error,
-                    ("; last log lines: " + " | ".join(lines)) if lines else ""))
+                failed.append("%s gave no healthy answer from a new process within %ss that held for its %ss settle: "
+                              "%s%s" % (instance["name"], p["health_timeout"], p["settle"], error,
+                                        ("; last log lines: " + " | ".join(lines)) if lines else ""))
             if instance["name"] in restarted or held.holds(instance["name"]):
-                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
+                # How long the gate watched the process it passed: what "healthy" means here, in the result.
+                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid,
+                                             "healthy_for": round(healthy_for, 1)}
         if failed:
             raise RolloutFailed("; ".join(failed))
 
