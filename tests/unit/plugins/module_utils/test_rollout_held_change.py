@@ -105,7 +105,7 @@ def test_the_held_record_names_no_file_content(tmp_path):
     assert "do-not-show-me" not in record
     assert json.loads(record)["instances"] == [{"name": "one", "state": "present", "unit": "one.service",
                                                 "port": 10259, "health_url": "https://127.0.0.1:10259/livez",
-                                                "pid_before": listened_before}]
+                                                "pid_before": listened_before, "gated": True}]
     assert os.stat(str(tmp_path / "state" / FILE_NAME)).st_mode & 0o777 == 0o600
 
 
