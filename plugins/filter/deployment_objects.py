@@ -12,7 +12,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import
 # What the library reads of each argument: a missing one is the role's mistake, named here.
 SETTINGS = ("name", "namespace", "kind", "replicas", "lease_name", "secure_port", "image", "image_pull_policy",
             "resources", "priority_class_name", "priority_classes", "run_as_user", "node_selector", "tolerations",
-            "spread_when_unsatisfiable", "pdb_max_unavailable", "wait_timeout", "labels", "selector", "rbac_prefix",
+            "spread_when_unsatisfiable", "pdb_max_unavailable", "wait_timeout", "settle", "labels", "selector", "rbac_prefix",
             "control_plane_selector", "control_plane_tolerations", "controller", "controller_name",
             "controller_labels", "controller_selector", "controller_image")
 CONFIG = ("checksum", "profiles", "rendered", "health_paths")

@@ -95,29 +95,51 @@ def probe(port, url, timeout=PROBE_TIMEOUT):
     return pid, health_error(url, timeout)
 
 
+def _seconds(value):
+    return ("%.1f" % value).rstrip("0").rstrip(".")
+
+
 def wait_for_new_healthy(port, url, previous_pid, timeout, settle, clock=time.time, sleep=time.sleep):
-    """Wait until a process other than ``previous_pid`` listens on ``port``, answers ``url`` and still does after
-    ``settle`` seconds. Returns (pid, None) when it does, (pid or None, last error) at the deadline."""
+    """Wait until a process other than ``previous_pid`` listens on ``port`` and answers ``url``, then watch it: the
+    gate passes once that one process has answered at every look for ``settle`` seconds without a break. A break
+    (no answer, or another process on the port: a restart) starts the count again at the next answer.
+
+    The deadline: the first healthy answer must come within ``timeout``; one that does still gets its full settle,
+    so the call may take up to ``timeout + settle``. After the deadline the count never starts again: the process
+    watched then must hold to the end of its settle. (The settle is never cut to what is left of the timeout: a
+    process that answered just before the deadline would pass having held for no time at all.)
+
+    Returns (pid, error, healthy_for): (pid, None, seconds it answered, at least ``settle``) when the gate passes,
+    (pid or None, why, seconds the last process watched answered without a break) when it does not."""
     deadline = clock() + timeout
-    last_error = "no process listens on port %d" % port
     healthy_since, healthy_pid = None, None
+    broke = None  # how the last watched process stopped answering, for the message
     while True:
         pid = listener_pid(port)
         if pid is None:
-            last_error = "no process listens on port %d" % port
+            error = "no process listens on port %d" % port
         elif previous_pid and pid == previous_pid:
-            last_error = "the previous process %d still listens on port %d" % (pid, port)
+            error = "the previous process %d still listens on port %d" % (pid, port)
         else:
-            last_error = health_error(url)
-        if pid is not None and not (previous_pid and pid == previous_pid) and last_error is None:
-            if healthy_pid != pid:
-                healthy_since, healthy_pid = clock(), pid
-            if clock() - healthy_since >= settle:
-                return pid, None
-        else:
+            error = health_error(url)
+        now = clock()
+        if healthy_pid is not None and (error is not None or pid != healthy_pid):
+            held = now - healthy_since
+            broke = ("process %s answered for %ss of its %ss settle, then %s" % (
+                healthy_pid, _seconds(held), settle,
+                error if error is not None else "process %s took port %d" % (pid, port)))
             healthy_since, healthy_pid = None, None
-        if clock() >= deadline:
-            return pid, last_error
+            if now >= deadline:
+                return pid, broke, held
+        if error is None and healthy_pid is None and now < deadline:
+            healthy_since, healthy_pid = now, pid
+        if healthy_pid is not None:
+            if now - healthy_since >= settle:
+                return pid, None, now - healthy_since
+        elif now >= deadline:
+            if error is None:
+                error = "process %s first answered after the %ss deadline" % (pid, timeout)
+            return pid, error + ("; earlier, " + broke if broke else ""), 0.0
         sleep(0.5)
 
 

@@ -12,8 +12,9 @@ record and restores it on failure, whatever the files look like. Once the gate p
 gate may still refuse it: the verify role's metrics gate of the rollout playbooks); the commit step releases it (its
 backups go) and the restore step puts the master back from it. Kept on the master in ``<state_dir>/held-change.json``
 beside the backups it names, so that the steps may be separate module calls: the instances (name, unit, port,
-health URL, the sha256 of each file written: never file content, so never a secret), the pid each answered with
-before the change, the binary link's previous target, and the directories the change made or changed.
+health URL, whether each passed the apply step's health gate, the sha256 of each file written: never file content,
+so never a secret), the pid each answered with before the change, the binary link's previous target, and the
+directories the change made or changed.
 Host code: stdlib only.
 """
 
@@ -61,6 +62,26 @@ class HeldChange(object):
         if port_before is not None:
             entry["port_before"] = port_before
         self.touched.append((entry, backup, pid_before))
+
+    def update(self, instance):
+        """A held instance rewritten by a later change: the record names where it listens now (its unit, port and
+        health URL); its backup, its pid and port from before the first change stay."""
+        for entry, _backup, _pid in self.touched:
+            if entry["name"] == instance["name"]:
+                before = entry.get("port_before") or entry.get("port")
+                entry.update((key, instance.get(key)) for key in _INSTANCE_KEYS)
+                entry.pop("port_before", None)
+                if before is not None and before != entry["port"]:
+                    entry["port_before"] = before
+
+    def mark_gated(self, names):
+        """Which instances passed the apply step's health gate (the others did not, or it never watched them)."""
+        for entry, _backup, _pid in self.touched:
+            entry["gated"] = entry["name"] in names
+
+    def ungated(self):
+        """The instances the health gate did not pass (a record written before it said so counts as not passed)."""
+        return [entry["name"] for entry, _backup, _pid in self.touched if not entry.get("gated")]
 
     def save(self):
         """Written atomically, root only (the state directory is 0700 too)."""

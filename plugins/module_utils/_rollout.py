@@ -227,7 +227,7 @@ class Engine(object):
         again = self._gate_all([(instance, None) for instance, (_pid, error) in zip(asking, looks) if error])
         refusals = []
         for instance, look in zip(asking, looks):
-            pid, error = again.get(instance["name"], look)
+            pid, error = again.get(instance["name"], look)[:2]
             entry = plan.entry(instance)
             if error is None:
                 entry.health = {"status": HEALTHY, "detail": "process %s answers %s" % (pid, instance["health_url"])}
@@ -456,6 +456,9 @@ class Engine(object):
                 before = installed_port(instance)
                 held.add(instance, backup, pid_before,
                          before if before is not None and before != wanted_port(instance) else None)
+            else:
+                # Rewritten on top of an earlier, unproven change: a run killed from here gates it where it listens now.
+                held.update(instance)
             backed_up.extend(spec["path"] for spec in instance["files"])
             restarting.append((instance, pid_before))
         if plan.link_changed and held.link_before is None:
@@ -498,27 +501,32 @@ class Engine(object):
     def _gate(self, restarting, held, applied):
         """The instances of one master are gated together (the master is the unit of a rollout; the other masters
         keep serving): their start-up and settle time overlap instead of adding up. An instance an earlier, unproven
-        change holds and this call did not restart is gated too, on the process it runs, and so is one a leftover
-        standby stands in for: the standby goes only once its instance answers."""
+        change holds and this call did not restart is gated too, on the process it runs, from its record (its unit
+        or manifest, port and health URL), whether or not the call still names it; and so is one a leftover standby
+        stands in for: the standby goes only once its instance answers."""
         p = self.p
         restarted = set(instance["name"] for instance, _pid in restarting)
         waiting = restarting + [(instance, None) for instance, _backup, _pid in held.touched
-                                if instance["name"] not in restarted and self._runs_after(instance)]
+                                if instance["name"] not in restarted]
         gated = set(instance["name"] for instance, _pid in waiting)
         waiting += [(instance, None) for instance in p["instances"]
                     if instance["name"] in self._left and instance["name"] not in gated]
         gates = self._gate_all(waiting)
         failed = []
         for instance, _pid in waiting:
-            pid, error = gates[instance["name"]]
+            pid, error, healthy_for = gates[instance["name"]]
             if error:
                 self._gate_failed.add(instance["name"])
                 lines = self.strategy.log_tail(instance)
-                failed.append("%s gave no healthy answer from a new process within %ss: %s%s" % (
-                    instance["name"], p["health_timeout"], error,
-                    ("; last log lines: " + " | ".join(lines)) if lines else ""))
+                failed.append("%s gave no healthy answer from a new process within %ss that held for its %ss settle: "
+                              "%s%s" % (instance["name"], p["health_timeout"], p["settle"], error,
+                                        ("; last log lines: " + " | ".join(lines)) if lines else ""))
             if instance["name"] in restarted or held.holds(instance["name"]):
-                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid}
+                # How long the gate watched the process it passed: what "healthy" means here, in the result.
+                applied[instance["name"]] = {"restarted": instance["name"] in restarted, "pid": pid,
+                                             "healthy_for": round(healthy_for, 1)}
+        # The record says which of its instances passed this gate: the commit releases no instance that did not.
+        held.mark_gated(set(instance["name"] for instance, _pid in waiting) - self._gate_failed)
         if failed:
             raise RolloutFailed("; ".join(failed))
 
@@ -535,10 +543,6 @@ class Engine(object):
         else:
             held.forget()
 
-    def _runs_after(self, instance):
-        """Whether a held instance is one this call keeps (not one it removed)."""
-        return any(wanted["name"] == instance["name"] and wanted["state"] == "present" for wanted in self.p["instances"])
-
     def commit(self):
         """The master's last gate passed: the held change is released (its backups go, and any backup no change
         names: one a restore kept for the operator, or one of a change never recorded). Nothing held is no error (a
@@ -550,6 +554,12 @@ class Engine(object):
                                 "between its first write and its gate), so it is not committed; run the rollout "
                                 "again: its apply step gates the change again, and restores it when that fails"
                                 % (", ".join(held.names()) or "directories"))
+        ungated = held.ungated() if held is not None else []
+        if ungated:
+            raise RolloutFailed("%s: the change recorded on this master names %s, which its health gate never watched, "
+                                "so it is not committed; run the rollout again: its apply step gates every instance of "
+                                "the change from its record, and restores it when that fails"
+                                % (", ".join(held.names()), ", ".join(ungated)))
         removed = remove_backups(stale_backups(state_dir, held))
         if held is None:
             return {"changed": bool(removed), "committed": [], "removed_backups": removed}
@@ -734,7 +744,13 @@ class Engine(object):
         p = self.p
         removed = []
         for instance in p["instances"]:
-            if instance["state"] != "absent" or plan.entry(instance).action != REMOVE:
+            if instance["state"] != "absent":
+                continue
+            if plan.entry(instance).action != REMOVE:
+                if self.held.holds(instance["name"]):
+                    # An unproven earlier change of it, none of its files left: nothing of it to gate or put back.
+                    Backup(p["state_dir"], instance["name"]).clear()
+                    self.held.touched = [entry for entry in self.held.touched if entry[0]["name"] != instance["name"]]
                 continue
 
             def remove_files(instance=instance):

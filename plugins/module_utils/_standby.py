@@ -114,7 +114,7 @@ class TemporaryStandbys(object):
             gates = [(spec, pool.submit(self.waiter.wait_new_healthy, spec["port"], spec["health_url"], None,
                                         self.timeout, self.settle)) for spec in specs]
         failed = ["the temporary standby %s gave no ready answer within %ss: %s" % (spec["name"], self.timeout, error)
-                  for spec, (_pid, error) in ((spec, future.result()) for spec, future in gates) if error]
+                  for spec, (_pid, error, _healthy_for) in ((spec, future.result()) for spec, future in gates) if error]
         if failed:
             raise RolloutFailed("; ".join(failed))
 

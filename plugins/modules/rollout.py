@@ -273,11 +273,16 @@ options:
         type: path
         default: /etc/kubernetes/admin.conf
   health_timeout:
-    description: Seconds a changed instance has to answer health from a new process.
+    description: Seconds a changed instance has to answer health from a new process for the first time.
     type: int
     default: 180
   settle:
-    description: Seconds the new process must keep answering.
+    description:
+      - Seconds the new process must then keep answering, at every look, without a break and as the same process
+        (another process on the port, or a look without an answer, starts the count again; after O(health_timeout)
+        it fails the gate).
+      - Never cut short by O(health_timeout) - a first answer within it still gets its whole settle, so a gate takes
+        up to O(health_timeout) + O(settle) seconds.
     type: int
     default: 2
   health_check:
@@ -363,8 +368,9 @@ manifest_dir:
   returned: when O(manifest_names) is given
   type: dict
 applied:
-  description: Per changed instance (and per instance of a held change gated again), C(restarted) and the C(pid)
-    that answers health now.
+  description: Per changed instance (and per instance of a held change gated again), C(restarted), the C(pid)
+    that answers health now and C(healthy_for), the seconds the gate watched it answer without a break (at least
+    O(settle)).
   returned: when applied
   type: dict
 held:

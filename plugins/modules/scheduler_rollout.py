@@ -100,11 +100,16 @@ options:
     type: path
     required: true
   health_timeout:
-    description: Seconds a changed instance has to answer health from a new process.
+    description: Seconds a changed instance has to answer health from a new process for the first time.
     type: int
     default: 180
   settle:
-    description: Seconds the new process must keep answering before the change counts as healthy.
+    description:
+      - Seconds the new process must then keep answering, without a break and as the same process, before the
+        change counts as healthy (a break or another process starts the count again; after O(health_timeout) it
+        fails the gate).
+      - Never cut short by O(health_timeout) - a first answer within it still gets its whole settle, so a gate takes
+        up to O(health_timeout) + O(settle) seconds.
     type: int
     default: 2
   unit_dir:
@@ -288,7 +293,8 @@ accounts:
   returned: when kind is systemd
   type: dict
 applied:
-  description: Per changed instance, whether it restarted and the process that answers health now.
+  description: Per changed instance, whether it restarted, the process that answers health now (C(pid)) and the
+    seconds the gate watched it answer without a break (C(healthy_for)).
   returned: when applied
   type: dict
 committed:

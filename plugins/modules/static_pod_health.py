@@ -16,8 +16,9 @@ description:
     are visible from the host).
   - With I(wait=false) it only reports that process id; the role records it before changing a manifest.
   - With I(wait=true) it waits until a process other than I(previous_pid) listens on I(port) and answers
-    C(ok) on I(url), and still does so after I(settle) seconds. A health answer from the old pod, before
-    the kubelet has replaced it, therefore never passes the gate.
+    C(ok) on I(url), then until that same process has answered at every look for I(settle) seconds without a
+    break. A health answer from the old pod, before the kubelet has replaced it, therefore never passes the gate,
+    nor does a pod that answers once and then restarts.
   - Never changes anything; supports check mode.
 options:
   port:
@@ -35,11 +36,15 @@ options:
     type: bool
     default: false
   timeout:
-    description: Seconds to wait in total.
+    description: Seconds to wait for the first healthy answer of a new process.
     type: int
     default: 180
   settle:
-    description: Seconds the new process must stay the listener and keep answering.
+    description:
+      - Seconds the new process must then stay the listener and keep answering, without a break (a break or
+        another process starts the count again; after I(timeout) it fails).
+      - Never cut short by I(timeout) - a first answer within it still gets its whole settle, so the wait takes up
+        to I(timeout) + I(settle) seconds.
     type: int
     default: 2
 version_added: 1.0.0
@@ -71,6 +76,10 @@ last_error:
   description: The last health check failure while waiting.
   returned: when wait is true
   type: str
+healthy_for:
+  description: Seconds the gate watched the process answer without a break (at least I(settle) when it passed).
+  returned: when wait is true
+  type: float
 """
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
@@ -94,12 +103,13 @@ def main():
     params = module.params
     if not params["wait"]:
         module.exit_json(changed=False, pid=listener_pid(params["port"]))
-    pid, error = wait_for_new_healthy(params["port"], params["url"], params["previous_pid"], params["timeout"],
-                                      params["settle"])
+    pid, error, healthy_for = wait_for_new_healthy(params["port"], params["url"], params["previous_pid"],
+                                                   params["timeout"], params["settle"])
     if error:
-        module.fail_json(msg="no new healthy kube-scheduler on port %d within %ds: %s" % (params["port"], params["timeout"], error),
-                         pid=pid, last_error=error)
-    module.exit_json(changed=False, pid=pid, last_error=None)
+        module.fail_json(msg="no new healthy kube-scheduler on port %d within %ds that held for its %ds settle: %s"
+                         % (params["port"], params["timeout"], params["settle"], error),
+                         pid=pid, last_error=error, healthy_for=round(healthy_for, 1))
+    module.exit_json(changed=False, pid=pid, last_error=None, healthy_for=round(healthy_for, 1))
 
 
 if __name__ == "__main__":

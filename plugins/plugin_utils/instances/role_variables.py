@@ -111,6 +111,7 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_pdb_max_unavailable": kinds.int_or_percent,
         "kube_scheduler_deployment_wait": kinds.boolean,
         "kube_scheduler_deployment_wait_timeout": kinds.integer(1, 86400, "a number of seconds"),
+        "kube_scheduler_deployment_settle": kinds.integer(0, 3600, "a number of seconds"),
         "kube_scheduler_deployment_k8s_kubeconfig": kinds.optional(kinds.path_or_dict),
         "kube_scheduler_deployment_k8s_context": kinds.optional(kinds.text),
         # A PodMonitor for prometheus-operator, beside the reader's token Secret (metrics_access.py).
@@ -204,6 +205,13 @@ def _cross_checks(role, values):
             return ["kube_scheduler_deployment_lease_name: Invalid value: 'kube-scheduler': kube-system/kube-scheduler "
                     "is the default scheduler's lease (both would compete and only one would ever schedule): give "
                     "this scheduler a lease of its own"]
+        settle, timeout = (values.get("kube_scheduler_deployment_settle"),
+                           values.get("kube_scheduler_deployment_wait_timeout"))
+        if settle is not None and timeout is not None and settle >= timeout:
+            # The settle is the workload's minReadySeconds, which the API server wants below progressDeadlineSeconds.
+            return ["kube_scheduler_deployment_settle: Invalid value: %d: must be less than "
+                    "kube_scheduler_deployment_wait_timeout (%d): a pod must have time to become ready before it has "
+                    "to stay ready for the settle" % (settle, timeout)]
         return (_deployment_profiles(values.get("kube_scheduler_deployment_config"))
                 or _deployment_config(values))
     if role == "verify" and values.get("kube_scheduler_verify_instances") and not values.get("kube_scheduler_verify_version"):

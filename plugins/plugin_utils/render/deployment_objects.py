@@ -159,7 +159,9 @@ def workload(settings, config):
     if daemon_set:
         node_selector.update(settings["control_plane_selector"])
         tolerations += [item for item in settings["control_plane_tolerations"] if item not in settings["tolerations"]]
-    spec = {"revisionHistoryLimit": 5}
+    # A new pod counts as available (and the rollout as ready) once it has stayed ready for the settle without a
+    # container restart: the host roles' health gate, as the workload controllers judge it.
+    spec = {"revisionHistoryLimit": 5, "minReadySeconds": settings["settle"]}
     if daemon_set:
         spec["updateStrategy"] = _rolling_update()
     else:

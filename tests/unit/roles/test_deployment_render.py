@@ -54,6 +54,7 @@ SURVEY = {
     "kube_scheduler_deployment_pdb_max_unavailable": "1",
     "kube_scheduler_deployment_wait": "false",
     "kube_scheduler_deployment_wait_timeout": "120",
+    "kube_scheduler_deployment_settle": "15",
     "kube_scheduler_deployment_priority_classes": [
         {"name": "survey-high", "value": "1000", "global_default": "no"},
         {"name": "survey-default", "value": "5", "global_default": "yes"}],
@@ -128,6 +129,9 @@ CASES.update({
     "survey_boolean_in_config": {"kube_scheduler_deployment_config": {
         "leaderElection": {"leaderElect": "true"}, "profiles": [{"schedulerName": "x"}]}},
     "v_prefixed_version": {"kube_scheduler_deployment_version": "v1.35.4"},
+    # The settle is the workload's minReadySeconds, which the API server wants below progressDeadlineSeconds.
+    "settle_as_long_as_the_wait": {"kube_scheduler_deployment_settle": 120, "kube_scheduler_deployment_wait_timeout": 120},
+    "settle_from_the_host_roles": {"kube_scheduler_health_settle": "7"},
     # scheduler-plugins: what the enabled plugins need, and only that.
     "sp_gang": dict(SP, kube_scheduler_deployment_config={"profiles": [GANG_PROFILE]}),
     "sp_controller_off": dict(SP, kube_scheduler_deployment_scheduler_plugins_controller="false",
@@ -298,6 +302,8 @@ def test_leader_election_is_forced_on_with_more_than_one_replica(rendered):
     ("empty_survey_name", ["kube_scheduler_deployment_name: Required value: must not be empty"]),
     ("survey_boolean_in_config", ["cannot unmarshal string", "hint (kube_scheduler_deployment_config.leaderElection"
                                   ".leaderElect): use a boolean"]),
+    ("settle_as_long_as_the_wait", ["kube_scheduler_deployment_settle: Invalid value: 120: must be less than "
+                                    "kube_scheduler_deployment_wait_timeout (120)"]),
 ])
 def test_refused_before_anything_is_applied(rendered, case, words):
     error = rendered[case]
@@ -425,6 +431,8 @@ def test_survey_strings_become_numbers_and_booleans(rendered):
     deployment = one(objects, "Deployment")
     assert deployment["spec"]["replicas"] == 3
     assert deployment["spec"]["progressDeadlineSeconds"] == 120
+    assert deployment["spec"]["minReadySeconds"] == 15
+    assert workload(objects_of(rendered, "survey_strings_daemonset"))["spec"]["minReadySeconds"] == 15
     pod = deployment["spec"]["template"]["spec"]
     assert (pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"]) == (1000, 1000)
     container = pod["containers"][0]
@@ -537,3 +545,10 @@ def test_the_shipped_crds_are_those_of_every_known_release(crd):
             compared += 1
     if not compared:
         pytest.skip("no scheduler-plugins module in %s (make binaries fetches them)" % cache)
+
+
+def test_a_new_pod_counts_as_ready_only_once_it_stayed_ready_for_the_settle(rendered):
+    """The workload's minReadySeconds is the settle: the host roles' by default, else 2 seconds."""
+    assert workload(objects_of(rendered, "v1_35"))["spec"]["minReadySeconds"] == 2
+    assert workload(objects_of(rendered, "ds_v1_35"))["spec"]["minReadySeconds"] == 2
+    assert workload(objects_of(rendered, "settle_from_the_host_roles"))["spec"]["minReadySeconds"] == 7

@@ -58,7 +58,7 @@ class _Waiter(object):
 
     @staticmethod
     def wait_new_healthy(port, url, previous_pid, timeout, settle):
-        return 4242, None
+        return 4242, None, settle
 
 
 def free_port():

@@ -83,9 +83,9 @@ class FakeWaiter(object):
     def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
         self.gates.append(port)
         if port in self.failing:
-            return None, "%s: connection refused" % url
+            return None, "%s: connection refused" % url, 0.0
         self.pids[port] = self.listener(port) + 1
-        return self.pids[port], None
+        return self.pids[port], None, settle
 
     def wait_port_free(self, port, timeout):
         return True
@@ -140,7 +140,8 @@ def test_plan_changes_nothing_and_apply_writes_restarts_and_gates_each_instance(
     assert snapshot(tmp_path) == {}  # planning wrote nothing
     assert [d["after"] for d in diff][0] == "a: 1\n"
     applied = eng.apply(plan)
-    assert applied == {"one": {"restarted": True, "pid": 10360}, "two": {"restarted": True, "pid": 10361}}
+    assert applied == {"one": {"restarted": True, "pid": 10360, "healthy_for": 0},
+                       "two": {"restarted": True, "pid": 10361, "healthy_for": 0}}
     # Written first, one daemon-reload, then both restarted and gated together (their settle times overlap).
     assert eng.strategy.calls == [("reload",), ("restart", "one.service"), ("restart", "two.service")]
     assert sorted(eng.waiter.gates) == [10259, 10260]
@@ -352,7 +353,7 @@ def test_with_no_later_gate_one_apply_call_gates_and_commits(tmp_path):
     p = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")], hold=False)
     eng = engine(p)
     result = eng.run(_rollout.APPLY)
-    assert result["changed"] and result["applied"] == {"one": {"restarted": True, "pid": 10360}}
+    assert result["changed"] and result["applied"] == {"one": {"restarted": True, "pid": 10360, "healthy_for": 0}}
     assert result["committed"] == ["one"]
     assert eng.waiter.gates == [10259]  # the health gate ran before the commit
     assert os.listdir(str(tmp_path / "state")) == []  # no held change, no backups left

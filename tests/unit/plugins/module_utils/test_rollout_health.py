@@ -141,7 +141,7 @@ class Unhealthy(FakeWaiter):
 
     def wait_new_healthy(self, port, url, previous_pid, timeout, settle):
         self.gates.append(port)
-        return None, "no process listens on port %d" % port
+        return None, "no process listens on port %d" % port, 0.0
 
 
 def test_an_instance_an_earlier_run_left_pending_is_not_refused_but_gated_and_restored(tmp_path):

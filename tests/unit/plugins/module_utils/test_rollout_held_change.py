@@ -105,7 +105,7 @@ def test_the_held_record_names_no_file_content(tmp_path):
     assert "do-not-show-me" not in record
     assert json.loads(record)["instances"] == [{"name": "one", "state": "present", "unit": "one.service",
                                                 "port": 10259, "health_url": "https://127.0.0.1:10259/livez",
-                                                "pid_before": listened_before}]
+                                                "pid_before": listened_before, "gated": True}]
     assert os.stat(str(tmp_path / "state" / FILE_NAME)).st_mode & 0o777 == 0o600
 
 
@@ -122,7 +122,7 @@ def test_a_change_a_stopped_run_left_held_is_pending_gated_again_and_restored_wi
     assert planned["plan"]["instances"]["one"]["action"] == "none"
     assert "never committed or restored" in planned["warnings"][0]
     again = Engine(first, FakeStrategy(), waiter)
-    assert again.run(APPLY)["applied"] == {"one": {"restarted": False, "pid": waiter.listener(10259)}}
+    assert again.run(APPLY)["applied"] == {"one": {"restarted": False, "pid": waiter.listener(10259), "healthy_for": 0}}
     assert again.strategy.calls == [] and waiter.gates[-1] == 10259  # gated on the process it runs, not restarted
 
     # A second change on top of the unproven one: a failed gate goes back to before both.
@@ -188,7 +188,7 @@ def test_the_next_run_restores_a_killed_change_that_fails_its_gate_again_whateve
 def test_the_next_run_commits_a_killed_change_that_passes_its_gate_and_the_run_after_is_a_no_op(tmp_path):
     changed = killed_at_the_gate(tmp_path, "a: 2\n")
     eng, applied = converge(changed)
-    assert applied == {"one": {"restarted": False, "pid": 10360}} and eng.waiter.gates == [10259]
+    assert applied == {"one": {"restarted": False, "pid": 10360, "healthy_for": 0}} and eng.waiter.gates == [10259]
     assert (tmp_path / "etc" / "one.yaml").read_text() == "a: 2\n"
     assert os.listdir(str(tmp_path / "state")) == []  # committed: the record and the backup are gone
     assert Engine(changed, FakeStrategy(), FakeWaiter()).plan()[2] is False
