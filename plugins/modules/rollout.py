@@ -291,6 +291,26 @@ options:
       - V(false) only for reports (the drift check).
     type: bool
     default: true
+  lock:
+    description:
+      - One rollout at a time on this master - the run this call belongs to and the master's rollout lock
+        (C(<state_dir>/rollout-lock.json), root's, mode 0600, taken under an exclusive C(flock) of
+        C(<state_dir>/rollout-lock.guard) and replaced by an atomic rename).
+      - Before anything is read as pending, a plan (check mode too) fails while another run holds the lock, naming
+        that run (its id, start, controller and playbook) and when it last renewed it; V(apply), V(commit) and
+        V(restore) take or renew it, and it stays while a change of the run is held on this master (released by the
+        commit or the restore, or when the call ends with nothing held).
+      - A lock not renewed for O(lock.timeout) seconds is taken for one whose run died and is taken over, with a
+        warning. A call that names no run takes no lock, and is refused by a live one.
+    type: dict
+    suboptions:
+      run:
+        description: The run (C(id), C(started), C(controller), C(playbook), C(job)); the same C(id) re-enters.
+        type: dict
+      timeout:
+        description: Seconds without renewal after which another run's lock is taken over.
+        type: int
+        default: 1800
 attributes:
   check_mode:
     support: full
@@ -404,6 +424,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
     APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import strategy_for
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
@@ -452,6 +473,7 @@ ARGUMENT_SPEC = dict(
     health_timeout=dict(type="int", default=180),
     settle=dict(type="int", default=2),
     health_check=dict(type="bool", default=True),
+    lock=dict(type="dict", options=dict(run=dict(type="dict"), timeout=dict(type="int", default=DEFAULT_TIMEOUT))),
 )
 
 
