@@ -6,13 +6,14 @@
 The engine's calls of one run on a master are separate module calls (plan, apply, commit or restore), so what keeps
 two runs apart is a record on the master, ``<state_dir>/rollout-lock.json`` (root's, mode 0600): the run that holds
 it (the identity the controller gives every call of one playbook run: its id, when it started, its controller and
-playbook) and when that run last renewed it. Every call of the holding run renews it; a plan that leaves nothing
-pending, an apply that committed, a commit and a restore release it, so it stays exactly while a run has a change
-under way or held on the master. Another run's call refuses, naming the holder, before it reads anything else: a
-live run's change is never taken for one an earlier run abandoned. A lock not renewed for ``timeout`` seconds is
-taken for one whose run died and is taken over, with a warning. The check and the take happen under an exclusive
-flock of ``rollout-lock.guard`` beside it, and the record is replaced by an atomic rename, so two engines on one
-master never both win and a reader never sees half a record. Host code: stdlib only.
+playbook) and when that run last renewed it. The apply takes it and keeps it while the run's change is held on the
+master; the commit or the restore renews it, then releases it (an apply that commits in its own call, or fails and
+restores, releases it at once). A plan, a Check job's too, only looks. Another run's call is refused, naming the
+holder, before it reads anything else: a change in flight is never taken for one a dead run left (a plan would
+report it as pending, an apply would adopt its standby and write over it). A lock not renewed for ``timeout`` seconds
+is taken for one whose run died and is taken over, with a warning. The check and the take happen under an exclusive
+flock of the state directory, and the record is replaced by an atomic rename (written and fsynced first), so two
+engines on one master never both win and a reader never sees half a record. Host code: stdlib only.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._files import
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed
 
 FILE_NAME = "rollout-lock.json"
-GUARD_NAME = "rollout-lock.guard"
 # The role variable that sets the timeout (named in messages).
 TIMEOUT_VARIABLE = "kube_scheduler_rollout_lock_timeout"
 # Its default (the roles' too): longer than the longest legitimate gap between two calls of one run on one master,
@@ -109,19 +109,18 @@ class MasterLock(object):
     # --- inside ----------------------------------------------------------------------------------------------------
     @contextmanager
     def _guard(self, create):
-        """An exclusive flock of the guard file for the check-and-take (or the check, or the release)."""
-        guard = os.path.join(self.state_dir, GUARD_NAME)
+        """An exclusive flock of the state directory itself for the check-and-take (or the check, or the release):
+        a directory is never unlinked and replaced under a waiting engine, as a lock file of its own could be."""
         if create:
             with writing(self.state_dir, action="make", purpose="the state directory"):
                 os.makedirs(self.state_dir, 0o700, exist_ok=True)
-        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_CREAT if create else 0)
         try:
-            fd = os.open(guard, flags, 0o600)
+            fd = os.open(self.state_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as error:
             if isinstance(error, FileNotFoundError) and not create:
                 yield  # a plan on a master no run ever locked: nothing to guard, nothing to read
                 return
-            with writing(guard, action="open", purpose="the guard of the rollout lock"):
+            with writing(self.state_dir, action="open", purpose="the state directory, to lock it"):
                 raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

@@ -294,8 +294,8 @@ options:
   lock:
     description:
       - One rollout at a time on this master - the run this call belongs to and the master's rollout lock
-        (C(<state_dir>/rollout-lock.json), root's, mode 0600, taken under an exclusive C(flock) of
-        C(<state_dir>/rollout-lock.guard) and replaced by an atomic rename).
+        (C(<state_dir>/rollout-lock.json), root's, mode 0600, checked and taken under an exclusive C(flock) of
+        O(state_dir) and replaced by an atomic rename).
       - Before anything is read as pending, a plan (check mode too) fails while another run holds the lock, naming
         that run (its id, start, controller and playbook) and when it last renewed it; V(apply), V(commit) and
         V(restore) take or renew it, and it stays while a change of the run is held on this master (released by the
