@@ -14,7 +14,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster.rollo
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import playbooks_of_this_run, run_identity
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import gone, playbooks_of_this_run, run_identity
 
 ARGUMENT_SPEC = {
     "state": {"type": "str", "choices": ["held", "released"], "default": "held"},
@@ -43,7 +43,7 @@ class ActionModule(ControllerOnly, ActionBase):
         if args["state"] == "released" and self._task.check_mode:
             return dict(result, changed=False, held=False, run=run)  # a Check job took nothing
         try:
-            lock = ClusterLock(_client(args["kubeconfig"], args["context"]), run, duration)
+            lock = ClusterLock(_client(args["kubeconfig"], args["context"]), run, duration, dead=gone)
             if args["state"] == "released":
                 released = lock.release()
                 return dict(result, changed=released, held=False, run=run)

@@ -22,7 +22,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import check_real_paths, paths_to_resolve, real_paths
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import playbooks_of_this_run, run_identity
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import (
+    gone, playbooks_of_this_run, run_identity)
 
 ENGINE = "kubesched.schedulers.rollout"
 FQCN = "kubesched.schedulers.scheduler_rollout"
@@ -225,6 +226,12 @@ class ActionModule(NamesItsFqcn, ActionBase):
     def _engine(self, module_args, task_vars):
         answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)
         answer.pop("invocation", None)  # the file contents, some of them credentials
+        lock = module_args.get("lock")
+        if answer.get("failed") and lock and not lock.get("take_over") and gone(answer.get("lock_holder")):
+            # A run of this controller that was killed (its process is gone) holds the master: taken over at once,
+            # not after the lock's timeout; the engine says so in a warning.
+            lock = dict(lock, take_over=answer["lock_holder"]["id"])
+            return self._engine(dict(module_args, lock=lock), task_vars)
         return answer
 
 

@@ -36,7 +36,11 @@ DEFAULT_TIMEOUT = 1800
 
 
 class LockHeld(PreflightFailed):
-    """Another run holds the master: nothing was read as pending, nothing was changed."""
+    """Another run holds the master: nothing was read as pending, nothing was changed. ``holder``: that run."""
+
+    def __init__(self, message, holder):
+        super(LockHeld, self).__init__(message)
+        self.holder = holder
 
 
 def _when(epoch):
@@ -63,18 +67,21 @@ class MasterLock(object):
     (it is refused by a live lock of a run, and takes none); ``timeout``: seconds without renewal after which a lock
     is taken over."""
 
-    def __init__(self, state_dir, run, timeout, clock=time.time):
+    def __init__(self, state_dir, run, timeout, clock=time.time, take_over=None):
         self.state_dir = state_dir
         self.path = os.path.join(state_dir, FILE_NAME)
         self.run = run if run and run.get("id") else None
         self.timeout = int(timeout)
         self.clock = clock
+        # The id of a holder the controller found dead (its ansible-playbook process gone): taken over at once.
+        self.take_over = take_over
 
     @classmethod
     def of(cls, params):
         """The lock an engine call names: ``state_dir`` and ``lock`` ({run, timeout}) of its parameters."""
         lock = params.get("lock") or {}
-        return cls(params["state_dir"], lock.get("run"), lock.get("timeout") or DEFAULT_TIMEOUT)
+        return cls(params["state_dir"], lock.get("run"), lock.get("timeout") or DEFAULT_TIMEOUT,
+                   take_over=lock.get("take_over"))
 
     # --- the calls -----------------------------------------------------------------------------------------------
     def take(self):
@@ -156,6 +163,9 @@ class MasterLock(object):
         now = self.clock()
         age = max(0, int(now - found["renewed"]))
         shown = "%s, which last renewed it at %s (%d s ago)" % (describe(holder), _when(found["renewed"]), age)
+        if self.take_over and holder.get("id") == self.take_over:
+            return ["this master's rollout lock (%s) belongs to a run whose ansible-playbook process on this controller "
+                    "is gone (pid %s): %s takes it over" % (shown, holder.get("pid"), describe(self.run))]
         if age > self.timeout:
             return ["this master's rollout lock (%s) was not renewed for more than %s (%d s): its run is taken for "
                     "one that died, and %s takes it over%s" % (
@@ -167,4 +177,4 @@ class MasterLock(object):
             "each take the other's change for its own (a change in flight is not one an earlier run abandoned). Wait "
             "until that run ends; a lock not renewed for %s (%d s) is taken for one whose run died and is taken over "
             "(from %s); if that run is known to be gone, remove %s" % (
-                shown, TIMEOUT_VARIABLE, self.timeout, _when(found["renewed"] + self.timeout), self.path))
+                shown, TIMEOUT_VARIABLE, self.timeout, _when(found["renewed"] + self.timeout), self.path), holder)

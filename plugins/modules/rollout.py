@@ -311,6 +311,11 @@ options:
         description: Seconds without renewal after which another run's lock is taken over.
         type: int
         default: 1800
+      take_over:
+        description:
+          - The id of a run the controller found dead (a run of the same controller whose ansible-playbook process is
+            gone), whose lock is taken over at once, with a warning. A refusal returns the holder (RV(lock_holder)).
+        type: str
 attributes:
   check_mode:
     support: full
@@ -410,6 +415,10 @@ not_healthy:
   returned: when O(mode=restore)
   type: list
   elements: str
+lock_holder:
+  description: The run that holds the master's rollout lock, when that refused the call.
+  returned: when another run's lock refused the call
+  type: dict
 rolled_back:
   description: True when a change failed and everything it changed was restored; false when it failed before the
     first write (nothing was changed).
@@ -424,7 +433,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
     APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT, LockHeld
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import strategy_for
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
@@ -473,7 +482,8 @@ ARGUMENT_SPEC = dict(
     health_timeout=dict(type="int", default=180),
     settle=dict(type="int", default=2),
     health_check=dict(type="bool", default=True),
-    lock=dict(type="dict", options=dict(run=dict(type="dict"), timeout=dict(type="int", default=DEFAULT_TIMEOUT))),
+    lock=dict(type="dict", options=dict(run=dict(type="dict"), timeout=dict(type="int", default=DEFAULT_TIMEOUT),
+                                        take_over=dict(type="str"))),
 )
 
 
@@ -519,6 +529,8 @@ def main():
         module.fail_json(msg=str(exc))
     except PreflightFailed as exc:
         result = dict(engine.result, changed=False)
+        if isinstance(exc, LockHeld):
+            result["lock_holder"] = exc.holder  # the controller may know that run dead (its process gone)
         result.update((key, value) for key, value in (("plan", exc.plan), ("diff", exc.diff)) if value is not None)
         module.fail_json(msg=str(exc), rolled_back=False, **result)
     except (RolledBack, RolloutFailed, OSError) as exc:

@@ -71,9 +71,10 @@ def holder_of(lease):
     return run, renewed, spec.get("leaseDurationSeconds")
 
 
-def judge(lease, run, now, where):
+def judge(lease, run, now, where, dead=None):
     """What this run may do with the Lease as read (None: it does not exist): "create", "renew" (its own),
-    "take" (nobody's, or expired: with a warning) or LeaseRefused naming the holder. Returns (verb, warning)."""
+    "take" (nobody's, expired, or a holder ``dead(holder)`` knows dead: with a warning) or LeaseRefused naming the
+    holder. Returns (verb, warning)."""
     if lease is None:
         return "create", None
     holder, renewed, duration = holder_of(lease)
@@ -85,6 +86,9 @@ def judge(lease, run, now, where):
         return "take", "the rollout Lease %s named %s without a renewal time; taken over" % (where, describe(holder))
     age = int((now - renewed).total_seconds())
     shown = "%s, which last renewed it at %s (%d s ago)" % (describe(holder), _utc(renewed), max(age, 0))
+    if dead is not None and dead(holder):
+        return "take", ("the rollout Lease %s (%s) belongs to a run whose ansible-playbook process on this controller "
+                        "is gone (pid %s): %s takes it over" % (where, shown, holder.get("pid"), describe(run)))
     if age > duration:
         return "take", ("the rollout Lease %s (%s) expired %d s ago (its leaseDurationSeconds is %d): its run is taken "
                         "for one that died, and %s takes it over" % (where, shown, age - duration, duration,
@@ -100,7 +104,7 @@ def judge(lease, run, now, where):
 class ClusterLock(object):
     """The cluster's rollout Lease through ``api`` (a kubernetes ApiClient), for ``run`` (a mapping with ``id``)."""
 
-    def __init__(self, api, run, duration, now=None):
+    def __init__(self, api, run, duration, now=None, dead=None):
         from kubernetes import client  # pylint: disable=import-outside-toplevel
         self.client = client
         self.api = client.CoordinationV1Api(api)
@@ -108,6 +112,7 @@ class ClusterLock(object):
         self.duration = int(duration)
         self.now = now or (lambda: datetime.datetime.now(datetime.timezone.utc))
         self.where = "%s/%s" % (NAMESPACE, NAME)
+        self.dead = dead  # whether a holder is known dead (a run of this controller whose process is gone)
 
     def _read(self):
         from kubernetes.client.exceptions import ApiException  # pylint: disable=import-outside-toplevel
@@ -139,7 +144,7 @@ class ClusterLock(object):
         for _attempt in range(_ATTEMPTS):
             try:
                 lease = self._read()
-                verb, warning = judge(lease, self.run, self.now(), self.where)
+                verb, warning = judge(lease, self.run, self.now(), self.where, self.dead)
                 if check_mode:
                     return {"verb": verb, "warning": warning, "changed": False}
                 body = self._body(lease, verb)

@@ -8,6 +8,8 @@ to task: every task of a run executes in a worker process forked by the one ansi
 identity is derived from that process (this controller's host name, its pid and the time it started), which no
 other run shares, and which a second run on the same controller (another AWX job, another operator, a slice of a
 sliced job) never has. Its description adds what the operator knows a run by: the playbook, and the AWX job.
+A lock held by a run of this controller whose process is gone (a killed run rerun from the same machine) is known
+dead (``gone``), and is taken over at once instead of after its timeout.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def run_identity(task_vars=None, playbooks=None, pid=None):
     key = "%s/%d/%s" % (controller, pid, "%.2f" % started if started is not None else "")
     identity = {"id": hashlib.sha256(key.encode("utf-8")).hexdigest()[:16],
                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)) if started else "(unknown)",
-                "controller": controller,
+                "controller": controller, "pid": pid,
                 "playbook": ", ".join(playbooks or []) or "(not named)"}
     task_vars = task_vars or {}
     job = task_vars.get("awx_job_id", task_vars.get("tower_job_id"))
@@ -49,6 +51,16 @@ def run_identity(task_vars=None, playbooks=None, pid=None):
         name = task_vars.get("awx_job_template_name", task_vars.get("tower_job_template_name"))
         identity["job"] = "AWX job %s%s" % (job, " (%s)" % name if name else "")
     return identity
+
+
+def gone(run):
+    """Whether ``run`` (a lock's holder) is a run of this controller whose ansible-playbook process is gone (no
+    process with its pid, or one that started at another time): then it is dead for sure, and its locks need not
+    wait out their timeout. A run of another controller (another AWX job's container) cannot be asked: False."""
+    if not isinstance(run, dict) or run.get("controller") != socket.gethostname() or not isinstance(run.get("pid"), int):
+        return False
+    started = _started(run["pid"])
+    return started is None or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)) != run.get("started")
 
 
 def playbooks_of_this_run():

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -17,6 +19,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import FILE_NAME as LOCK
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import StaticPodStrategy
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import run_identity
 
 PLAYBOOK = """
 - hosts: localhost
@@ -151,4 +154,20 @@ def test_another_runs_held_change_is_neither_committed_nor_restored_until_its_lo
     assert run.returncode == 0, output
     assert "run 0a0a0a0a0a0a0a0a" in output and "was not renewed for more than kube_scheduler_rollout_lock_timeout" in output
     assert ("on controller %s, playbook %s takes it over" % (socket.gethostname(), tmp_path / "pb.yml")) in output
+    assert os.listdir(str(work / "state" / "static-pod")) == []
+
+
+def test_a_killed_run_of_this_controller_is_taken_over_at_once(ansible_playbook, tmp_path):
+    """A run killed on this controller (its ansible-playbook process gone), rerun from the same machine: its lock is
+    known dead and taken over at once, with a warning, not after kube_scheduler_rollout_lock_timeout."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = run_identity(playbooks=["/somewhere/static_pod.yml"], pid=process.pid)
+    finally:
+        process.kill()
+        process.wait()
+    work, run = gated(ansible_playbook, tmp_path, False, run=dead)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output
+    assert ("belongs to a run whose ansible-playbook process on this controller is gone (pid %d)" % process.pid) in output
     assert os.listdir(str(work / "state" / "static-pod")) == []

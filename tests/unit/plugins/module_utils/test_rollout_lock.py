@@ -117,6 +117,20 @@ def test_a_stale_lock_is_taken_over_with_a_warning_naming_its_run(tmp_path):
         MasterLock(str(tmp_path / "state"), FIRST, 600, clock).take()  # the first run, back late: refused
 
 
+def test_a_holder_the_controller_found_dead_is_taken_over_at_once(tmp_path):
+    clock = Clock()
+    MasterLock(str(tmp_path / "state"), dict(FIRST, pid=4242), 600, clock).take()
+    with pytest.raises(LockHeld) as refused:
+        MasterLock(str(tmp_path / "state"), SECOND, 600, clock).take()
+    assert refused.value.holder["id"] == FIRST["id"] and refused.value.holder["pid"] == 4242
+    warnings = MasterLock(str(tmp_path / "state"), SECOND, 600, clock, take_over=FIRST["id"]).take()
+    assert "ansible-playbook process on this controller is gone (pid 4242): run 2e2e2e2e2e2e2e2e" in warnings[0]
+    assert lock_record(tmp_path)["run"] == SECOND
+    # Only the holder named: another run's fresh lock is still refused.
+    with pytest.raises(LockHeld):
+        MasterLock(str(tmp_path / "state"), FIRST, 600, clock, take_over="someone-else").take()
+
+
 def test_an_engine_takes_over_a_dead_runs_lock_and_its_change_with_a_warning(tmp_path):
     converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
     waiter = FakeWaiter()

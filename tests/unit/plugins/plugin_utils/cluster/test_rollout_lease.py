@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -125,6 +128,13 @@ def test_an_expired_lease_is_taken_over_with_a_warning(fresh):
         ClusterLock(fresh.client, FIRST, 60, clock).hold()  # the first run, back late
 
 
+def test_a_holder_known_dead_is_taken_over_at_once(fresh):
+    ClusterLock(fresh.client, dict(FIRST, pid=4242), 600).hold()
+    taken = ClusterLock(fresh.client, SECOND, 600, dead=lambda holder: holder["id"] == FIRST["id"]).hold()
+    assert taken["verb"] == "take" and "process on this controller is gone (pid 4242)" in taken["warning"]
+    assert lease(fresh)["spec"]["holderIdentity"] == SECOND["id"]
+
+
 def test_runs_racing_for_the_lease_never_both_hold_it(fresh):
     """Eight runs ask at one moment, five times over: the API server's create and replace at a resourceVersion let
     exactly one hold it."""
@@ -160,31 +170,53 @@ PLAY = """
         state: "{{ state | default('held') }}"
         kubeconfig: "{{ kubeconfig }}"
         duration: 600
+
+    - name: Keep running (a rollout in the middle of its masters) until told
+      ansible.builtin.wait_for:
+        path: "{{ go_on }}"
+        timeout: 120
+      when: go_on is defined
 """
 
 
-def test_two_ansible_playbook_runs_and_a_check_job(fresh, ansible_playbook, tmp_path):
-    """Each ansible-playbook run is one run: the first takes the Lease and ends without releasing it (as a run that
-    died); the second, and a Check job, fail naming it (this controller, the first run's playbook); the second's
-    release leaves it alone; an empty kubeconfig says that no cluster lock applies."""
-    first, second = tmp_path / "first.yml", tmp_path / "second.yml"
+def test_two_ansible_playbook_runs_and_a_check_job(fresh, ansible_playbook, collections_path, tmp_path):
+    """Each ansible-playbook run is one run: while the first holds the Lease (it is still running), the second, and
+    a Check job, fail naming it (this controller, its playbook), and the second's release leaves it alone. Once the
+    first run's process is gone (as a run killed on this controller), the next run takes the Lease over at once,
+    saying so. An empty kubeconfig says that no cluster lock applies."""
+    first, second, go_on = tmp_path / "first.yml", tmp_path / "second.yml", tmp_path / "go-on"
     first.write_text(PLAY)
     second.write_text(PLAY)
     extra = ["-e", json.dumps({"kubeconfig": str(fresh.kubeconfig)})]
-    taken = ansible_playbook([str(first)] + extra, cwd=tmp_path)
-    assert taken.returncode == 0 and "changed=1" in taken.stdout, taken.stdout + taken.stderr
-    holder = json.loads(lease(fresh)["metadata"]["annotations"][RUN_ANNOTATION])
-    assert holder["playbook"] == str(first) and re.fullmatch(r"[0-9a-f]{16}", holder["id"])
+    running = subprocess.Popen([str(Path(sys.executable).with_name("ansible-playbook")), str(first)] + extra
+                               + ["-e", json.dumps({"go_on": str(go_on)})], cwd=tmp_path, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path))
+    try:
+        deadline = time.time() + 120
+        while lease(fresh) is None and running.poll() is None and time.time() < deadline:
+            time.sleep(0.5)
+        holder = json.loads(lease(fresh)["metadata"]["annotations"][RUN_ANNOTATION])
+        assert holder["playbook"] == str(first) and re.fullmatch(r"[0-9a-f]{16}", holder["id"])
 
-    for mode in ([], ["--check"]):
-        refused = ansible_playbook([str(second)] + extra + mode, cwd=tmp_path)
-        output = refused.stdout + refused.stderr
-        assert refused.returncode == 2, output
-        assert "another rollout holds this cluster: run %s, started %s, on controller %s, playbook %s" % (
-            holder["id"], holder["started"], holder["controller"], first) in output
-    released = ansible_playbook([str(second)] + extra + ["-e", "state=released"], cwd=tmp_path)
-    assert released.returncode == 0 and "changed=0" in released.stdout
-    assert lease(fresh)["spec"]["holderIdentity"] == holder["id"]
+        for mode in ([], ["--check"]):
+            refused = ansible_playbook([str(second)] + extra + mode, cwd=tmp_path)
+            output = refused.stdout + refused.stderr
+            assert refused.returncode == 2, output
+            assert "another rollout holds this cluster: run %s, started %s, on controller %s, playbook %s" % (
+                holder["id"], holder["started"], holder["controller"], first) in output
+        released = ansible_playbook([str(second)] + extra + ["-e", "state=released"], cwd=tmp_path)
+        assert released.returncode == 0 and "changed=0" in released.stdout
+        assert lease(fresh)["spec"]["holderIdentity"] == holder["id"]
+    finally:
+        go_on.write_text("")
+        assert running.wait(timeout=120) == 0, running.stdout.read()
+
+    taken = ansible_playbook([str(second)] + extra, cwd=tmp_path)
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert ("belongs to a run whose ansible-playbook process on this controller is gone (pid %d)" % holder["pid"]) in (
+        taken.stdout + taken.stderr)
+    assert lease(fresh)["spec"]["holderIdentity"] != holder["id"]
 
     none = ansible_playbook([str(second), "-v", "-e", json.dumps({"kubeconfig": ""})], cwd=tmp_path)
     assert none.returncode == 0 and "No cluster lock: kube_scheduler_rollout_lock_kubeconfig is not set" in none.stdout

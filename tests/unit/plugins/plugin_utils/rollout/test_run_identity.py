@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import run_identity
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import gone, run_identity
 
 
 def _identity_in_a_worker(queue):
@@ -45,3 +45,17 @@ def test_an_awx_job_is_named():
     identity = run_identity({"awx_job_id": 101, "awx_job_template_name": "schedulers weight 3"}, ["/runner/pb.yml"])
     assert identity["job"] == "AWX job 101 (schedulers weight 3)"
     assert "job" not in run_identity({}, ["/runner/pb.yml"])
+
+
+def test_a_run_of_this_controller_whose_process_is_gone_is_known_dead():
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        identity = run_identity(pid=process.pid)
+        assert not gone(identity)  # alive
+    finally:
+        process.kill()
+        process.wait()
+    assert gone(identity)
+    assert not gone(dict(identity, controller="awx-job-102"))  # another controller's: cannot be asked
+    assert not gone(run_identity(pid=os.getpid()))
+    assert not gone(None) and not gone({"id": "x"})
