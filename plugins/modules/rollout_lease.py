@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: rollout_lease
 short_description: Internal - hold or release the cluster's rollout Lease, one rollout of a cluster at a time
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - B(Internal.) Part of the rollout playbooks (C(kubesched.schedulers.systemd), C(kubesched.schedulers.static_pod));
     not a public interface, and its options may change in any release.
