@@ -163,6 +163,8 @@ OTHER_VARIABLES = (
     # The rollout playbooks' apply order and waves (plugin_utils/rollout/rollout_order.py): a master's cluster, the cluster
     # that goes first, and the order the plan computes.
     "kube_scheduler_cluster", "kube_scheduler_cluster_groups", "kube_scheduler_canary_cluster", "kube_scheduler_rollout",
+    # The cluster's rollout Lease (plugin_utils/cluster/rollout_lease.py): the kubeconfig on the controller, its context.
+    "kube_scheduler_rollout_lock_kubeconfig", "kube_scheduler_rollout_lock_context",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
