@@ -89,7 +89,7 @@ class MasterLock(object):
         if self.run is None:
             return self.check()
         with self._guard(create=True):
-            warnings = self._judge(self._read())
+            warnings = self._judge(self._read(), True)
             record = {"run": self.run, "renewed": self.clock(), "timeout": self.timeout}
             write_atomically(self.path, json.dumps(record, indent=1, sort_keys=True).encode("utf-8"), None, 0o600)
         return warnings
@@ -99,7 +99,7 @@ class MasterLock(object):
         if not os.path.isdir(self.state_dir):
             return []
         with self._guard(create=False):
-            return self._judge(self._read())
+            return self._judge(self._read(), False)
 
     def release(self):
         """The lock goes when this run holds it; another run's lock stays. Returns whether one was released."""
@@ -153,8 +153,9 @@ class MasterLock(object):
             return None
         return {"run": {"id": "(unknown: %s cannot be read)" % self.path}, "renewed": changed, "unreadable": True}
 
-    def _judge(self, found):
-        """Nothing, or this run's own lock: no word. Another run's fresh lock: LockHeld. A stale one: a warning."""
+    def _judge(self, found, taking):
+        """Nothing, or this run's own lock: no word. Another run's fresh lock: LockHeld. A stale one, or one whose
+        run the controller found dead: a warning (``taking``: this call takes it; else a later call of the run will)."""
         if found is None:
             return []
         holder = found.get("run") or {}
@@ -163,15 +164,14 @@ class MasterLock(object):
         now = self.clock()
         age = max(0, int(now - found["renewed"]))
         shown = "%s, which last renewed it at %s (%d s ago)" % (describe(holder), _when(found["renewed"]), age)
+        taker = "%s %s" % (describe(self.run) if self.run is not None else "the next run",
+                           "takes it over" if taking else "will take it over at its apply")
         if self.take_over and holder.get("id") == self.take_over:
             return ["this master's rollout lock (%s) belongs to a run whose ansible-playbook process on this controller "
-                    "is gone (pid %s): %s takes it over" % (shown, holder.get("pid"), describe(self.run))]
+                    "is gone (pid %s): %s" % (shown, holder.get("pid"), taker)]
         if age > self.timeout:
             return ["this master's rollout lock (%s) was not renewed for more than %s (%d s): its run is taken for "
-                    "one that died, and %s takes it over%s" % (
-                        shown, TIMEOUT_VARIABLE, self.timeout,
-                        describe(self.run) if self.run is not None else "this call",
-                        "" if self.run is not None else " (writing nothing)")]
+                    "one that died, and %s" % (shown, TIMEOUT_VARIABLE, self.timeout, taker)]
         raise LockHeld(
             "another rollout holds this master: %s; nothing was changed. Two runs changing one master at once would "
             "each take the other's change for its own (a change in flight is not one an earlier run abandoned). Wait "

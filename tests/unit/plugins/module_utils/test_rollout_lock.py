@@ -106,6 +106,10 @@ def test_a_stale_lock_is_taken_over_with_a_warning_naming_its_run(tmp_path):
     with pytest.raises(LockHeld, match=r"\(599 s ago\)"):
         MasterLock(str(tmp_path / "state"), SECOND, 600, clock).take()
     clock.now += 2
+    # A plan (a Check job's) only says so, and writes nothing.
+    said = MasterLock(str(tmp_path / "state"), SECOND, 600, clock).check()
+    assert "run 2e2e2e2e2e2e2e2e" in said[0] and said[0].endswith("will take it over at its apply")
+    assert lock_record(tmp_path)["run"] == FIRST
     warnings = MasterLock(str(tmp_path / "state"), SECOND, 600, clock).take()
     assert len(warnings) == 1
     for shown in ("run 1f1f1f1f1f1f1f1f", "(601 s ago)", "was not renewed for more than "
