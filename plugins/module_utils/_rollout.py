@@ -84,7 +84,10 @@ class Engine(object):
             result = self._run(mode)
         except BaseException:
             if taking:
-                lock.release()  # the run stops at this master: nothing of it is in flight here any more
+                try:
+                    lock.release()  # the run stops at this master: nothing of it is in flight here any more
+                except OSError:
+                    pass  # the call's own failure is the one to report; a lock left goes stale
             raise
         if taking and not os.path.lexists(HeldChange(self.p["state_dir"]).path):
             lock.release()
