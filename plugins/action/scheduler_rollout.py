@@ -14,6 +14,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, READ
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
@@ -21,6 +22,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import check_real_paths, paths_to_resolve, real_paths
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_files import (
     RolloutError, check_outside, static_pod_host, static_pod_reads, systemd_host)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import (
+    gone, playbooks_of_this_run, run_identity)
 
 ENGINE = "kubesched.schedulers.rollout"
 FQCN = "kubesched.schedulers.scheduler_rollout"
@@ -33,6 +36,7 @@ _KINDS = {
     "group": kinds.account, "health_timeout": kinds.integer(1, 3600, "a number of seconds"),
     "settle": kinds.integer(0, 600, "a number of seconds"),
     "standby_port_offset": kinds.integer(1, 65534, "a number of ports"),
+    "lock_timeout": kinds.integer(60, 86400, "a number of seconds"),
 }
 
 # The static_pod role's names of the options compared on the host with the kubelet's directory.
@@ -66,6 +70,10 @@ ARGUMENT_SPEC = {
     # standby.
     "standbys": {"type": "list", "elements": "str", "default": []},
     "standby_port_offset": {"type": "int", "default": 1000},
+    # One rollout at a time (module_utils/_rollout_lock.py): the run that holds the master's lock (derived from this
+    # ansible-playbook run unless given) and the seconds after which a lock nobody renewed is taken over.
+    "run": {"type": "dict"},
+    "lock_timeout": {"type": "int", "default": DEFAULT_TIMEOUT},
 }
 
 
@@ -129,7 +137,8 @@ class ActionModule(NamesItsFqcn, ActionBase):
             raise Refused("%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
         args.update(normalised, kubernetes_version=version)
         engine = {"mode": APPLY if args["apply"] else PLAN, "state_dir": args["state_dir"], "hold": args["hold"],
-                  "health_timeout": args["health_timeout"], "settle": args["settle"]}
+                  "health_timeout": args["health_timeout"], "settle": args["settle"],
+                  "lock": _lock(args, normalised, task_vars)}
         host_paths = dict((name, str(path)) for name, path in (args["host_paths"] or {}).items())
         if host_paths:
             engine["resolve"] = sorted(set(paths_to_resolve(host_paths).values()))
@@ -206,16 +215,30 @@ class ActionModule(NamesItsFqcn, ActionBase):
         """Commit or restore the change the apply step holds on the master: the engine finds everything it needs
         there (module_utils/_held_change.py)."""
         normalised, problems = kinds.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
-            "state_dir", "health_timeout", "settle")), _KINDS)
+            "state_dir", "health_timeout", "settle", "lock_timeout")), _KINDS)
         if problems:
             raise Refused("%s: nothing was changed:\n%s" % (FQCN, "\n".join(problems)))
-        answer = self._engine(dict(normalised, kind=args["kind"], mode=args["finish"]), task_vars)
+        lock = _lock(args, normalised, task_vars)
+        del normalised["lock_timeout"]
+        answer = self._engine(dict(normalised, kind=args["kind"], mode=args["finish"], lock=lock), task_vars)
         return dict(result, **answer)
 
     def _engine(self, module_args, task_vars):
         answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)
         answer.pop("invocation", None)  # the file contents, some of them credentials
+        lock = module_args.get("lock")
+        if answer.get("failed") and lock and not lock.get("take_over") and gone(answer.get("lock_holder")):
+            # A run of this controller that was killed (its process is gone) holds the master: taken over at once,
+            # not after the lock's timeout; the engine says so in a warning.
+            lock = dict(lock, take_over=answer["lock_holder"]["id"])
+            return self._engine(dict(module_args, lock=lock), task_vars)
         return answer
+
+
+def _lock(args, normalised, task_vars):
+    """The master's rollout lock as the engine takes it: this run (module_utils/_rollout_lock.py)."""
+    run = args["run"] or run_identity(task_vars, playbooks_of_this_run())
+    return {"run": plain(run), "timeout": normalised["lock_timeout"]}
 
 
 def _same_directory(kubelet, resolved, args):

@@ -38,6 +38,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api imp
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import MasterLock
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import (
     ATTRIBUTES, CREATE, HEALTHY, NONE, NOT_HEALTHY, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
@@ -70,15 +71,41 @@ class Engine(object):
         self._attributes_before = []  # (path, uid, gid, mode) of the files whose attributes alone this call set
 
     def run(self, mode):
+        """The master's rollout lock (_rollout_lock.py) around the call, before anything is read as pending: a plan
+        (a Check job's too) refuses while another run holds it; apply, commit and restore take or renew it, and it
+        stays while a change of the run is held here."""
+        lock = None if mode == READ or not self.p.get("state_dir") else MasterLock.of(self.p)
+        taking = lock is not None and mode != PLAN
+        if lock is not None:
+            self.result.setdefault("warnings", []).extend(lock.take() if taking else lock.check())
+            if not self.result["warnings"]:
+                del self.result["warnings"]
+        try:
+            result = self._run(mode)
+        except BaseException:
+            if taking:
+                try:
+                    lock.release()  # the run stops at this master: nothing of it is in flight here any more
+                except OSError:
+                    pass  # the call's own failure is the one to report; a lock left goes stale
+            raise
+        if taking and not os.path.lexists(HeldChange(self.p["state_dir"]).path):
+            lock.release()
+        return result
+
+    def _run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
         what is known so far when a typed exception (PreflightFailed, RolledBack) ends the call."""
+        warnings = self.result.get("warnings") or []
         if mode == COMMIT:
-            self.result = self.commit()
+            self.result = dict(self.commit(), **({"warnings": warnings} if warnings else {}))
             return self.result
         if mode == RESTORE:
-            self.result = self.restore()
+            self.result = dict(self.restore(), **({"warnings": warnings} if warnings else {}))
             return self.result
         self.result = dict(changed=False, **self.facts())
+        if warnings:
+            self.result["warnings"] = list(warnings)
         problem = self.strategy.host_problem(self.result)
         if problem:
             raise PreflightFailed(problem)

@@ -296,6 +296,31 @@ options:
       - V(false) only for reports (the drift check).
     type: bool
     default: true
+  lock:
+    description:
+      - One rollout at a time on this master - the run this call belongs to and the master's rollout lock
+        (C(<state_dir>/rollout-lock.json), root's, mode 0600, checked and taken under an exclusive C(flock) of
+        O(state_dir) and replaced by an atomic rename).
+      - Before anything is read as pending, a plan (check mode too) fails while another run holds the lock, naming
+        that run (its id, start, controller and playbook) and when it last renewed it; V(apply), V(commit) and
+        V(restore) take or renew it, and it stays while a change of the run is held on this master (released by the
+        commit or the restore, or when the call ends with nothing held).
+      - A lock not renewed for O(lock.timeout) seconds is taken for one whose run died and is taken over, with a
+        warning. A call that names no run takes no lock, and is refused by a live one.
+    type: dict
+    suboptions:
+      run:
+        description: The run (C(id), C(started), C(controller), C(playbook), C(job)); the same C(id) re-enters.
+        type: dict
+      timeout:
+        description: Seconds without renewal after which another run's lock is taken over.
+        type: int
+        default: 1800
+      take_over:
+        description:
+          - The id of a run the controller found dead (a run of the same controller whose ansible-playbook process is
+            gone), whose lock is taken over at once, with a warning. A refusal returns the holder (RV(lock_holder)).
+        type: str
 attributes:
   check_mode:
     support: full
@@ -396,6 +421,10 @@ not_healthy:
   returned: when O(mode=restore)
   type: list
   elements: str
+lock_holder:
+  description: The run that holds the master's rollout lock, when that refused the call.
+  returned: when another run's lock refused the call
+  type: dict
 rolled_back:
   description: True when a change failed and everything it changed was restored; false when it failed before the
     first write (nothing was changed).
@@ -410,6 +439,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
     APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT, LockHeld
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import strategy_for
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
@@ -458,6 +488,8 @@ ARGUMENT_SPEC = dict(
     health_timeout=dict(type="int", default=180),
     settle=dict(type="int", default=2),
     health_check=dict(type="bool", default=True),
+    lock=dict(type="dict", options=dict(run=dict(type="dict"), timeout=dict(type="int", default=DEFAULT_TIMEOUT),
+                                        take_over=dict(type="str"))),
 )
 
 
@@ -503,6 +535,8 @@ def main():
         module.fail_json(msg=str(exc))
     except PreflightFailed as exc:
         result = dict(engine.result, changed=False)
+        if isinstance(exc, LockHeld):
+            result["lock_holder"] = exc.holder  # the controller may know that run dead (its process gone)
         result.update((key, value) for key, value in (("plan", exc.plan), ("diff", exc.diff)) if value is not None)
         module.fail_json(msg=str(exc), rolled_back=False, **result)
     except (RolledBack, RolloutFailed, OSError) as exc:

@@ -189,6 +189,23 @@ options:
     description: How far above an instance's secure port its temporary standby listens (O(standbys)).
     type: int
     default: 1000
+  run:
+    description:
+      - The run this call belongs to, the holder of the master's rollout lock (C(id), C(started), C(controller),
+        C(playbook), C(job)). Omitted, it is derived from the ansible-playbook run (this controller's host name, the
+        ansible-playbook process and the time it started, the playbooks it was given, the AWX job), the same in
+        every task of one run and never in another run.
+      - One rollout at a time on a master - while another run holds the lock (its change applied and not yet
+        committed or restored) the plan fails, in check mode too, naming that run and when it last renewed the
+        lock; a lock not renewed for O(lock_timeout) seconds is taken over with a warning. See the module
+        C(kubesched.schedulers.rollout), option C(lock).
+    type: dict
+  lock_timeout:
+    description:
+      - Seconds without renewal after which another run's lock on the master is taken for one whose run died, and
+        taken over (60 to 86400). The roles' C(kube_scheduler_rollout_lock_timeout).
+    type: int
+    default: 1800
   manifest_dir:
     description:
       - The kubelet's static pod directory (static pods). Empty means the one the kubelet on the master watches

@@ -79,10 +79,10 @@ def run(cluster, score, secure_port=None, options=()):
                             check=False, options=("--limit", cluster.masters[0]) + tuple(options))
 
 
-def start(cluster, score, secure_port=None):
+def start(cluster, score, secure_port=None, settle=30):
     """The playbook as run() runs it, its gates held open, in a process group of its own (to be killed)."""
     extra = cluster.directory / "killed-run-vars.json"
-    extra.write_text(json.dumps(variables(cluster, score, secure_port, settle=30)))
+    extra.write_text(json.dumps(variables(cluster, score, secure_port, settle=settle)))
     return subprocess.Popen(
         [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(cluster.real.inventory()),
          "-e", "@%s" % extra, "--limit", cluster.masters[0], "playbooks/static_pod.yml"],
@@ -279,3 +279,43 @@ def test_a_one_master_change_hands_the_lease_to_a_temporary_standby_and_back_lea
     again = run(cluster, 60)
     assert again.returncode == 0 and changed_count(again) == 0, again.stdout[-6000:]
     assert PLAN_LINE not in again.stdout
+
+
+LOCK = STATE_DIR + "/rollout-lock.json"
+
+
+def configs(real, host):
+    return real.node_exec(host, "sh", "-c", "cat /etc/kubernetes/schedulers/*.yaml 2>/dev/null || true")
+
+
+@pytest.mark.usefixtures("only_m1_elects")
+def test_a_second_run_while_the_first_holds_the_master_is_refused_naming_it_and_writes_nothing(cluster):
+    """Two AWX jobs of one master, the second a few seconds after the first, with another weight: while the first
+    run's change is under way (its gates held open by a long settle), the second run, and its Check job, fail naming
+    the first (its start, this controller, its playbook) without writing anything; the first ends ok with its own
+    config, and the master's lock is gone with its commit."""
+    real, m1 = cluster.real, cluster.masters[0]
+    first = start(cluster, 40, settle=90)  # percentageOfNodesToScore 40; each gate held open 90 s
+    try:
+        wait_for("the first run's apply to take m1's rollout lock", lambda: exists(real, m1, LOCK), timeout=600)
+        holder_run = json.loads(real.node_exec(m1, "cat", LOCK))["run"]
+        for options in ((), ("--check", "--diff")):
+            second = run(cluster, 45, options=options)
+            output = second.stdout + second.stderr
+            assert second.returncode != 0, output[-6000:]
+            assert ("another rollout holds this master: run %s, started %s, on controller %s, playbook %s"
+                    % (holder_run["id"], holder_run["started"], holder_run["controller"],
+                       REPO / "playbooks" / "static_pod.yml")) in output, output[-6000:]
+            # Not taken for a change a dead run left: neither adopted nor gated again.
+            assert "was never gated to the end" not in output and "never committed or restored" not in output
+            assert "percentageOfNodesToScore: 45" not in configs(real, m1)
+            assert first.poll() is None  # refused while the first run was alive
+        out = first.communicate(timeout=900)[0]
+        assert first.returncode == 0, out[-6000:]
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+    assert "percentageOfNodesToScore: 40" in configs(real, m1)
+    assert not exists(real, m1, LOCK) and not exists(real, m1, RECORD)
+    no_standby_left(cluster)

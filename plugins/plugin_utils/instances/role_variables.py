@@ -46,6 +46,8 @@ _HOST_COMMON = {
     "kube_scheduler_lease_rbac_create": kinds.boolean,
     "kube_scheduler_lease_rbac_kubeconfig": kinds.path,
     "kube_scheduler_rollout_hold": kinds.boolean,
+    # One rollout at a time (module_utils/_rollout_lock.py): seconds before a lock nobody renews is taken over.
+    "kube_scheduler_rollout_lock_timeout": kinds.integer(60, 86400, "a number of seconds"),
     # Make before break (temporary_standby.py): the playbooks read the first per master, and set the last.
     "kube_scheduler_make_before_break": kinds.boolean,
     "kube_scheduler_standby_port_offset": kinds.integer(1, 65534, "a number of ports"),
@@ -162,6 +164,8 @@ OTHER_VARIABLES = (
     # The rollout playbooks' apply order and waves (plugin_utils/rollout/rollout_order.py): a master's cluster, the cluster
     # that goes first, and the order the plan computes.
     "kube_scheduler_cluster", "kube_scheduler_cluster_groups", "kube_scheduler_canary_cluster", "kube_scheduler_rollout",
+    # The cluster's rollout Lease (plugin_utils/cluster/rollout_lease.py): the kubeconfig on the controller, its context.
+    "kube_scheduler_rollout_lock_kubeconfig", "kube_scheduler_rollout_lock_context",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
+import sys
 
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import FILE_NAME as LOCK
 from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import StaticPodStrategy
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import run_identity
 
 PLAYBOOK = """
 - hosts: localhost
@@ -67,7 +71,7 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def held_change(work, port):
+def held_change(work, port, run=None):
     """The old files on the host, then the engine's apply of new ones: held in <state_dir>/static-pod."""
     for name in ("etc", "manifests"):
         (work / name).mkdir(parents=True)
@@ -81,18 +85,23 @@ def held_change(work, port):
               "binary": None, "accounts": None, "read": [], "health_timeout": 1, "settle": 0,
               "instances": [{"name": "one", "state": "present", "unit": None, "port": port, "named_files": [],
                              "health_url": "https://127.0.0.1:%d/livez" % port, "files": files}]}
+    if run is not None:
+        params["lock"] = {"run": run, "timeout": 60}
     Engine(params, StaticPodStrategy(run=None), _Waiter()).run(APPLY)
     assert (work / "manifests" / "one.yaml").read_text() == "new manifest\n"
 
 
-def gated(ansible_playbook, tmp_path, gate_fails, env=None):
-    """A change the engine applied and holds, then the playbook's gate (failing or not), commit and rescue."""
+def gated(ansible_playbook, tmp_path, gate_fails, env=None, run=None, extra=None):
+    """A change the engine applied and holds (for ``run``: another run's, locked), then the playbook's gate (failing
+    or not), commit and rescue."""
     if os.geteuid() != 0:
         pytest.skip("the engine writes files owned by root")
     work = tmp_path / "work"
-    held_change(work, free_port())
+    if not work.exists():
+        held_change(work, free_port(), run)
     (tmp_path / "pb.yml").write_text(PLAYBOOK)
-    run = ansible_playbook([tmp_path / "pb.yml", "-e", json.dumps({"work": str(work), "gate_fails": gate_fails})],
+    run = ansible_playbook([tmp_path / "pb.yml", "-e", json.dumps(dict({"work": str(work), "gate_fails": gate_fails},
+                                                                       **(extra or {})))],
                            cwd=tmp_path, env=env)
     return work, run
 
@@ -117,4 +126,48 @@ def test_a_gate_that_passes_commits_and_a_rerun_has_nothing_held(ansible_playboo
     assert run.returncode == 0, run.stdout + run.stderr
     assert "changed=0" in run.stdout  # releasing the backups changes nothing that runs
     assert (work / "manifests" / "one.yaml").read_text() == "new manifest\n"
+    assert os.listdir(str(work / "state" / "static-pod")) == []
+
+
+OTHER_RUN = {"id": "0a0a0a0a0a0a0a0a", "started": "2026-12-07T09:00:00Z", "controller": "awx-job-101",
+             "playbook": "/runner/project/playbooks/static_pod.yml"}
+
+
+def test_another_runs_held_change_is_neither_committed_nor_restored_until_its_lock_is_stale(ansible_playbook, tmp_path):
+    """Two jobs of one master: the first holds its change for its last gate; this playbook, a second run, is
+    refused at its commit and at its restore, naming the first; once the first run's lock is stale (the run died),
+    the second takes it over, names itself (this controller, this playbook) and commits."""
+    work, run = gated(ansible_playbook, tmp_path, False, run=OTHER_RUN)
+    output = run.stdout + run.stderr
+    assert run.returncode == 2, output
+    assert ("another rollout holds this master: run 0a0a0a0a0a0a0a0a, started 2026-12-07T09:00:00Z, on controller "
+            "awx-job-101, playbook /runner/project/playbooks/static_pod.yml, which last renewed it at") in output
+    assert (work / "manifests" / "one.yaml").read_text() == "new manifest\n"  # neither committed nor put back
+    assert (work / "state" / "static-pod" / FILE_NAME).exists()
+
+    lock = work / "state" / "static-pod" / LOCK
+    record = json.loads(lock.read_text())
+    record["renewed"] -= 61
+    lock.write_text(json.dumps(record))
+    run = gated(ansible_playbook, tmp_path, False, extra={"kube_scheduler_rollout_lock_timeout": 60})[1]
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output
+    assert "run 0a0a0a0a0a0a0a0a" in output and "was not renewed for more than kube_scheduler_rollout_lock_timeout" in output
+    assert ("on controller %s, playbook %s takes it over" % (socket.gethostname(), tmp_path / "pb.yml")) in output
+    assert os.listdir(str(work / "state" / "static-pod")) == []
+
+
+def test_a_killed_run_of_this_controller_is_taken_over_at_once(ansible_playbook, tmp_path):
+    """A run killed on this controller (its ansible-playbook process gone), rerun from the same machine: its lock is
+    known dead and taken over at once, with a warning, not after kube_scheduler_rollout_lock_timeout."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = run_identity(playbooks=["/somewhere/static_pod.yml"], pid=process.pid)
+    finally:
+        process.kill()
+        process.wait()
+    work, run = gated(ansible_playbook, tmp_path, False, run=dead)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output
+    assert ("belongs to a run whose ansible-playbook process on this controller is gone (pid %d)" % process.pid) in output
     assert os.listdir(str(work / "state" / "static-pod")) == []

@@ -33,9 +33,10 @@ INPUTS = {
     "resolve": {"_rollout_role": "systemd"},
     "serving_certs": {"_rollout_serving_certs": [], "_rollout_owner": "root", "_rollout_group": "root"},
     "serving_certs_plan": {"_rollout_serving_certs": [], "_rollout_owner": "root", "_rollout_group": "root"},
-    "commit": {"_rollout_kind": "systemd", "_rollout_state_dir": "/var/lib/kubesched/systemd"},
+    "commit": {"_rollout_kind": "systemd", "_rollout_state_dir": "/var/lib/kubesched/systemd",
+               "_rollout_lock_timeout": 1800},
     "restore": {"_rollout_kind": "static_pod", "_rollout_state_dir": "/var/lib/kubesched/static-pod",
-                "_rollout_health_timeout": 10, "_rollout_health_settle": 0},
+                "_rollout_lock_timeout": 1800, "_rollout_health_timeout": 10, "_rollout_health_settle": 0},
 }
 
 
