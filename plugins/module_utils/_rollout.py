@@ -72,6 +72,8 @@ class Engine(object):
     def run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
         what is known so far when a typed exception (PreflightFailed, RolledBack) ends the call."""
+        if self.p.get("state_dir"):
+            HeldChange.load(self.p["state_dir"])  # a record that cannot be trusted stops every mode (RecordDamaged)
         if mode == COMMIT:
             self.result = self.commit()
             return self.result
@@ -601,7 +603,7 @@ class Engine(object):
         failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
         restored, removed, unrestorable = [], [], []
         for instance, backup, _pid in touched:
-            unrestorable.extend(backup.restore())
+            unrestorable.extend(backup.restore(held.refusal(instance)))
             (restored if backup.ran_before() else removed).append(instance)
         if touched:
             try:
