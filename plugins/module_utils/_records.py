@@ -70,9 +70,11 @@ def read(path, check, advice):
 
 
 def decode(data, path, check, advice):
-    """``data`` (bytes) as a checked record body (see ``read``); RecordDamaged for anything else, never another error."""
+    """``data`` (bytes) as a checked record body (see ``read``); RecordDamaged for anything else, never another
+    error."""
     if len(data) > MAX_BYTES:
-        raise RecordDamaged(path, "it is larger than %d bytes, which no record of this collection is" % MAX_BYTES, advice)
+        raise RecordDamaged(path, "it is larger than %d bytes, which no record of this collection is" % MAX_BYTES,
+                            advice)
     try:
         body = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except RecursionError:

@@ -196,7 +196,8 @@ def static_pod_host(instances, settings, read):
                 entry["files"].append({"path": instance["kubeconfig"]})
             entry["files"] += [{"path": where["adopted"]}, {"path": where["manifest"]}]
             entry["port"] = instance["secure_port"]  # the engine waits until the kubelet has stopped the pod
-            entry["standby_leftover"] = temporary_standby.leftover(instance, "static_pod", _offset(settings), manifest_dir)
+            entry["standby_leftover"] = temporary_standby.leftover(instance, "static_pod", _offset(settings),
+                                                                   manifest_dir)
             entries.append(entry)
             continue
         # A manifest without our annotation was written by kubeadm (or someone else): it is adopted, and kept
