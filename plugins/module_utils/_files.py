@@ -355,11 +355,15 @@ class Backup(object):
     def save(self, paths):
         """Each file copied (synced, its sha256 in the index), then the index written atomically and durably."""
         remove_path(self.dir)
+        instance_dir = os.path.dirname(self.dir)
         with writing(self.dir, action="make", purpose="the backup directory"):
+            made = not os.path.isdir(instance_dir)
             os.makedirs(self.dir, 0o700)
-            os.chmod(os.path.dirname(self.dir), 0o700)
-            sync_directory(os.path.dirname(self.dir))
-            sync_directory(os.path.dirname(os.path.dirname(self.dir)))
+            os.chmod(instance_dir, 0o700)
+            # The new directories' entries on the disk (the index's write syncs the backup directory itself).
+            sync_directory(instance_dir)
+            if made:
+                sync_directory(os.path.dirname(instance_dir))
         for index, path in enumerate(paths):
             entry = {"path": path, "existed": os.path.isfile(path), "copy": None, "sha256": None}
             if entry["existed"]:
