@@ -198,7 +198,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
             result["warnings"] = [preview] + list(result.get("warnings") or [])
         # A plan outside check mode changes nothing: it says what is pending and leaves "changed" (and the diff on
         # screen) to the apply step. In check mode the plan is what a Check job reports.
-        result["pending"] = bool(answer.get("changed"))
+        result["pending"] = bool(answer.get("changed") or answer.get("pending"))
         if not args["apply"] and not self._task.check_mode:
             result["changed"] = False
             result.pop("diff", None)

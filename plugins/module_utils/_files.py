@@ -25,13 +25,14 @@ import errno
 import fcntl
 import grp
 import hashlib
-import json
 import os
 import pwd
 import re
 import shutil
 import socket
 import tempfile
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _records
 
 # Every temp name is ".<name><TEMP_MARK><random>" beside the file it replaces (plugins/plugin_utils/core/constants.py
 # re-exports these for the controller and the tests).
@@ -149,11 +150,14 @@ def sha256(data):
     return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
-def sha256_file(path):
+def sha256_file(path, sync=False):
+    """The file's sha256; with ``sync``, its bytes are on the disk too (not only in the page cache)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+        if sync:
+            os.fsync(handle.fileno())
     return digest.hexdigest()
 
 
@@ -237,6 +241,15 @@ def write_atomically(path, data, ids=None, mode=None, prepare=None):
     return removed
 
 
+def sync_directory(path):
+    """The directory's entries (a file made, renamed or removed in it) on the disk, not only in the page cache."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def attribute_changes(module, path, diff):
     """Whether the owner, group, mode, SELinux context or attributes of ``path`` differ from an AnsibleModule's file
     arguments, with Ansible's diff of them in ``diff``; nothing is changed. Ansible's own comparison, asked of a
@@ -303,40 +316,74 @@ class Backup(object):
 
     def __init__(self, state_dir, name):
         self.dir = os.path.join(state_dir, name, "backup")
-        self.entries = []  # {"path", "existed", "copy"}
+        self.entries = []  # {"path", "existed", "copy", "sha256" (of the copy; none in an index of version 0)}
 
     @classmethod
-    def load(cls, state_dir, name):
-        """The backup an earlier call saved (its index), for a restore or a release in a later call."""
+    def load(cls, state_dir, name, record=None):
+        """The backup an earlier call saved (its index, checked: _records.py), for a restore or a release in a later
+        call; None when there is none. ``record``: the path of the change's record, named in what the operator is
+        told to do when the index cannot be trusted."""
         backup = cls(state_dir, name)
-        with open(os.path.join(backup.dir, "index.json")) as handle:
-            backup.entries = json.load(handle)
+        index = os.path.join(backup.dir, "index.json")
+        advice = ("The change recorded in %s backed up the files of %s there: look at the master, put back by hand "
+                  "what the change wrote from the copies in %s (the numbered files, in the order the index named "
+                  "them), then remove %s and that record; the next run plans from what is on the master"
+                  % (record or "the state directory", name, backup.dir, backup.dir))
+        body = _records.read(index, backup._check_index, advice)
+        if body is None:
+            return None
+        backup.entries = body if isinstance(body, list) else body["entries"]
         return backup
 
+    def _check_index(self, body, version):
+        """What restore relies on: each entry an absolute path; whether it existed; its copy, a numbered file of this
+        backup's directory, with (from version 1) the sha256 of the copy."""
+        entries = body if version == 0 else _records.mapping(body, "the index", ("entries",))["entries"]
+        keys = ("path", "existed", "copy") + (("sha256",) if version else ())
+        for where, entry in _records.items(entries, "entries"):
+            _records.mapping(entry, where, keys)
+            _records.absolute_path(entry["path"], where + ".path")
+            if _records.boolean(entry["existed"], where + ".existed"):
+                copy = _records.text(entry["copy"], where + ".copy")
+                if os.path.dirname(copy) != self.dir or not os.path.basename(copy).isdigit():
+                    raise _records.Wrong("%s.copy: a numbered file of %s expected, got %r" % (where, self.dir, copy))
+                if version:
+                    _records.digest(entry["sha256"], where + ".sha256")
+            elif entry["copy"] is not None or entry.get("sha256") is not None:
+                raise _records.Wrong("%s: a file that did not exist has no copy" % where)
+
     def save(self, paths):
+        """Each file copied (synced, its sha256 in the index), then the index written atomically and durably."""
         remove_path(self.dir)
+        instance_dir = os.path.dirname(self.dir)
         with writing(self.dir, action="make", purpose="the backup directory"):
+            made = not os.path.isdir(instance_dir)
             os.makedirs(self.dir, 0o700)
-            os.chmod(os.path.dirname(self.dir), 0o700)
+            os.chmod(instance_dir, 0o700)
+            # The new directories' entries on the disk (the index's write syncs the backup directory itself).
+            sync_directory(instance_dir)
+            if made:
+                sync_directory(os.path.dirname(instance_dir))
         for index, path in enumerate(paths):
-            entry = {"path": path, "existed": os.path.isfile(path), "copy": None}
+            entry = {"path": path, "existed": os.path.isfile(path), "copy": None, "sha256": None}
             if entry["existed"]:
                 entry["copy"] = os.path.join(self.dir, str(index))
                 with writing(entry["copy"], purpose="the backup of %s" % path):
                     shutil.copy2(path, entry["copy"])
                     st = os.stat(path)
                     os.chown(entry["copy"], st.st_uid, st.st_gid)
+                    entry["sha256"] = sha256_file(entry["copy"], sync=True)
             self.entries.append(entry)
-        index = os.path.join(self.dir, "index.json")
-        with writing(index, purpose="the backup's index"):
-            with open(index, "w") as handle:
-                json.dump(self.entries, handle)
+        write_atomically(os.path.join(self.dir, "index.json"), _records.encode({"entries": self.entries}), None, 0o600)
 
-    def restore(self):
+    def restore(self, refusal=None):
         """Files back in reverse write order (the unit or manifest first goes back first); new files removed.
-        Every file is tried; returns the ones that could not be put back."""
+        ``refusal(path)``: why a path may not be written (the record's rule), or None. A refused path, or a copy whose
+        sha256 is not the index's, is never written: it is reported when the file differs from its backup. Every
+        file is tried; returns the ones that could not (or may not) be put back."""
         problems = []
         for entry in reversed(self.entries):
+            refused = refusal(entry["path"]) if refusal is not None else None
             try:
                 if entry["existed"]:
                     st = os.stat(entry["copy"])
@@ -345,10 +392,21 @@ class Backup(object):
                     # A file the change never replaced (its write failed first) is not written again: on a full
                     # disk that write would fail too, and report a file as not restored that never changed.
                     if not _same_file(entry["path"], data, st):
+                        if refused is None and entry.get("sha256") not in (None, sha256(data)):
+                            refused = "its copy does not match the sha256 the backup's index recorded for it"
+                        if refused is not None:
+                            problems.append("%s (%s; its copy is %s)" % (entry["path"], refused, entry["copy"]))
+                            continue
                         write_atomically(entry["path"], data, (st.st_uid, st.st_gid), st.st_mode & 0o7777)
+                    elif refused is not None:
+                        continue  # as it was before the change: nothing to write
                     with writing(entry["path"]):
                         os.utime(entry["path"], ns=(st.st_atime_ns, st.st_mtime_ns))
                 elif os.path.lexists(entry["path"]):
+                    if refused is not None:
+                        problems.append("%s (%s; it did not exist before the change and is left as it is)"
+                                        % (entry["path"], refused))
+                        continue
                     with writing(entry["path"], action="remove"):
                         os.unlink(entry["path"])
             except WriteFailed as exc:

@@ -96,6 +96,8 @@ class Engine(object):
     def _run(self, mode):
         """The call's one line: facts, then (plan, apply) the plan, then (apply) the change. ``self.result`` holds
         what is known so far when a typed exception (PreflightFailed, RolledBack) ends the call."""
+        if self.p.get("state_dir"):
+            HeldChange.load(self.p["state_dir"])  # a record that cannot be trusted stops every mode (RecordDamaged)
         warnings = self.result.get("warnings") or []
         if mode == COMMIT:
             self.result = dict(self.commit(), **({"warnings": warnings} if warnings else {}))
@@ -223,10 +225,7 @@ class Engine(object):
         if left:
             # A run stopped while a temporary standby ran (make before break).
             plan.standby_leftovers = [found["name"] for found in left]
-            self.result.setdefault("warnings", []).append(
-                "%s: a temporary standby an earlier run started is still on this master (%s); the apply step removes "
-                "it once the instance it stands in for answers health, never before"
-                % (", ".join(plan.standby_leftovers), ", ".join(path for found in left for path in found["paths"])))
+            self.result.setdefault("warnings", []).extend(_standby.leftover_warnings(left))
         refusals.extend(self._port_refusals(plan))
         refusals.extend(self._health_refusals(plan, held))
         changed = bool(plan.directories or plan.link_changed or held is not None or left or stale
@@ -434,12 +433,16 @@ class Engine(object):
         return applied
 
     def _prepare(self, plan, held):
-        """The directories the plan wants made or changed, the intent recorded, then the absent instances removed."""
+        """The directories the plan wants made or changed, the intent recorded, then the absent instances removed,
+        and the standbys a killed run left for them."""
         for directory in self.p["directories"]:
             if directory["path"] in plan.directories:
                 self._make_directory(directory)
         held.save()
         self._remove_absent(plan)
+        problems = _standby.remove_absent(self.strategy, self.waiter, self._standby_leftovers, self.p["health_timeout"])
+        if problems:
+            raise RolloutFailed("; ".join(problems))
 
     def _start_standbys(self, plan, held):
         """Make before break: the standbys start before the first write of their instances
@@ -449,7 +452,8 @@ class Engine(object):
         p = self.p
         self._standbys = _standby.TemporaryStandbys(self.strategy, self.waiter, write_atomically,
                                                     p["health_timeout"], p["settle"])
-        left = self._left = dict((found["name"], found) for found in self._standby_leftovers)
+        left = self._left = dict((found["name"], found) for found in self._standby_leftovers
+                                 if found["state"] == "present")
         standbys = [instance["standby"] for instance in p["instances"]
                     if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
                     and plan.entry(instance).action in (UPDATE, RESTART)
@@ -638,7 +642,7 @@ class Engine(object):
         failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
         restored, removed, unrestorable = [], [], []
         for instance, backup, _pid in touched:
-            unrestorable.extend(backup.restore())
+            unrestorable.extend(backup.restore(held.refusal(instance)))
             (restored if backup.ran_before() else removed).append(instance)
         if touched:
             try:

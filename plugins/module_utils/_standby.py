@@ -8,7 +8,8 @@ period) for an instance that holds a lease no other master stands by for. The en
 it writes the instance's files, so that the standby takes the lease the moment the old process releases it; once the
 instance's new process answers its health gate, the standby goes and the lease moves back. Every standby a call
 started is gone when the call returns, also after a failure (the engine's one restore removes it once the instance
-is back). A standby a killed run left behind is found by its files on the next run (``leftovers``) and removed.
+is back). A standby a killed run left behind is found by its files on the next run (``leftovers``) and removed:
+once its instance answers health, or at once when its instance is now absent.
 Host code: stdlib only.
 """
 
@@ -48,18 +49,46 @@ def carries_text(text, mark):
 
 
 def leftovers(instances):
-    """The standbys of present ``instances`` whose files a run that stopped half-way left on this master:
-    [{name, paths (those present and carrying the standby's mark), unit, port}]. A file at a standby's path without
-    the mark is not the collection's (an operator's, or an instance's) and is never counted, so never removed."""
+    """The standbys of ``instances`` whose files a run that stopped half-way left on this master, whatever the state
+    of their instance now: [{name, state (the instance's), paths (those present and carrying the standby's mark),
+    unit, port}]. A file at a standby's path without the mark is not the collection's (an operator's, or an
+    instance's) and is never counted, so never removed."""
     found = []
     for instance in instances:
         spec = instance.get("standby_leftover")
-        if instance.get("state", "present") != "present" or not spec:
+        if not spec:
             continue
         present = [path for path in spec["paths"] if carries(path, spec["mark"])]
         if present:
-            found.append({"name": instance["name"], "paths": present, "unit": spec.get("unit"), "port": spec["port"]})
+            found.append({"name": instance["name"], "state": instance.get("state", "present"), "paths": present,
+                          "unit": spec.get("unit"), "port": spec["port"]})
     return found
+
+
+def leftover_warnings(found):
+    """What the plan says of the standbys ``leftovers`` found: one removed once its instance answers health, one of an
+    absent instance removed with it (it stands in for nothing any more, and would keep running)."""
+    warnings = []
+    for state, text in (("present", "%s: a temporary standby an earlier run started is still on this master (%s); the "
+                                     "apply step removes it once the instance it stands in for answers health, never "
+                                     "before"),
+                        ("absent", "%s: a temporary standby an earlier run started is still on this master (%s), and "
+                                   "its instance is absent: it stands in for nothing and would keep running; the apply "
+                                   "step stops it and removes its files with the instance")):
+        left = [entry for entry in found if entry["state"] == state]
+        if left:
+            warnings.append(text % (", ".join(entry["name"] for entry in left),
+                                    ", ".join(path for entry in left for path in entry["paths"])))
+    return warnings
+
+
+def remove_absent(strategy, waiter, found, timeout):
+    """The standbys ``leftovers`` found for absent instances, stopped and their files removed; returns the problems."""
+    problems = []
+    for entry in found:
+        if entry["state"] == "absent":
+            problems.extend(remove(strategy, waiter, adopted(entry), timeout))
+    return problems
 
 
 def _removal(spec):

@@ -35,6 +35,11 @@ description:
     O(hold=false) no gate follows, and the apply call commits its own change once every health gate passed. A
     plan that finds a held change (a run that stopped between apply and commit) reports it as pending; the next
     apply gates it again and holds it with its own change.
+  - The record and each backup's index carry a format version and the sha256 of their body, are synced to disk with
+    their directory, and are read back checked; one that cannot be trusted fails every mode before anything is
+    written (see RV(untrusted_record)). A restore writes only the files the record says the change wrote, in the
+    directories of the instance's files, from copies whose sha256 matches the index; anything else is reported as
+    C(NOT restored) and left as it is.
   - The plan also runs the master's own kube-scheduler offline against the new config and flags of every instance
     that would start a process (O(instances[].preflight)) - C(--write-config-to) with C(--secure-port 0) and an
     unreachable C(--master), and the config's kubeconfig replaced by an offline one, so no API server is ever
@@ -425,6 +430,14 @@ lock_holder:
   description: The run that holds the master's rollout lock, when that refused the call.
   returned: when another run's lock refused the call
   type: dict
+untrusted_record:
+  description:
+    - The record of the change held on the master, or a backup's index, that could not be trusted (it cannot be
+      read, is not JSON, its checksum does not match, its format version is unknown, or a field has the wrong
+      type). Every mode fails on it, before anything is written, with C(pending=true) and a message naming the file,
+      what is wrong and what to do.
+  returned: when such a record stops the call
+  type: str
 rolled_back:
   description: True when a change failed and everything it changed was restored; false when it failed before the
     first write (nothing was changed).
@@ -436,6 +449,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._module impor
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
+from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
     APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
@@ -524,15 +538,18 @@ def main():
     if problems:
         module.fail_json(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
 
-    if module.check_mode and params["mode"] in (COMMIT, RESTORE):
-        held = HeldChange.load(params["state_dir"])
-        module.exit_json(changed=params["mode"] == RESTORE and held is not None, held=held.names() if held else [])
     mode = PLAN if module.check_mode and params["mode"] == APPLY else params["mode"]
     engine = Engine(params, strategy_for(params["kind"], module.run_command), Waiter())
     try:
+        if module.check_mode and params["mode"] in (COMMIT, RESTORE):
+            held = HeldChange.load(params["state_dir"])
+            module.exit_json(changed=params["mode"] == RESTORE and held is not None, held=held.names() if held else [])
         module.exit_json(**engine.run(mode))
     except KubeletError as exc:
         module.fail_json(msg=str(exc))
+    except RecordDamaged as exc:
+        # Something is held on this master, and nothing can be known of it: never "nothing pending".
+        module.fail_json(msg=str(exc), rolled_back=False, pending=True, untrusted_record=exc.path)
     except PreflightFailed as exc:
         result = dict(engine.result, changed=False)
         if isinstance(exc, LockHeld):

@@ -14,8 +14,9 @@ ansible-playbook's process group and to the engine on m1, once m1's manifest has
   process of the test takes it once the apply step began (its first write, the standby's manifest). The next plain
   run finds the record, gates the change again, restores the old manifest, sees the old process healthy and holding
   the lease, removes the standby only then, and fails naming the instance.
-- A good change: the next run gates it from the record, commits it (the backup goes), removes the standby; the run
-  after changes nothing.
+- A good change: its record cut short first, the Check job and a plain run fail naming it and change nothing; put
+  back, the next run gates it from the record, commits it (the backup goes), removes the standby; the run after
+  changes nothing.
 
 Make before break: a config-only change names the temporary standby in its plan; the lease goes from the old process
 to the standby (a process of its own on m1) and from the standby to the new process, and nothing of the standby is
@@ -202,6 +203,26 @@ def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_f
             squatter.wait()
 
 
+def damaged_record_stops_the_check_job_and_the_run(cluster):
+    """The killed run's record cut short (a disk error, a copy that stopped half-way): the Check job and a plain run
+    fail on the plan naming the record and what to do, and change nothing; the record is then put back as it was."""
+    real, m1 = cluster.real, cluster.masters[0]
+    manifest = real.node_exec(m1, "cat", MANIFEST)
+    real.node_exec(m1, "cp", "-p", RECORD, RECORD + ".whole")
+    real.node_exec(m1, "truncate", "-s", "300", RECORD)
+    try:
+        for options in (("--check", "--diff"), ()):
+            damaged = run(cluster, 70, options=options)
+            output = damaged.stdout + damaged.stderr
+            assert damaged.returncode == 2, output[-6000:]
+            assert "%s cannot be trusted: it is not JSON (" % RECORD in output, output[-6000:]
+            assert "then remove %s" % RECORD in output and "Traceback" not in output, output[-6000:]
+            assert real.node_exec(m1, "cat", MANIFEST) == manifest
+            assert exists(real, m1, RECORD)
+    finally:
+        real.node_exec(m1, "mv", RECORD + ".whole", RECORD)
+
+
 @pytest.mark.usefixtures("only_m1_elects")
 def test_a_killed_good_change_is_committed_by_the_next_run_after_a_real_gate(cluster):
     real, m1 = cluster.real, cluster.masters[0]
@@ -210,6 +231,7 @@ def test_a_killed_good_change_is_committed_by_the_next_run_after_a_real_gate(clu
     kill_once_written(cluster, playbook, lambda text: text.strip() and text != before)  # its config checksum
     record = json.loads(real.node_exec(m1, "cat", RECORD))
     assert record["gate_passed"] is False
+    damaged_record_stops_the_check_job_and_the_run(cluster)
 
     since = time.time()
     again = run(cluster, 70)

@@ -109,6 +109,8 @@ def systemd_host(instances, settings):
             if _removes_kubeconfig(instance, instances):
                 entry["files"].append({"path": instance["kubeconfig"]})
             entry["files"].append({"path": unit_path})
+            # A standby a killed run left for it goes with it (it would keep running, standing in for nothing).
+            entry["standby_leftover"] = temporary_standby.leftover(instance, "systemd", _offset(settings))
             entries.append(entry)
             continue
         files = [_file(instance["config_path"], instance["config_rendered"], "root", group, "0640",
@@ -194,6 +196,8 @@ def static_pod_host(instances, settings, read):
                 entry["files"].append({"path": instance["kubeconfig"]})
             entry["files"] += [{"path": where["adopted"]}, {"path": where["manifest"]}]
             entry["port"] = instance["secure_port"]  # the engine waits until the kubelet has stopped the pod
+            entry["standby_leftover"] = temporary_standby.leftover(instance, "static_pod", _offset(settings),
+                                                                   manifest_dir)
             entries.append(entry)
             continue
         # A manifest without our annotation was written by kubeadm (or someone else): it is adopted, and kept

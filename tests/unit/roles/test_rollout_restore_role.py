@@ -171,3 +171,26 @@ def test_a_killed_run_of_this_controller_is_taken_over_at_once(ansible_playbook,
     assert run.returncode == 0, output
     assert ("belongs to a run whose ansible-playbook process on this controller is gone (pid %d)" % process.pid) in output
     assert os.listdir(str(work / "state" / "static-pod")) == []
+
+
+@pytest.mark.parametrize("gate_fails, options", [(True, []), (False, []), (False, ["--check", "--diff"])],
+                         ids=["restore", "commit", "check-job"])
+def test_a_damaged_record_stops_the_commit_and_the_restore_naming_it_and_what_to_do(ansible_playbook, tmp_path,
+                                                                                     gate_fails, options):
+    if os.geteuid() != 0:
+        pytest.skip("the engine writes files owned by root")
+    work = tmp_path / "work"
+    held_change(work, free_port())
+    record = work / "state" / "static-pod" / FILE_NAME
+    record.write_bytes(record.read_bytes()[:61])  # cut short: a disk error, a copy that stopped half-way
+    (tmp_path / "pb.yml").write_text(PLAYBOOK)
+    run = ansible_playbook([tmp_path / "pb.yml", "-e", json.dumps({"work": str(work), "gate_fails": gate_fails})]
+                           + options, cwd=tmp_path)
+    output = run.stdout + run.stderr
+    assert run.returncode == 2, output
+    assert "%s cannot be trusted: it is not JSON (" % record in output
+    assert "then remove %s" % record in output
+    assert "Traceback" not in output
+    # Nothing was put back or released on a record that cannot be trusted.
+    assert (work / "manifests" / "one.yaml").read_text() == "new manifest\n"
+    assert (work / "state" / "static-pod" / "one" / "backup" / "index.json").exists()

@@ -128,3 +128,14 @@ def test_a_refusal_carries_failed_first_and_msg_last():
     assert list(Refused("why", resolved={}).fields) == ["failed", "resolved", "msg"]
     answer = {"msg": "the host's words", "failed": True}
     assert Refused.engine(answer).fields is answer
+
+
+def test_a_record_the_master_cannot_trust_is_pending_never_nothing_pending():
+    # The engine fails every mode on it (module_utils/_records.py): something is held there, nothing can be known of it.
+    record = "/var/lib/kubesched/systemd/held-change.json"
+    answer = {"failed": True, "rolled_back": False, "pending": True, "untrusted_record": record,
+              "msg": "%s cannot be trusted: it is not JSON (...)" % record}
+    result, calls = _failure(run_action("scheduler_rollout", _systemd(), host_result=answer))
+    assert result["failed"] and result["pending"] is True and result["untrusted_record"] == record
+    assert result["msg"] == answer["msg"]
+    assert [call["mode"] for call in calls] == ["plan"]

@@ -7,12 +7,16 @@ left on the master (a later module call has nothing else)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
 import pytest
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils import _records
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import TEMP_MARK
 from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
+from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, RESTORE, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
@@ -105,7 +109,8 @@ def test_the_held_record_names_no_file_content(tmp_path):
     assert "do-not-show-me" not in record
     assert json.loads(record)["instances"] == [{"name": "one", "state": "present", "unit": "one.service",
                                                 "port": 10259, "health_url": "https://127.0.0.1:10259/livez",
-                                                "pid_before": listened_before, "gated": True}]
+                                                "pid_before": listened_before, "gated": True,
+                                                "dirs": [str(tmp_path / "etc"), str(tmp_path / "units")]}]
     assert os.stat(str(tmp_path / "state" / FILE_NAME)).st_mode & 0o777 == 0o600
 
 
@@ -249,3 +254,214 @@ def test_a_restore_awaits_health_on_the_port_the_instance_listened_on_before_the
     with pytest.raises(RolledBack, match="After restore one answers health again at https://127.0.0.1:10259/livez"):
         Engine(params(tmp_path, [moved]), FakeStrategy(), waiter).run(APPLY)
     assert waiter.gates == [10271, 10259]
+
+
+# --- records read back checked ------------------------------------------------------------------------------------
+
+def held_one(root, config="a: 2\n"):
+    """A change of "one" to ``config`` applied and held (its record and backup on the master)."""
+    converge(params(root, [instance(root, "one", 10259)]))
+    changed = params(root, [instance(root, "one", 10259, config=config)])
+    Engine(changed, FakeStrategy(), FakeWaiter()).run(APPLY)
+    return changed
+
+
+def every_mode(root, changed):
+    """What each mode answers: the exception it raised (or its result)."""
+    answers = {}
+    for mode in ("read", PLAN, APPLY, COMMIT, RESTORE):
+        p = changed if mode in ("read", PLAN, APPLY) else {"kind": "systemd", "state_dir": "%s/state" % root,
+                                                           "health_timeout": 5, "settle": 0}
+        try:
+            answers[mode] = Engine(p, FakeStrategy(), FakeWaiter()).run(mode)
+        except Exception as exc:  # pylint: disable=broad-except
+            answers[mode] = exc
+    return answers
+
+
+def damage_cut_short(path):
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])
+
+
+def damage_checksum(path):
+    path.write_text(path.read_text().replace('"gate_passed": true', '"gate_passed": false'))
+
+
+def damage_version(path):
+    path.write_text(path.read_text().replace('"version": 1', '"version": 9'))
+
+
+def damage_type(path):
+    # A hand edit that keeps the file JSON: a port that is not a number, and the checksum recomputed to match.
+    record = json.loads(path.read_text())
+    record["instances"][0]["port"] = "10259"
+    path.write_bytes(_records.encode(dict((k, v) for k, v in record.items() if k not in ("version", "sha256"))))
+
+
+def damage_name(path):
+    # A name that leads out of the state directory: its backup would be looked for (and released) elsewhere.
+    record = json.loads(path.read_text())
+    record["instances"][0]["name"] = "../../etc"
+    path.write_bytes(_records.encode(dict((k, v) for k, v in record.items() if k not in ("version", "sha256"))))
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (damage_cut_short, "it is not JSON ("),
+    (damage_checksum, "its checksum does not match its content"),
+    (damage_version, "its format version 9 is not one this collection reads (0 or 1)"),
+    (damage_type, 'instances[0].port: an integer from 1 to 65535 or null expected, got "10259"'),
+    (damage_name, 'instances[0].name: a name expected (no "/", not "." or ".."), got "../../etc"'),
+])
+def test_a_record_that_cannot_be_trusted_fails_every_mode_naming_it_and_what_to_do(tmp_path, damage, problem):
+    changed = held_one(tmp_path)
+    record = tmp_path / "state" / FILE_NAME
+    if damage is damage_cut_short:
+        record.write_bytes(record.read_bytes()[:61])  # as in the field: cut inside a string
+    else:
+        damage(record)
+    after_change = outside_state(tmp_path)
+
+    answers = every_mode(tmp_path, changed)
+
+    for mode, answer in answers.items():
+        assert isinstance(answer, RecordDamaged), (mode, answer)
+        message = str(answer)
+        assert message.startswith("%s cannot be trusted: %s" % (record, problem)), (mode, message)
+        assert ("put back by hand what the change wrote from the backups in %s/state/<instance>/backup" % tmp_path
+                in message and "then remove %s" % record in message), message
+    assert outside_state(tmp_path) == after_change and record.exists()  # nothing written, nothing released
+
+
+def test_a_backup_index_that_cannot_be_trusted_fails_every_mode_naming_it(tmp_path):
+    changed = held_one(tmp_path)
+    index = tmp_path / "state" / "one" / "backup" / "index.json"
+    damage_cut_short(index)
+    for mode, answer in every_mode(tmp_path, changed).items():
+        assert isinstance(answer, RecordDamaged), (mode, answer)
+        assert str(answer).startswith("%s cannot be trusted: it is not JSON" % index), str(answer)
+        assert "from the copies in %s" % index.parent in str(answer)
+
+
+def test_records_carry_a_version_and_the_checksum_of_their_body_and_each_copy_its_sha256(tmp_path):
+    held_one(tmp_path)
+    record = json.loads((tmp_path / "state" / FILE_NAME).read_text())
+    assert record["version"] == 1 and record["sha256"] == _records.checksum(record)
+    assert record["instances"][0]["dirs"] == [str(tmp_path / "etc"), str(tmp_path / "units")]
+    index = json.loads((tmp_path / "state" / "one" / "backup" / "index.json").read_text())
+    assert index["version"] == 1 and index["sha256"] == _records.checksum(index)
+    for entry in index["entries"]:
+        with open(entry["copy"], "rb") as handle:
+            assert entry["sha256"] == hashlib.sha256(handle.read()).hexdigest()
+
+
+def test_records_are_synced_with_their_directories(tmp_path, monkeypatch):
+    synced = []
+    real = os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink("/proc/self/fd/%d" % fd))
+        return real(fd)
+
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    monkeypatch.setattr(os, "fsync", fsync)
+    Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), FakeStrategy(),
+           FakeWaiter()).run(APPLY)
+    state = str(tmp_path / "state")
+    backup = state + "/one/backup"
+    for path in (state, backup, backup + "/0", state + "/one"):
+        assert path in synced, (path, synced)
+    # A record is synced as its temp file, before the rename over it.
+    for temp in (state + "/." + FILE_NAME + TEMP_MARK, backup + "/.index.json" + TEMP_MARK):
+        assert [path for path in synced if path.startswith(temp)], (temp, synced)
+
+
+def previous_version(root):
+    """The record and index as the version before checksums wrote them: no version, no sha256, no dirs."""
+    state = root / "state"
+    record = json.loads((state / FILE_NAME).read_text())
+    for key in ("version", "sha256"):
+        del record[key]
+    for entry in record["instances"]:
+        del entry["dirs"]
+    (state / FILE_NAME).write_text(json.dumps(record, indent=1, sort_keys=True))
+    index = state / "one" / "backup" / "index.json"
+    entries = json.loads(index.read_text())["entries"]
+    index.write_text(json.dumps([dict((k, v) for k, v in e.items() if k != "sha256") for e in entries]))
+
+
+def test_records_the_previous_version_wrote_still_restore_and_commit(tmp_path):
+    converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
+    before = outside_state(tmp_path)
+    Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), FakeStrategy(),
+           FakeWaiter()).run(APPLY)
+    previous_version(tmp_path)
+    result, _strategy = later_call(tmp_path, FakeWaiter(), RESTORE)
+    assert result["restored"] and "NOT restored" not in result["story"]
+    assert outside_state(tmp_path) == before
+
+    held_one(tmp_path, config="a: 3\n")
+    previous_version(tmp_path)
+    committed, _strategy = later_call(tmp_path, FakeWaiter(), COMMIT)
+    assert committed["committed"] == ["one"]
+
+
+def forge_index(root, extra):
+    """The backup index of "one" with ``extra`` entries (path, bytes of its copy), its checksum recomputed."""
+    backup = root / "state" / "one" / "backup"
+    index = json.loads((backup / "index.json").read_text())
+    entries = index["entries"]
+    for path, data in extra:
+        copy = backup / str(len(entries) + 10)
+        copy.write_bytes(data)
+        entries.append({"path": str(path), "existed": True, "copy": str(copy),
+                        "sha256": hashlib.sha256(data).hexdigest()})
+    (backup / "index.json").write_bytes(_records.encode({"entries": entries}))
+
+
+def test_a_restore_writes_only_what_the_record_says_the_change_wrote(tmp_path):
+    held_one(tmp_path)
+    hosts = tmp_path / "hosts"  # a stand-in for /etc/hosts
+    hosts.write_text("127.0.0.1 localhost\n")
+    never_written = tmp_path / "etc" / "operators.yaml"  # beside the instance's files, never written by the change
+    never_written.write_text("mine\n")
+    forge_index(tmp_path, [(hosts, b"0.0.0.0 evil\n"), (never_written, b"theirs\n")])
+
+    result, _strategy = later_call(tmp_path, FakeWaiter(), RESTORE)
+
+    assert hosts.read_text() == "127.0.0.1 localhost\n" and never_written.read_text() == "mine\n"
+    assert (tmp_path / "etc" / "one.yaml").read_text() == "a: 1\n"  # what the change wrote is put back
+    for path in (hosts, never_written):
+        assert ("NOT restored: " in result["story"] and "%s (refused: the record of the change does not name it "
+                "among the files the change wrote" % path in result["story"]), result["story"]
+
+
+def test_a_restore_writes_nothing_outside_the_directories_of_the_instances_files(tmp_path):
+    held_one(tmp_path)
+    elsewhere = tmp_path / "elsewhere.conf"
+    elsewhere.write_text("as it is\n")
+    record_path = tmp_path / "state" / FILE_NAME
+    record = json.loads(record_path.read_text())
+    record["written"][str(elsewhere)] = "0" * 64  # the record itself names it (a hand edit, its checksum redone)
+    record_path.write_bytes(_records.encode(dict((k, v) for k, v in record.items() if k not in ("version", "sha256"))))
+    forge_index(tmp_path, [(elsewhere, b"replaced\n")])
+
+    result, _strategy = later_call(tmp_path, FakeWaiter(), RESTORE)
+
+    assert elsewhere.read_text() == "as it is\n"
+    assert ("%s (refused: it is outside the directories of the files of one (%s, %s)"
+            % (elsewhere, tmp_path / "etc", tmp_path / "units")) in result["story"], result["story"]
+
+
+def test_a_backup_copy_whose_checksum_is_not_the_indexs_is_never_written(tmp_path):
+    held_one(tmp_path)
+    index = json.loads((tmp_path / "state" / "one" / "backup" / "index.json").read_text())
+    (config,) = [entry for entry in index["entries"] if entry["path"].endswith("one.yaml")]
+    with open(config["copy"], "w") as handle:
+        handle.write("a: damaged\n")
+
+    result, _strategy = later_call(tmp_path, FakeWaiter(), RESTORE)
+
+    assert (tmp_path / "etc" / "one.yaml").read_text() == "a: 2\n"  # left as the change wrote it
+    assert ("NOT restored: %s (its copy does not match the sha256 the backup's index recorded for it; its copy is %s)"
+            % (tmp_path / "etc" / "one.yaml", config["copy"])) in result["story"], result["story"]

@@ -79,6 +79,14 @@ def leftover(root):
             "port": STANDBY_PORT, "mark": MARK}
 
 
+def left_by_a_killed_run(root, content=None):
+    """The standby's files on the master, as a run killed while it ran left them (``content``: another text)."""
+    for spec in standby(root)["files"]:
+        os.makedirs(os.path.dirname(spec["path"]), exist_ok=True)
+        with open(spec["path"], "w") as handle:
+            handle.write(spec["content"] if content is None else content)
+
+
 def setup(tmp_path, config="a: 2\n", with_standby=True):
     """A master running kube-scheduler on "a: 1"; the change makes it "a: 2" (with a standby when asked)."""
     root = str(tmp_path)
@@ -182,10 +190,7 @@ def test_no_standby_for_an_instance_that_is_not_running_or_not_replaced(tmp_path
 
 def test_a_standby_a_killed_run_left_is_pending_in_the_plan_and_removed_once_its_instance_answers(tmp_path):
     root, p = setup(tmp_path, config="a: 1\n", with_standby=False)
-    for spec in standby(root)["files"]:
-        os.makedirs(os.path.dirname(spec["path"]), exist_ok=True)
-        with open(spec["path"], "w") as handle:
-            handle.write(spec["content"])
+    left_by_a_killed_run(root)
     log = []
     eng = Engine(p, Recorder(log), Waiter(log, root))
     plan, _diff, changed = eng.plan()
@@ -197,15 +202,32 @@ def test_a_standby_a_killed_run_left_is_pending_in_the_plan_and_removed_once_its
     assert Engine(p, Recorder([]), Waiter([], root)).plan()[2] is False
 
 
+def test_a_standby_a_killed_run_left_for_an_instance_now_absent_is_in_the_plan_and_removed_with_it(tmp_path):
+    root, _p = setup(tmp_path, config="a: 1\n", with_standby=False)
+    left_by_a_killed_run(root)
+    gone = {"name": "kube-scheduler", "state": "absent", "unit": "kube-scheduler.service", "port": PORT,
+            "files": [{"path": f["path"]} for f in instance(root, "kube-scheduler", PORT)["files"]],
+            "standby_leftover": leftover(root)}
+    p = params(root, [gone], hold=False)
+    log = []
+    eng = Engine(p, Recorder(log), Waiter(log, root))
+    plan, _diff, changed = eng.plan()
+    assert changed and plan["standby_leftovers"] == ["kube-scheduler"]
+    assert any("its instance is absent: it stands in for nothing and would keep running; the apply step stops it"
+               in warning for warning in eng.result["warnings"])
+    eng.apply(plan)
+    # No gate: its instance is gone; the standby is stopped and its files go with the instance's.
+    assert log == [("remove", "kube-scheduler.service"), ("remove", "kubesched-standby-kube-scheduler.service")]
+    assert snapshot(root) == {}
+    assert Engine(p, Recorder([]), Waiter([], root)).plan()[2] is False
+
+
 @pytest.mark.parametrize("content", ["a: 2\n", "# kubesched.schedulers/standby-for: batch\na: 2\n", "[Service]\n"])
 def test_a_file_at_a_standbys_path_without_its_mark_is_not_a_leftover_and_stays(tmp_path, content):
     # An instance of the operator's own at the standby's config path (its name once was not reserved), or the mark of
     # another instance's standby: not this instance's standby, so nothing is stopped and nothing is removed.
     root, p = setup(tmp_path, config="a: 1\n", with_standby=False)
-    for spec in standby(root)["files"]:
-        os.makedirs(os.path.dirname(spec["path"]), exist_ok=True)
-        with open(spec["path"], "w") as handle:
-            handle.write(content)
+    left_by_a_killed_run(root, content)
     log = []
     plan, _diff, changed = Engine(p, Recorder(log), Waiter(log, root)).plan()
     assert not changed and "standby_leftovers" not in plan

@@ -383,8 +383,10 @@ def test_a_restore_that_cannot_write_names_each_path_the_master_and_the_copies(t
                      directories=[dict(directory, mode="0750")])
     message = engine_failure(changed, ReadOnlyAtTheGate(mounts, disk))
     tail = reason(errno.EROFS, disk)
-    assert ("NOT restored: %s/units/one.service on %s (%s; its copy is %s/one/backup/1), %s/etc/one.yaml on %s (%s; "
-            "its copy is %s/one/backup/0)" % (disk, MASTER, tail, state, disk, MASTER, tail, state) in message), message
+    assert ("NOT restored: %s/etc/one.yaml on %s (%s; its copy is %s/one/backup/0);"
+            % (disk, MASTER, tail, state) in message), message
+    # The unit the change never wrote is not touched (once its times were set back, which failed here too).
+    assert "%s/units/one.service" % disk not in message
     assert "NOT restored: directory %s/etc on %s (%s)" % (disk, MASTER, tail) in message
     assert "Backups are kept in %s." % state in message
 

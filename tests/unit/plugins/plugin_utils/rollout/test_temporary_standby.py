@@ -137,6 +137,17 @@ def test_no_standby_spec_unless_asked_and_no_retry_flag_when_the_config_retries_
     assert "leader-elect-retry-period" not in unit["content"]
 
 
+def test_an_absent_instance_is_still_looked_for_its_standby_on_both_kinds():
+    # A killed run may have left the standby of an instance the operator has since set absent: its files must be
+    # found by the same paths and mark, or its manifest (its runtime unit) keeps running with nothing managing it.
+    gone = resolved({"name": "kube-scheduler", "default_scheduler": True, "state": "absent"})[0]
+    pod = static_pod_host([gone], STATIC, {})[0]["instances"][0]
+    unit = systemd_host([gone], SYSTEMD)["instances"][0]
+    assert pod["state"] == unit["state"] == "absent"
+    assert pod["standby_leftover"] == static_pod_host([default()], STATIC, {})[0]["instances"][0]["standby_leftover"]
+    assert unit["standby_leftover"] == systemd_host([default()], SYSTEMD)["instances"][0]["standby_leftover"]
+
+
 def test_a_standby_port_that_clashes_with_another_instance_or_leaves_the_range_is_refused_naming_the_variable():
     two = resolved({"name": "kube-scheduler", "default_scheduler": True},
                    {"name": "binpack", "secure_port": 11259, "config": {"profiles": [{"schedulerName": "binpack"}],
