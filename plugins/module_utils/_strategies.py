@@ -16,15 +16,21 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import installed_port
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import WriteFailed
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet_preflight import KubeletProblem, run_as_static_pod
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir, node_name
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
     ACCEPTED, NOT_KUBE_SCHEDULER, PREFLIGHT_DIR, REFUSED, Workspace, answer, offline_flags)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
+
+# A container's ID as the cgroup of a pod's process names it (containerd's cri-containerd-<id>.scope, CRI-O's
+# crio-<id>.scope, or .../pod<uid>/<id> with the cgroupfs driver).
+_CONTAINER_ID = re.compile(r"\b[0-9a-f]{64}\b")
 
 # The static_pod role's variable for a host binary of the image's build (named in messages).
 HOST_BINARY_VARIABLE = "kube_scheduler_static_pod_preflight_binary"
@@ -146,6 +152,18 @@ class SystemdStrategy(object):
         enabled = self._run(["systemctl", "is-enabled", "--quiet", instance["unit"]])[0] == 0
         return active and enabled
 
+    def foreign(self, instance, holder):
+        """None when ``holder`` (_health.Holder: the process listening on a port of ``instance``) is the unit's own,
+        the process its restart replaces: the unit's main process, or one in the unit's cgroup (what systemd says,
+        not what the unit file says); else what the unit runs, in words."""
+        rc, out, _err = self._run(["systemctl", "show", "--property=MainPID", "--property=ControlGroup", instance["unit"]])
+        shown = dict(line.partition("=")[::2] for line in out.splitlines()) if rc == 0 else {}
+        main = int(shown.get("MainPID") or 0) if (shown.get("MainPID") or "").isdigit() else 0
+        group = shown.get("ControlGroup") or ""
+        if holder.pid and (holder.pid == main or holder.in_cgroup(group)):
+            return None
+        return "its unit %s runs %s" % (instance["unit"], "process %d (cgroup %s)" % (main, group) if main else "no process")
+
     def log_hint(self, instance):
         """Where the operator reads why the instance does not answer."""
         return "journalctl -u %s" % instance["unit"]
@@ -235,6 +253,34 @@ class StaticPodStrategy(object):
     def running(self, instance):
         """The kubelet runs what its directory holds: a manifest in place is a pod running or being restarted."""
         return True
+
+    def foreign(self, instance, holder):
+        """None when ``holder`` (_health.Holder: the process listening on a port of ``instance``) runs in a container
+        of the instance's pod (kube-system/<name>-<node>, as the kubelet names a static pod): its cgroup names the
+        container, and crictl lists that container running in that pod (what the runtime says, not the manifest).
+        Else what the pod runs, in words. Where crictl cannot be asked, a process in a container is taken for the
+        instance's when its installed manifest names that port (which pod it is cannot be told); a process in no
+        container never is."""
+        if not holder.pid:
+            return "its pod's processes are in this master's PID namespace"
+        ids = set(_CONTAINER_ID.findall(holder.cgroups))
+        if not ids:
+            return "that process runs in no container"
+        pod = "%s-%s" % (instance["name"], node_name())
+        rc, out, err = (self._run(["crictl", "ps", "--quiet", "--state", "running", "--label",
+                                   "io.kubernetes.pod.namespace=kube-system", "--label", "io.kubernetes.pod.name=" + pod])
+                        if self._which("crictl") else (None, "", "there is no crictl"))
+        if rc != 0:
+            named = installed_port(instance)
+            if named == holder.port:
+                return None
+            return "the pod kube-system/%s cannot be asked (%s)%s" % (
+                pod, (err or out).strip() or "crictl ps: rc %s" % rc,
+                " and its manifest names port %d" % named if named is not None else "")
+        mine = out.split()
+        if ids & set(mine):
+            return None
+        return "its pod kube-system/%s runs %s" % (pod, "container %s" % ", ".join(c[:13] for c in mine) if mine else "no container")
 
     def log_hint(self, instance):
         """Where the operator reads why the instance's pod does not answer: its container's log (the container is

@@ -45,6 +45,10 @@ description:
     (C(could not check the new config) and C(the preflight could not run the image through podman), then podman's).
   - Before the first write it checks the binary's C(--version), that the link path is a link, and that every file
     an instance's config names (kubeconfig, extender TLS files) exists or is written by this call.
+  - Every instance that would start a process must find its secure port free or held by the process the change
+    replaces, as the kernel and systemd or the container runtime say (the unit's main process or cgroup; a container
+    of the instance's pod, from the listener's cgroup and C(crictl)), never as its unit or manifest says; a temporary
+    standby's port likewise. Otherwise the call fails naming the process (pid, command, cgroup) and the fix.
   - Absent instances are removed first (unit stopped, or manifest removed and the pod's port free again).
 options:
   kind:
