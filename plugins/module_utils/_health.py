@@ -56,17 +56,50 @@ def listener_pid(port):
 
 
 def port_holder(port):
-    """Who listens on TCP ``port``, as a message says it ("process 1234 (nginx)"), or None when it is free."""
+    """Who listens on TCP ``port`` (a Holder), or None when it is free."""
     pid = listener_pid(port)
-    if pid is None:
-        return None
-    if not pid:
-        return "a process this master's /proc does not show"
+    return None if pid is None else Holder(port, pid)
+
+
+class Holder(object):
+    """The process listening on a port, as the kernel tells it: its pid (0: one in another PID namespace, which this
+    master's /proc does not show), its command name and its cgroups (/proc/<pid>/cgroup: systemd's unit, or the
+    container a pod's process runs in). ``str()`` names it for a message."""
+
+    def __init__(self, port, pid):
+        self.port = port
+        self.pid = pid
+        self.comm = (_read("/proc/%d/comm" % pid) or "").strip() if pid else ""
+        self.cgroups = (_read("/proc/%d/cgroup" % pid) or "") if pid else ""
+        self.cgroup = _main_cgroup(self.cgroups)
+
+    def in_cgroup(self, group):
+        """Whether the process runs in the cgroup ``group`` (a unit's ControlGroup) or one below it."""
+        return bool(group) and (self.cgroup == group or self.cgroup.startswith(group.rstrip("/") + "/"))
+
+    def __str__(self):
+        if not self.pid:
+            return "a process this master's /proc does not show (another PID namespace)"
+        said = ", ".join(part for part in (self.comm, "cgroup %s" % self.cgroup if self.cgroup else "") if part)
+        return "process %d (%s)" % (self.pid, said) if said else "process %d" % self.pid
+
+
+def _read(path):
     try:
-        with open("/proc/%d/comm" % pid) as handle:
-            return "process %d (%s)" % (pid, handle.read().strip())
-    except OSError:
-        return "process %d" % pid
+        with open(path) as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _main_cgroup(text):
+    """The cgroup a process is in: the unified hierarchy's (cgroup v2), else systemd's named hierarchy (v1)."""
+    paths = {}
+    for line in text.splitlines():
+        _hierarchy, _sep, rest = line.partition(":")
+        controllers, _sep, path = rest.partition(":")
+        paths.setdefault(controllers, path)
+    return paths.get("", paths.get("name=systemd", next(iter(paths.values()), "")))
 
 
 def health_error(url, timeout=5):

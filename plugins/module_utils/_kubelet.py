@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which static pod directory the kubelet on this host really watches: --pod-manifest-path from its running
 process, or else from its systemd unit, drop-ins and environment files; else staticPodPath from the kubelet config
-file that --config names (default /var/lib/kubelet/config.yaml). Host code: stdlib only (PyYAML when present)."""
+file that --config names (default /var/lib/kubelet/config.yaml). And the node name it gives its static pods. Host
+code: stdlib only (PyYAML when present)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,13 @@ def running_kubelet_args():
         if argv and os.path.basename(argv[0]) == "kubelet" and _mount_namespace(pid) in (own, None):
             return [arg for arg in argv[1:] if arg]
     return None
+
+
+def node_name():
+    """The node name this host's kubelet gives its static pods' mirror pods (<pod>-<node>): its --hostname-override,
+    else the host's name, lower-cased (as the kubelet's GetHostname, and the static_pod role's mirror pod gate)."""
+    override = flag_value(running_kubelet_args() or [], "hostname-override")
+    return (override or os.uname().nodename).strip().lower()
 
 
 def _env_assignments(text):

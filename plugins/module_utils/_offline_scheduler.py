@@ -60,6 +60,15 @@ ACCEPTED = "accepted"
 REFUSED = "refused"
 NOT_KUBE_SCHEDULER = "not kube-scheduler"
 NOT_RUN = "not run"
+OTHER_RELEASE = "other release"
+
+# What tells a kube-scheduler from the other components of its release, which print the same --version ("Kubernetes
+# v1.35.4") and parse flags the same way, so that their "unknown flag: --config" looks like a refusal: cobra's usage
+# line names the command, and every scheduler built on kube-scheduler's app.NewSchedulerCommand names itself
+# kube-scheduler (scheduler-plugins' too). Measured on the 1.35.4 binaries: kube-controller-manager, kube-apiserver,
+# kube-proxy and kubelet each name themselves there.
+_USAGE = re.compile(r"^Usage:[ \t]*\n[ \t]+(\S+)", re.MULTILINE)
+_RELEASE = re.compile(r"^Kubernetes v([0-9]+)\.([0-9]+)\.[0-9]+\S*$")
 
 
 class Workspace(object):
@@ -141,6 +150,33 @@ def answer(rc, stdout, stderr, effective):
         if errors:
             return REFUSED, errors[-1]
     return NOT_RUN, last_words(rc, text)
+
+
+def identify(run, binary, version):
+    """Whether the host binary ``binary`` is a kube-scheduler of ``version``'s minor, asked before its answer counts:
+    None when it is, else (NOT_RUN, its last words) when it could not say, (NOT_KUBE_SCHEDULER, why) when its
+    --version is not a Kubernetes release or its --help names another command, (OTHER_RELEASE, why) when it is of
+    another minor. ``run``: argv -> (rc, stdout, stderr); an OSError (it cannot be started) is the caller's to word.
+    Two runs of about 50 ms each, before the preflight's own."""
+    rc, stdout, stderr = run([binary, "--version"])
+    if rc != 0:
+        return NOT_RUN, "--version failed: " + last_words(rc, "\n".join(part for part in (stderr, stdout) if part))
+    said = ((stdout or stderr or "").strip().splitlines() or [""])[0].strip()
+    found = _RELEASE.match(said)
+    if not found:
+        return NOT_KUBE_SCHEDULER, ("its --version says %r, not a Kubernetes release (kube-scheduler says \"Kubernetes "
+                                    "v<release>\")" % said[:80] if said else "its --version printed nothing")
+    minor = ".".join(version.split(".")[:2]) if version else None
+    if minor and "%s.%s" % found.groups() != minor:
+        return OTHER_RELEASE, "its --version says %r, not a release of %s" % (said, minor)
+    rc, stdout, stderr = run([binary, "--help"])
+    usage = _USAGE.search("\n".join(part for part in (stdout, stderr) if part))
+    if not usage:
+        return NOT_KUBE_SCHEDULER, "its --help names no command (%s)" % last_words(rc, stdout + stderr)
+    if usage.group(1) != "kube-scheduler":
+        return NOT_KUBE_SCHEDULER, "its --help says it is %s (\"Usage: %s [flags]\"), not kube-scheduler" % (
+            usage.group(1), usage.group(1))
+    return None
 
 
 def last_words(rc, text):

@@ -269,24 +269,22 @@ class Engine(object):
 
     def _port_refusals(self, plan):
         """The ports the offline preflight cannot see (it runs with --secure-port 0): each instance that would start
-        a process must find its secure port free, or held by the process the change replaces (a running instance
-        that keeps its port); each temporary standby must find its own port free (or held by its own leftover)."""
+        a process must find its secure port free, or held by the process the change replaces (the kernel's listener
+        is the instance's own: the strategy asks systemd or the container runtime, never the unit or manifest); each
+        temporary standby must find its own port free, or held by that standby a killed run left."""
         refusals = []
         leftover_for = set(found["name"] for found in self._standby_leftovers)
         for instance in self.p["instances"]:
             action = plan.entry(instance).action
             if instance["state"] != "present" or action not in STARTS_A_PROCESS:
                 continue
-            holder = self.waiter.port_holder(instance["port"])
-            if holder is not None:
-                before = installed_port(instance)
-                if before != wanted_port(instance) or not self.strategy.running(instance):
-                    refusals.append(
-                        "%s: secure port %d is taken on this master by %s, not by the kube-scheduler this change "
-                        "replaces (%s): kube-scheduler would exit at start (bind: address already in use); give the "
-                        "instance a free port (its secure_port, or --secure-port in its flags)"
-                        % (instance["name"], instance["port"], holder,
-                           "which listens on %d" % before if before is not None else "there is none yet"))
+            stranger = self._stranger(instance, instance["port"])
+            if stranger:
+                refusals.append(
+                    "%s: secure port %d is taken on this master by %s, not by the kube-scheduler this change "
+                    "replaces (%s): kube-scheduler would exit at start (bind: address already in use); stop that "
+                    "process, or give the instance a free port (its secure_port, or --secure-port in its flags)"
+                    % ((instance["name"], instance["port"]) + stranger))
             standby = instance.get("standby")
             if (standby and action in (UPDATE, RESTART) and instance["name"] not in leftover_for
                     and self._listens_now(instance)):
@@ -296,7 +294,24 @@ class Engine(object):
                         "%s: port %d, for its temporary standby %s, is taken on this master by %s; set "
                         "kube_scheduler_standby_port_offset to a free range, or kube_scheduler_make_before_break: "
                         "false" % (instance["name"], standby["port"], standby["name"], holder))
+        for found in self._standby_leftovers:
+            standby = _standby.adopted(found)
+            stranger = self._stranger(standby, found["port"])
+            if stranger:
+                refusals.append(
+                    "%s: port %d of its temporary standby %s, which an earlier run left, is taken on this master by %s, "
+                    "not by that standby (%s): the apply step would count on a standby that does not run; stop that "
+                    "process, or remove the standby's files (%s) once %s answers health"
+                    % ((found["name"], found["port"], standby["name"]) + stranger
+                       + (", ".join(found["paths"]), found["name"])))
         return refusals
+
+    def _stranger(self, owner, port):
+        """(who listens on ``port``, what ``owner`` runs) when the listener is not ``owner``'s own process (the
+        strategy asks systemd or the container runtime), else None."""
+        holder = self.waiter.port_holder(port)
+        foreign = holder is not None and self.strategy.foreign(owner, holder)
+        return (holder, foreign) if foreign else None
 
     def _check_leases(self, plan):
         """Every present instance with a lease asks, as itself (its kubeconfig, from this master), whether it may

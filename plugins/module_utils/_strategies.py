@@ -16,18 +16,26 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import installed_port
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import WriteFailed
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet_preflight import KubeletProblem, run_as_static_pod
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir, node_name
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
-    ACCEPTED, NOT_KUBE_SCHEDULER, PREFLIGHT_DIR, REFUSED, Workspace, answer, offline_flags)
+    ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_DIR, REFUSED, Workspace, answer, identify, offline_flags)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
+
+# A container's ID as the cgroup of a pod's process names it (containerd's cri-containerd-<id>.scope, CRI-O's
+# crio-<id>.scope, or .../pod<uid>/<id> with the cgroupfs driver).
+_CONTAINER_ID = re.compile(r"\b[0-9a-f]{64}\b")
 
 # The static_pod role's variable for a host binary of the image's build (named in messages).
 HOST_BINARY_VARIABLE = "kube_scheduler_static_pod_preflight_binary"
+# The systemd role's variables that choose the binary its units run (named in messages).
+BINARY_VARIABLES = "kube_scheduler_binary_url (or kube_scheduler_binary_local_path)"
 
 
 class Verdict(object):
@@ -71,6 +79,23 @@ def _ask(config, flags, runner_for, inside, ran, could_not_run, not_kube_schedul
     return Verdict("no answer from %s" % ran, problem="%s: %s" % (could_not_run, words))
 
 
+def _identify(cache, run, binary, version, could_not_run, not_kube_scheduler, other_release):
+    """A Verdict when the host binary ``binary`` is not a kube-scheduler of ``version``'s minor
+    (_offline_scheduler.identify), else None: asked once per binary and call (``cache``), before its answer counts."""
+    if (binary, version) not in cache:
+        try:
+            cache[(binary, version)] = identify(run, binary, version)
+        except OSError as error:  # the command could not be started (strategy_for)
+            cache[(binary, version)] = NOT_RUN, _os_words(error)
+    found = cache[(binary, version)]
+    if found is None:
+        return None
+    kind, why = found
+    if kind == NOT_RUN:
+        return Verdict("not run", problem="%s: %s" % (could_not_run, why))
+    return Verdict("not run", problem=(not_kube_scheduler if kind == NOT_KUBE_SCHEDULER else other_release)(why))
+
+
 def _os_words(error):
     """An OSError without its file name (the caller names the file; run_command gives it as bytes)."""
     if error.errno is None:
@@ -100,6 +125,7 @@ class SystemdStrategy(object):
 
     def __init__(self, run):
         self._run = run  # argv -> (rc, stdout, stderr)
+        self._identities = {}  # (binary, version) -> what identify said of it in this call
 
     def _must(self, argv):
         rc, out, err = self._run(argv)
@@ -146,6 +172,18 @@ class SystemdStrategy(object):
         enabled = self._run(["systemctl", "is-enabled", "--quiet", instance["unit"]])[0] == 0
         return active and enabled
 
+    def foreign(self, instance, holder):
+        """None when ``holder`` (_health.Holder: the process listening on a port of ``instance``) is the unit's own,
+        the process its restart replaces: the unit's main process, or one in the unit's cgroup (what systemd says,
+        not what the unit file says); else what the unit runs, in words."""
+        rc, out, _err = self._run(["systemctl", "show", "--property=MainPID", "--property=ControlGroup", instance["unit"]])
+        shown = dict(line.partition("=")[::2] for line in out.splitlines()) if rc == 0 else {}
+        main = int(shown.get("MainPID") or 0) if (shown.get("MainPID") or "").isdigit() else 0
+        group = shown.get("ControlGroup") or ""
+        if holder.pid and (holder.pid == main or holder.in_cgroup(group)):
+            return None
+        return "its unit %s runs %s" % (instance["unit"], "process %d (cgroup %s)" % (main, group) if main else "no process")
+
     def log_hint(self, instance):
         """Where the operator reads why the instance does not answer."""
         return "journalctl -u %s" % instance["unit"]
@@ -177,9 +215,15 @@ class SystemdStrategy(object):
         if self.binary_problems(params):
             # Planned before install.yml puts the binary there: the apply call runs it before the first write.
             return Verdict("not run yet: %s is not installed; it runs before the change" % binary)
-        return _ask(spec["config"], spec["flags"], lambda directory: lambda tail: self._run([binary] + tail), None,
-                    binary, "the preflight could not run %s" % binary,
-                    lambda why: "%s, the binary the units are to run, is not kube-scheduler: %s" % (binary, why))
+        could_not_run = "the preflight could not run %s" % binary
+
+        def not_kube_scheduler(why):
+            return ("%s, the binary the units are to run, is not kube-scheduler: %s; remove it and set %s to a "
+                    "kube-scheduler of v%s" % (binary, why, BINARY_VARIABLES, params["binary"]["version"]))
+        return (_identify(self._identities, self._run, binary, params["binary"]["version"], could_not_run,
+                          not_kube_scheduler, not_kube_scheduler)
+                or _ask(spec["config"], spec["flags"], lambda directory: lambda tail: self._run([binary] + tail), None,
+                        binary, could_not_run, not_kube_scheduler))
 
 
 class StaticPodStrategy(object):
@@ -190,6 +234,7 @@ class StaticPodStrategy(object):
     def __init__(self, run, which=shutil.which):
         self._run = run
         self._which = which
+        self._identities = {}  # (binary, version) -> what identify said of it in this call
 
     def facts(self, params):
         """The directory the kubelet watches (given, or found as the kubelet is configured), and the named manifests
@@ -235,6 +280,34 @@ class StaticPodStrategy(object):
     def running(self, instance):
         """The kubelet runs what its directory holds: a manifest in place is a pod running or being restarted."""
         return True
+
+    def foreign(self, instance, holder):
+        """None when ``holder`` (_health.Holder: the process listening on a port of ``instance``) runs in a container
+        of the instance's pod (kube-system/<name>-<node>, as the kubelet names a static pod): its cgroup names the
+        container, and crictl lists that container running in that pod (what the runtime says, not the manifest).
+        Else what the pod runs, in words. Where crictl cannot be asked, a process in a container is taken for the
+        instance's when its installed manifest names that port (which pod it is cannot be told); a process in no
+        container never is."""
+        if not holder.pid:
+            return "its pod's processes are in this master's PID namespace"
+        ids = set(_CONTAINER_ID.findall(holder.cgroups))
+        if not ids:
+            return "that process runs in no container"
+        pod = "%s-%s" % (instance["name"], node_name())
+        rc, out, err = (self._run(["crictl", "ps", "--quiet", "--state", "running", "--label",
+                                   "io.kubernetes.pod.namespace=kube-system", "--label", "io.kubernetes.pod.name=" + pod])
+                        if self._which("crictl") else (None, "", "there is no crictl"))
+        if rc != 0:
+            named = installed_port(instance)
+            if named == holder.port:
+                return None
+            return "the pod kube-system/%s cannot be asked (%s)%s" % (
+                pod, (err or out).strip() or "crictl ps: rc %s" % rc,
+                " and its manifest names port %d" % named if named is not None else "")
+        mine = out.split()
+        if ids & set(mine):
+            return None
+        return "its pod kube-system/%s runs %s" % (pod, "container %s" % ", ".join(c[:13] for c in mine) if mine else "no container")
 
     def log_hint(self, instance):
         """Where the operator reads why the instance's pod does not answer: its container's log (the container is
@@ -284,11 +357,20 @@ class StaticPodStrategy(object):
             problem = _host_binary_problem(binary)
             if problem:
                 return Verdict("not run", problem=problem)
-            return _ask(spec["config"], spec["flags"], lambda directory: lambda tail: self._run([binary] + tail), None,
-                        "%s (host binary)" % binary,
-                        "the preflight could not run %s (%s)" % (binary, HOST_BINARY_VARIABLE),
-                        lambda why: "%s (%s) is not kube-scheduler: %s; set %s to a kube-scheduler of the image's "
-                        "build" % (binary, HOST_BINARY_VARIABLE, why, HOST_BINARY_VARIABLE))
+            could_not_run = "the preflight could not run %s (%s)" % (binary, HOST_BINARY_VARIABLE)
+
+            def not_kube_scheduler(why):
+                return ("%s (%s) is not kube-scheduler: %s; set %s to a kube-scheduler of the image's build"
+                        % (binary, HOST_BINARY_VARIABLE, why, HOST_BINARY_VARIABLE))
+
+            def other_release(why):
+                return ("%s (%s) is a kube-scheduler of another release: %s (kube_scheduler_version %s); set %s to a "
+                        "kube-scheduler of the image's build" % (binary, HOST_BINARY_VARIABLE, why, spec.get("version"),
+                                                                 HOST_BINARY_VARIABLE))
+            return (_identify(self._identities, self._run, binary, spec.get("version"), could_not_run,
+                              not_kube_scheduler, other_release)
+                    or _ask(spec["config"], spec["flags"], lambda directory: lambda tail: self._run([binary] + tail),
+                            None, "%s (host binary)" % binary, could_not_run, not_kube_scheduler))
         runtime = self.runtime()
         if runtime.problem:
             return Verdict("not run", problem=runtime.problem)

@@ -48,8 +48,17 @@ description:
     effective config written, or exit 1 with its error); a run that gave neither (the runtime could not start the
     container, the binary is not kube-scheduler) fails the call naming the tool and its words
     (C(could not check the new config) and C(the preflight could not run the image through podman), then podman's).
+  - A host binary's answer counts only once it is known to be a kube-scheduler of the instances' release - its
+    C(--version) names that release (systemd) or a release of its minor (static pods' host binary), and its C(--help)
+    names kube-scheduler, as every scheduler built on kube-scheduler's command does (scheduler-plugins' too); the
+    other components of a release print the same C(--version). An image's answer counts as kube-scheduler's where it
+    wrote the effective config; the image is the one the manifest runs.
   - Before the first write it checks the binary's C(--version), that the link path is a link, and that every file
     an instance's config names (kubeconfig, extender TLS files) exists or is written by this call.
+  - Every instance that would start a process must find its secure port free or held by the process the change
+    replaces, as the kernel and systemd or the container runtime say (the unit's main process or cgroup; a container
+    of the instance's pod, from the listener's cgroup and C(crictl)), never as its unit or manifest says; a temporary
+    standby's port likewise. Otherwise the call fails naming the process (pid, command, cgroup) and the fix.
   - Absent instances are removed first (unit stopped, or manifest removed and the pod's port free again).
 options:
   kind:
@@ -181,8 +190,15 @@ options:
             description: The image the manifest names (static pods).
             type: str
           binary:
-            description: A host binary of the same build as O(instances[].preflight.image), run instead of the image.
+            description:
+              - A host binary of the same build as O(instances[].preflight.image), run instead of the image. Its
+                C(--version) must name a release of the minor of O(instances[].preflight.version) and its C(--help)
+                usage line must name kube-scheduler before its answer counts; anything else fails the call as not
+                kube-scheduler.
             type: path
+          version:
+            description: The Kubernetes release the instance is configured for (static pods' host binary).
+            type: str
           mounts:
             description: The manifest's hostPath volumes, C(host) path and C(container) mount path.
             type: list
@@ -483,7 +499,7 @@ ARGUMENT_SPEC = dict(
         preflight=dict(type="dict", options=dict(
             config=dict(type="str", required=True), flags=dict(type="list", elements="str", default=[]),
             secret=dict(type="bool", default=False), command=dict(type="str", default="kube-scheduler"),
-            image=dict(type="str"), binary=dict(type="path"), manifest_dir=dict(type="path"),
+            image=dict(type="str"), binary=dict(type="path"), version=dict(type="str"), manifest_dir=dict(type="path"),
             mounts=dict(type="list", elements="dict", default=[], options=dict(
                 host=dict(type="path", required=True), container=dict(type="path", required=True))))),
         files=dict(type="list", elements="dict", default=[], options=_FILE),

@@ -39,7 +39,10 @@ description:
     (C(<instance> would be refused by the master's kube-scheduler: unrecognized feature gate: ...)), in check mode
     too; nothing is written and nothing restarts. A run that gave no answer of kube-scheduler's (the runtime could
     not start the container, the binary exited 0 without writing the effective config) fails the same way, naming
-    the tool and its words, never as a refusal."
+    the tool and its words, never as a refusal. A host binary counts only once its C(--version) names the
+    instances' release (its minor, for O(preflight_binary)) and its C(--help) names kube-scheduler (the other
+    components of a release print the same C(--version)); anything else is C(not kube-scheduler), naming the
+    variable that chose it."
   - For static pods the master is read first (its current and adopted manifests, the checksums of kubeconfigs
     this role does not write, what else is in the kubelet's directory, and whether the config or state directory is
     that directory by another name), because a manifest written by kubeadm is adopted and kept to build on. A manifest
@@ -137,8 +140,10 @@ options:
         of the image's own binary. Empty runs the image's binary through containerd (C(ctr -n k8s.io run --rm)) where
         it answers, else through podman (C(podman run --rm), which reads CRI-O's image store), else through the
         kubelet (a static pod read with crictl); with none the plan fails naming the missing tool and this option.
-      - A directory, a missing or a non-executable file fails the plan naming this option; so does a binary that
-        exits 0 without writing the effective config (it is not kube-scheduler).
+      - A directory, a missing or a non-executable file fails the plan naming this option; so does a binary whose
+        C(--version) does not name a release of O(kubernetes_version)'s minor, whose C(--help) does not name
+        kube-scheduler (kube-controller-manager prints the same C(--version)), or that exits 0 without writing the
+        effective config (it is not kube-scheduler).
     type: path
     default: ""
   preflight:

@@ -110,9 +110,10 @@ def test_an_image_the_runtime_cannot_run_is_the_kubelets_failure_not_a_refusal(c
     ("/usr/local/bin", "/usr/local/bin (kube_scheduler_static_pod_preflight_binary) is a directory on this master, not "
                        "a kube-scheduler: set kube_scheduler_static_pod_preflight_binary to the kube-scheduler file "
                        "itself, of the image's build (such as /usr/local/bin/kube-scheduler)"),
-    ("/bin/true", "/bin/true (kube_scheduler_static_pod_preflight_binary) is not kube-scheduler: it exited 0 without "
-                  "writing the effective configuration that --write-config-to asks for (kube-scheduler writes it, then "
-                  "exits); set kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the image's build"),
+    # The nodes' GNU true answers --version with its own release (Debian 12's coreutils).
+    ("/bin/true", "/bin/true (kube_scheduler_static_pod_preflight_binary) is not kube-scheduler: its --version says "
+                  "'true (GNU coreutils) 9.1', not a Kubernetes release (kube-scheduler says \"Kubernetes v<release>\"); "
+                  "set kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the image's build"),
 ])
 def test_a_host_binary_that_is_no_kube_scheduler_is_named_with_its_variable(cluster, tmp_path, master_without_ctr,
                                                                             binary, said):

@@ -60,9 +60,10 @@ def _preflight(instance, flags, **where):
                 **where)
 
 
-def _pod_preflight(instance, pod, host_binary, manifest_dir):
+def _pod_preflight(instance, pod, host_binary, manifest_dir, version):
     """The manifest's own command, image and hostPath volumes (read-only where it mounts them), and the kubelet's
-    directory (where a master without ctr or podman has its kubelet run the image as a static pod)."""
+    directory (where a master without ctr or podman has its kubelet run the image as a static pod); with a host
+    binary, the release whose minor it must be of."""
     container = scheduler_container(pod)
     host_paths = dict((volume["name"], volume["hostPath"]["path"]) for volume in pod["spec"].get("volumes") or []
                       if isinstance(volume, dict) and isinstance(volume.get("hostPath"), dict))
@@ -71,7 +72,7 @@ def _pod_preflight(instance, pod, host_binary, manifest_dir):
     where = {"command": container["command"][0], "image": container["image"], "mounts": mounts,
              "manifest_dir": manifest_dir}
     if host_binary:
-        where["binary"] = host_binary
+        where.update(binary=host_binary, version=version)
     return _preflight(instance, container["command"][1:], **where)
 
 
@@ -218,7 +219,8 @@ def static_pod_host(instances, settings, read):
             files.append(_file(where["adopted"], current_text))
         files.append(_file(where["manifest"], manifest))
         entry.update(files=files, named_files=_named_files(instance),
-                     preflight=_pod_preflight(instance, pod, settings.get("preflight_binary"), manifest_dir),
+                     preflight=_pod_preflight(instance, pod, settings.get("preflight_binary"), manifest_dir,
+                                                  settings["version"]),
                      **_gate(instance))
         entry["standby_leftover"] = temporary_standby.leftover(instance, "static_pod", _offset(settings), manifest_dir)
         if instance["name"] in settings.get("standbys", ()):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -62,13 +63,15 @@ def test_a_directory_is_refused_naming_the_variable_and_the_file_to_give(tmp_pat
 def test_true_is_never_an_acceptance(tmp_path, ansible_playbook):
     true = shutil.which("true")
     msg = plan_with(tmp_path, ansible_playbook, true)
-    assert msg == PREFIX + ("%s (%s) is not kube-scheduler: it exited 0 without writing the effective configuration "
-                            "that --write-config-to asks for (kube-scheduler writes it, then exits); set %s to a "
-                            "kube-scheduler of the image's build" % (true, VARIABLE, VARIABLE))
+    said = subprocess.run([true, "--version"], capture_output=True, text=True, check=False).stdout.splitlines()[0]
+    assert msg == PREFIX + ("%s (%s) is not kube-scheduler: its --version says %r, not a Kubernetes release "
+                            "(kube-scheduler says \"Kubernetes v<release>\"); set %s to a kube-scheduler of the "
+                            "image's build" % (true, VARIABLE, said, VARIABLE))
 
 
 @pytest.mark.parametrize("make, said", [
-    (lambda path: path.write_text("#!/bin/sh\necho 'half a line' >&2\nexit 3\n"), "half a line (exit status 3)"),
+    (lambda path: path.write_text("#!/bin/sh\necho 'half a line' >&2\nexit 3\n"),
+     "--version failed: half a line (exit status 3)"),
     (lambda path: path.write_bytes(b"\x7fELF\x02\x01\x01" + b"\x00" * 200), "Exec format error (ENOEXEC)"),
 ])
 def test_a_binary_that_fails_or_cannot_start_is_no_refusal(tmp_path, ansible_playbook, make, said):

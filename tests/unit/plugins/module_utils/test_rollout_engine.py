@@ -24,6 +24,7 @@ class FakeStrategy(object):
     def __init__(self):
         self.calls = []
         self.stopped_units = set()
+        self.processes = {}  # unit -> the process systemd says it runs (a port holder as the waiter gives it)
 
     def facts(self, params):
         return {}, []
@@ -47,6 +48,10 @@ class FakeStrategy(object):
 
     def running(self, instance):
         return instance["unit"] not in self.stopped_units
+
+    def foreign(self, instance, holder):
+        own = self.processes.get(instance.get("unit"))
+        return None if own is not None and holder == own else "its unit %s runs %s" % (instance.get("unit"), own or "no process")
 
     def log_hint(self, instance):
         return "journalctl -u %s" % instance["unit"]

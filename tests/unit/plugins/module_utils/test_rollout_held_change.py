@@ -228,8 +228,8 @@ def test_the_plan_refuses_a_secure_port_another_process_holds_before_any_write(t
     moved["files"][1]["content"] = "[Service]\nExecStart=/bin/one --secure-port=10271\n"
     eng = Engine(params(tmp_path, [moved]), FakeStrategy(), FakeWaiter(taken={10271: "process 77 (nginx)"}))
     with pytest.raises(PreflightFailed, match="one: secure port 10271 is taken on this master by process 77 "
-                                              r"\(nginx\), not by the kube-scheduler this change replaces \(which "
-                                              "listens on 10259\\): kube-scheduler would exit at start"):
+                                              r"\(nginx\), not by the kube-scheduler this change replaces \(its "
+                                              r"unit one.service runs no process\): kube-scheduler would exit at start"):
         eng.run(APPLY)
     assert snapshot(tmp_path) == before
 
@@ -237,12 +237,15 @@ def test_the_plan_refuses_a_secure_port_another_process_holds_before_any_write(t
 def test_a_port_held_by_the_instance_the_change_replaces_is_no_refusal(tmp_path):
     converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
     waiter = FakeWaiter(taken={10259: "process 5 (kube-scheduler)"})
-    result = Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), FakeStrategy(),
+    strategy = FakeStrategy()
+    strategy.processes["one.service"] = "process 5 (kube-scheduler)"
+    result = Engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")]), strategy,
                     waiter).run(APPLY)
     assert result["applied"]["one"]["restarted"]
     # A new instance may not take a port anything holds.
-    eng = Engine(params(tmp_path, [instance(tmp_path, "new", 10259)]), FakeStrategy(), waiter)
-    with pytest.raises(PreflightFailed, match="new: secure port 10259 is taken .* \\(there is none yet\\)"):
+    eng = Engine(params(tmp_path, [instance(tmp_path, "new", 10259)]), strategy, waiter)
+    with pytest.raises(PreflightFailed, match="new: secure port 10259 is taken .* \\(its unit new.service runs no "
+                                              "process\\)"):
         eng.run(APPLY)
 
 

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
-    ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_KUBECONFIG, REFUSED, answer, offline_flags)
+    ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_KUBECONFIG, REFUSED, answer, last_words, offline_flags)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
@@ -407,16 +407,18 @@ def test_systemd_runs_nothing_before_the_binary_is_installed():
 
 # --- a host binary that is not kube-scheduler, for real ---------------------------------------------------------------
 
-def host_binary_preflight(tmp_path, binary, run=None):
-    """The static-pod preflight with ``binary`` as kube_scheduler_static_pod_preflight_binary, run for real (as
-    module.run_command runs it through strategy_for: a command that cannot start raises OSError)."""
+def host_binary_preflight(tmp_path, binary, run=None, version="1.35.4"):
+    """The static-pod preflight with ``binary`` as kube_scheduler_static_pod_preflight_binary, for an instance of
+    ``version``, run for real (as module.run_command runs it through strategy_for: a command that cannot start raises
+    OSError)."""
     calls = []
 
     def recorded(argv):
         calls.append(argv)
         return (run or subprocess_run)(argv)
     spec = {"config": "clientConnection:\n  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG, "command": "kube-scheduler",
-            "flags": ["--config=/etc/k/one.yaml"], "image": IMAGE, "binary": str(binary), "mounts": []}
+            "flags": ["--config=/etc/k/one.yaml"], "image": IMAGE, "binary": str(binary), "mounts": [],
+            "version": version}
     return StaticPodStrategy(recorded, which=lambda name: None).preflight({"name": "one", "preflight": spec}, {}), calls
 
 
@@ -440,22 +442,36 @@ def test_a_missing_or_not_executable_host_binary_is_named_with_its_variable(tmp_
                                "file on this master: %s" % (tmp_path, FIX)) and calls == []
 
 
-def test_true_is_no_acceptance_because_it_writes_no_effective_config(tmp_path):
+def test_true_is_no_acceptance_because_it_says_no_release(tmp_path):
     true = shutil.which("true")
     verdict, calls = host_binary_preflight(tmp_path, true)
-    assert calls and verdict.refused is None and verdict.note == "no answer from %s (host binary)" % true
+    assert calls == [[true, "--version"]] and verdict.refused is None and verdict.note == "not run"
+    said = subprocess_run([true, "--version"])[1].splitlines()[0]  # GNU's "true (GNU coreutils) 9.1"
+    assert verdict.problem == (
+        "%s (kube_scheduler_static_pod_preflight_binary) is not kube-scheduler: its --version says %r, not a Kubernetes "
+        "release (kube-scheduler says \"Kubernetes v<release>\"); set kube_scheduler_static_pod_preflight_binary to a "
+        "kube-scheduler of the image's build" % (true, said))
+
+
+def test_a_kube_scheduler_that_exits_0_without_the_effective_config_is_no_acceptance(tmp_path):
+    fake = tmp_path / "kube-scheduler"
+    fake.write_text('#!/bin/sh\ncase "$1" in --version) echo "Kubernetes v1.35.4";; '
+                    '--help) printf "Usage:\\n  kube-scheduler [flags]\\n";; esac\n')
+    fake.chmod(0o755)
+    verdict, calls = host_binary_preflight(tmp_path, fake)
+    assert len(calls) == 3 and verdict.refused is None and verdict.note == "no answer from %s (host binary)" % fake
     assert verdict.problem == (
         "%s (kube_scheduler_static_pod_preflight_binary) is not kube-scheduler: it exited 0 without writing the "
         "effective configuration that --write-config-to asks for (kube-scheduler writes it, then exits); set "
-        "kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the image's build" % true)
+        "kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the image's build" % fake)
 
 
 def test_a_binary_that_fails_or_cannot_start_is_no_refusal(tmp_path):
     false = shutil.which("false")
     verdict, _calls = host_binary_preflight(tmp_path, false)
     assert verdict.refused is None
-    assert verdict.problem == ("the preflight could not run %s (kube_scheduler_static_pod_preflight_binary): exit "
-                               "status 1 and no output" % false)
+    assert verdict.problem == ("the preflight could not run %s (kube_scheduler_static_pod_preflight_binary): --version "
+                               "failed: %s" % (false, last_words(1, subprocess_run([false, "--version"])[1])))
     # A file of another machine (no ELF header this kernel runs, no #! line): exec fails with ENOEXEC, which
     # run_command would turn into the module's bare "Error executing command.".
     foreign = tmp_path / "kube-scheduler"
@@ -595,6 +611,75 @@ def test_the_real_kube_scheduler_refuses_a_file_the_config_names_that_is_missing
     preflight["config"] = yaml.safe_dump(config)
     verdict = strategy.preflight(host["instances"][0], host)
     assert verdict.refused is not None and "missing-ca.crt" in verdict.refused
+
+
+# --- another component of the release is no kube-scheduler (the real binaries) ---------------------------------------
+
+def real_component(variable):
+    binary = os.environ.get(variable)
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.skip("%s is not set: no real binary of that component to check (make binaries)" % variable)
+    return binary
+
+
+OTHER_COMPONENTS = [("KUBE_CONTROLLER_MANAGER_BIN_1_35", "kube-controller-manager"),
+                    ("KUBE_APISERVER_BIN_1_35", "kube-apiserver")]
+
+
+@pytest.mark.parametrize("variable, component", OTHER_COMPONENTS)
+def test_another_component_as_the_host_binary_is_not_kube_scheduler_and_never_runs_the_config(tmp_path, variable,
+                                                                                             component):
+    """It says kube-scheduler's --version ("Kubernetes v1.35.4"); its "unknown flag: --config" was taken for
+    kube-scheduler's refusal ("batch would be refused by the master's kube-scheduler")."""
+    binary = real_component(variable)
+    verdict, calls = host_binary_preflight(tmp_path, binary)
+    assert verdict.refused is None and verdict.note == "not run"
+    assert verdict.problem == (
+        '%s (kube_scheduler_static_pod_preflight_binary) is not kube-scheduler: its --help says it is %s ("Usage: %s '
+        '[flags]"), not kube-scheduler; set kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the '
+        "image's build" % (binary, component, component))
+    assert calls == [[binary, "--version"], [binary, "--help"]]
+
+
+@pytest.mark.parametrize("variable, component", OTHER_COMPONENTS)
+def test_another_component_as_the_systemd_binary_fails_the_plan_naming_the_variables(tmp_path, variable, component):
+    binary = real_component(variable)
+    host, strategy, server = real_master(tmp_path, {}, "systemd")
+    server.close()
+    host["binary"]["path"] = binary
+    strategy.running = lambda instance: True  # no systemd on the test machine; the binary is real
+    strategy.facts = lambda params: ({"host": {"systemd": True}}, [])
+    with pytest.raises(PreflightFailed) as failure:
+        Engine(host, strategy, FakeWaiter()).run(PLAN)
+    assert str(failure.value) == (
+        'nothing was changed: batch: the master\'s kube-scheduler could not check the new config: %s, the binary the '
+        'units are to run, is not kube-scheduler: its --help says it is %s ("Usage: %s [flags]"), not kube-scheduler; '
+        "remove it and set kube_scheduler_binary_url (or kube_scheduler_binary_local_path) to a kube-scheduler of "
+        "v%s" % (binary, component, component, host["binary"]["version"]))
+
+
+def test_a_kube_scheduler_of_another_minor_as_the_host_binary_is_refused_naming_both_releases(tmp_path):
+    binary, version = real_binary()
+    verdict, calls = host_binary_preflight(tmp_path, binary, version="1.37.2")
+    assert verdict.refused is None and calls == [[binary, "--version"]]
+    assert verdict.problem == (
+        "%s (kube_scheduler_static_pod_preflight_binary) is a kube-scheduler of another release: its --version says "
+        "'Kubernetes v%s', not a release of 1.37 (kube_scheduler_version 1.37.2); set "
+        "kube_scheduler_static_pod_preflight_binary to a kube-scheduler of the image's build" % (binary, version))
+
+
+def test_scheduler_plugins_scheduler_is_a_kube_scheduler_and_its_answer_counts(tmp_path):
+    """scheduler-plugins' scheduler (cmd/scheduler, built on kube-scheduler's command) names itself kube-scheduler
+    and is stamped with the Kubernetes release it is built on."""
+    binary = real_component("SCHEDULER_PLUGINS_SCHEDULER_BIN_0_34_7")
+    said = subprocess_run([binary, "--version"])[1].strip()
+    assert said.startswith("Kubernetes v1.34.")
+    config = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection:\n"
+              "  kubeconfig: %s\n" % PREFLIGHT_KUBECONFIG)
+    spec = {"config": config, "command": "kube-scheduler", "flags": [], "image": IMAGE, "binary": binary, "mounts": [],
+            "version": said.split()[-1][1:]}
+    verdict = StaticPodStrategy(subprocess_run, which=lambda name: None).preflight({"name": "one", "preflight": spec}, {})
+    assert verdict.problem is None and verdict.refused is None and verdict.note == "accepted by %s (host binary)" % binary
 
 
 def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and_an_offline_kubeconfig(tmp_path):
