@@ -18,7 +18,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.role_variables import (
-    REMOVED_IN, ROLE_VARIABLES, check_role, deprecations)
+    REMOVED_IN, ROLE_VARIABLES, booleans, check_role, deprecations)
 
 ARGUMENT_SPEC = {
     "role": {"type": "str", "required": True, "choices": sorted(ROLE_VARIABLES)},
@@ -37,14 +37,16 @@ class ActionModule(ControllerOnly, ActionBase):
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         task_vars = task_vars or {}
         values, normalised, problems = self._check(args["role"], task_vars, set(task_vars))
+        # Each host's booleans as converted here (the role reads them from this result, never with | bool again).
+        hosts = {task_vars.get("inventory_hostname"): booleans(args["role"], normalised)}
         if not problems and args["all_hosts"]:
-            problems.extend(self._other_hosts(args["role"], task_vars, values))
+            problems.extend(self._other_hosts(args["role"], task_vars, values, hosts))
         if problems:
             return dict(result, failed=True, errors=problems,
                         msg="kubesched.schedulers.%s: the variables are not valid, nothing was changed:\n%s"
                         % (args["role"], "\n".join(problems)))
         version = next((normalised[name] for name in _UNTEMPLATED_TYPE if normalised.get(name)), None)
-        result.update(changed=False, version=version)
+        result.update(changed=False, version=version, booleans=hosts[task_vars.get("inventory_hostname")], hosts=hosts)
         if version and preview_warning(version):
             result["warnings"] = [preview_warning(version)]
         old_names = deprecations(args["role"], values)
@@ -75,7 +77,7 @@ class ActionModule(ControllerOnly, ActionBase):
         normalised, found = check_role(role, values, [name for name in names if isinstance(name, str)])
         return values, normalised, problems + found
 
-    def _other_hosts(self, role, task_vars, mine):
+    def _other_hosts(self, role, task_vars, mine, hosts):
         """The role runs this once for all masters (run_once): every other host of the play is checked too, as it
         would be on its own. What the play and the role give (play vars, defaults, extra vars) is this host's; what
         an inventory gives a host of its own (host_vars, its groups' vars) comes from hostvars, templated there. A
@@ -94,7 +96,8 @@ class ActionModule(ControllerOnly, ActionBase):
                 problems.append("host %s: cannot be templated: %s" % (host, str(exc).splitlines()[0]))
                 continue
             names = set(task_vars) | set(theirs)
-            values, _normalised, found = self._check(role, variables, names)
+            values, normalised, found = self._check(role, variables, names)
+            hosts[host] = booleans(role, normalised)
             if values == mine and names == set(task_vars):
                 continue
             problems.extend("host %s: %s" % (host, problem) for problem in found)

@@ -29,11 +29,26 @@ def deployment_rollback_point(previous, settings, objects, labels):
     return rollback_point.point(settings, list(previous or []), workload, labels)
 
 
-def deployment_rollback_decision(secret, workloads, pods, check_mode=False):
-    """``commit`` or ``restore`` for the rollback point ``secret`` an earlier run left, from its workload (the
-    k8s_info resources: one or none) and its pods; with the message and the objects to put back."""
+def deployment_rollback_point_checked(secrets, settings):
+    """The name of the rollback point an earlier run left (``secrets``: the Secrets of the namespace with the point's
+    label, as read), once it is the role's own and would put back only the role's ConfigMap and workload; else it
+    fails naming the Secret and the field. Nothing of a refused point is used."""
     try:
-        return rollback_point.decide(secret, (workloads or [None])[0], pods, bool(check_mode))
+        secret = rollback_point.left_point(secrets, settings)
+        rollback_point.read(secret, settings)
+    except rollback_point.RollbackPointError as exc:
+        raise _error(str(exc)) from None
+    return secret["metadata"]["name"]
+
+
+def deployment_rollback_decision(secrets, workloads, pods, settings, check_mode=False):
+    """``commit`` or ``restore`` for the rollback point an earlier run left (``secrets``: the Secrets of the namespace
+    with the point's label, as read), from its workload (the k8s_info resources: one or none) and its pods; with the
+    message and the objects to put back. A point that is not the role's own, or that would put back anything but the
+    role's ConfigMap and workload (``settings``: its name, namespace, kind, labels and selector), fails naming it."""
+    try:
+        secret = rollback_point.left_point(secrets, settings)
+        return rollback_point.decide(secret, (workloads or [None])[0], pods, settings, bool(check_mode))
     except rollback_point.RollbackPointError as exc:
         raise _error(str(exc)) from None
 
@@ -54,6 +69,7 @@ class FilterModule(object):  # pylint: disable=too-few-public-methods
     def filters(self):
         return {"deployment_previous_objects": deployment_previous_objects,
                 "deployment_rollback_point": deployment_rollback_point,
+                "deployment_rollback_point_checked": deployment_rollback_point_checked,
                 "deployment_rollback_decision": deployment_rollback_decision,
                 "deployment_pod_states": deployment_pod_states,
                 "deployment_label_selectors": deployment_label_selectors}

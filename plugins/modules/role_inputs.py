@@ -20,6 +20,11 @@ description:
     Kubernetes names, labels and schedulerNames that the API server would refuse, a PodDisruptionBudget
     C(maxUnavailable) that is neither a number nor a percentage, and versions (a YAML number such as C(1.30), read
     as C(1.3), is named as such).
+  - Converts every boolean variable once, by one rule - V(true) or V(false), or as text V(true), V(false), V(yes)
+    or V(no) in any case with nothing around it - and returns the converted values (RV(booleans)), which the role
+    uses from then on. A padded (V("yes ")) or other spelling (V(y), V(on), V(1)) is refused naming the variable,
+    the value and the accepted spellings - ansible-core's argument specs and its C(bool) filter read those
+    differently from each other.
   - Reports a C(kube_scheduler_*) variable that no role knows but that is close to one that does (a typo such as
     C(kube_scheduler_instance)) with the name it most likely meant. Names far from every known one are left alone
     (other roles, such as kubespray's, have C(kube_scheduler_*) variables of their own).
@@ -57,6 +62,20 @@ version:
   returned: success
   type: str
   sample: 1.35.4
+booleans:
+  description:
+    - The role's boolean variables (and those that also take V(auto)) as converted by the one rule of the input
+      model - V(true) or V(false), or as text V(true), V(false), V(yes) or V(no) in any case with nothing around it;
+      anything else was refused, naming the variable, its value and these spellings.
+    - The role renders and decides with these values, never with a second conversion (C(| bool)) of the variable.
+  returned: success
+  type: dict
+  sample: {"kube_scheduler_deployment_profiling": false, "kube_scheduler_deployment_pod_monitor": "auto"}
+hosts:
+  description: With O(all_hosts), the same for every host of the play, by inventory name (the task runs once).
+  returned: success
+  type: dict
+  sample: {"master-1": {"kube_scheduler_profiling": false}}
 errors:
   description: One line per problem, each naming the variable.
   returned: failure

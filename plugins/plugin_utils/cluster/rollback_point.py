@@ -13,7 +13,16 @@ objects are back.
 
 A run that finds one (``decide``) judges the rollout it belongs to: the workload ready with the new config commits it
 (the point goes, and the run says so); anything else puts back the previous objects from the point and fails,
-naming why, with each pod's state (``pod_states``). Pure Python, no Ansible imports: the filters of
+naming why, with each pod's state (``pod_states``).
+
+What a point may put back is bounded, because a label is no proof of who wrote a Secret: anyone who may write
+Secrets in the scheduler's namespace can write one, and the role applies what it puts back with ``force`` through
+its own kubeconfig. So ``read`` takes a point only when the Secret is the one the role writes and every object in it
+is the role's own ConfigMap or workload (of the kind the point was kept for), of the role's name and namespace, with
+the labels, selector and pod the role renders (its service account, one unprivileged container, its ConfigMap the
+only volume); anything else is refused naming the Secret and the field, before anything of it is used. What stays
+the point writer's to choose is what a rollback legitimately changes: the configuration, the image, resources and
+placement (docs/docsite/rst/security.rst). Pure Python, no Ansible imports: the filters of
 plugins/filter/deployment_rollback.py call it from the role.
 """
 
@@ -74,19 +83,179 @@ def point(settings, previous, workload, labels):
             "data": {RECORD_KEY: base64.b64encode(text.encode("utf-8")).decode("ascii")}}
 
 
-def read(secret):
-    """The record a rollback point Secret holds."""
-    metadata = (secret or {}).get("metadata") or {}
+def _refused(where, field, detail, settings):
+    return RollbackPointError(
+        "the rollback point Secret %s is refused: %s: %s. A rollback point puts back only this role's own ConfigMap "
+        "and %s %s/%s, as the role renders them; nothing was applied from it. It was not written by this role, or "
+        "was changed since (anyone who may write Secrets in %s can write one): look at it and at who wrote it (its "
+        "managedFields), delete it and run again"
+        % (where, field, detail, settings["kind"], settings["namespace"], settings["name"], settings["namespace"]))
+
+
+def _expect(found, wanted, where, field, settings):
+    # JSON's true is not the number 1 here (by isinstance: Ansible hands the filters its own str and dict subclasses).
+    if found != wanted or isinstance(found, bool) is not isinstance(wanted, bool):
+        raise _refused(where, field, "Invalid value: %s: must be %s" % (_shown(found), _shown(wanted)), settings)
+
+
+def _shown(value):
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _mapping(value, where, field, settings):
+    if not isinstance(value, dict):
+        # Only the type: a damaged point may hold the previous ConfigMap's secrets anywhere.
+        raise _refused(where, field, "must be a mapping, got %s" % type(value).__name__, settings)
+    return value
+
+
+def _labelled(metadata, labels, where, field, settings):
+    """The labels the role sets on its objects, each with the role's value."""
+    found = _mapping(metadata.get("labels", {}), where, field + ".labels", settings)
+    for key, value in sorted((labels or {}).items()):
+        _expect(found.get(key), value, where, "%s.labels[%s]" % (field, key), settings)
+
+
+def _secret(secret, settings):
+    """The Secret itself as the role writes it: its name, namespace, type, labels and one key."""
+    metadata = (secret if isinstance(secret, dict) else {}).get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
     where = "%s/%s" % (metadata.get("namespace"), metadata.get("name"))
+    _mapping(secret, where, "Secret", settings)
+    _expect(metadata.get("namespace"), settings["namespace"], where, "metadata.namespace", settings)
+    _expect(metadata.get("name"), point_name(settings["name"]), where, "metadata.name", settings)
+    _labelled(metadata, dict(settings.get("labels") or {}, **{ROLLBACK_POINT_LABEL: settings["name"]}), where,
+              "metadata", settings)
+    _expect(secret.get("type", "Opaque"), "Opaque", where, "type", settings)
+    data = _mapping(secret.get("data"), where, "data", settings)
+    _expect(sorted(data), [RECORD_KEY], where, "data (its keys)", settings)
+    return where, data[RECORD_KEY]
+
+
+def _decoded(text, where):
     try:
-        record = json.loads(base64.b64decode(((secret or {}).get("data") or {})[RECORD_KEY]).decode("utf-8"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RollbackPointError("the rollback point Secret %s cannot be read (%s): it was not written by this role, "
-                                 "or was changed; look at it, delete it and run again" % (where, exc)) from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT or not isinstance(record.get("previous"), list):
-        raise RollbackPointError("the rollback point Secret %s holds no record this release reads (format %r): delete "
-                                 "it and run again" % (where, record.get("format") if isinstance(record, dict) else None))
+        record = json.loads(base64.b64decode(text, validate=True).decode("utf-8"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise RollbackPointError("the rollback point Secret %s cannot be read (data.%s: %s): nothing was applied from "
+                                 "it; it was not written by this role, or was changed or damaged since: look at it, "
+                                 "delete it and run again" % (where, RECORD_KEY, str(exc)[:200] or type(exc).__name__)) \
+            from None
     return record
+
+
+# The workloads the role renders, and the API version of each kind a point may put back.
+WORKLOAD_KINDS = ("Deployment", "DaemonSet")
+API_VERSIONS = {"ConfigMap": "v1", "Deployment": "apps/v1", "DaemonSet": "apps/v1"}
+
+
+def _pod(template, settings, where, field):
+    """The pod as the role renders it, where a point could make it more than the role's scheduler: its service
+    account, the role's labels, one container, unprivileged, its own ConfigMap the only volume. The image, the
+    command, resources and placement are the previous rollout's (and so the point writer's) to choose."""
+    template = _mapping(template, where, field, settings)
+    _labelled(_mapping(template.get("metadata", {}), where, field + ".metadata", settings), settings.get("labels"),
+              where, field + ".metadata", settings)
+    spec = _mapping(template.get("spec"), where, field + ".spec", settings)
+    field += ".spec"
+    _expect(spec.get("serviceAccountName"), settings["name"], where, field + ".serviceAccountName", settings)
+    _expect(spec.get("serviceAccount", settings["name"]), settings["name"], where, field + ".serviceAccount", settings)
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        if spec.get(key, False) is not False:
+            raise _refused(where, "%s.%s" % (field, key), "Invalid value: %s: the role's pods never share the "
+                           "node's namespaces" % _shown(spec[key]), settings)
+    for key in ("initContainers", "ephemeralContainers"):
+        if spec.get(key):
+            raise _refused(where, "%s.%s" % (field, key), "the role's pods run one container", settings)
+    security = _mapping(spec.get("securityContext", {}), where, field + ".securityContext", settings)
+    _expect(security.get("runAsNonRoot"), True, where, field + ".securityContext.runAsNonRoot", settings)
+    containers = spec.get("containers")
+    if not isinstance(containers, list) or len(containers) != 1:
+        raise _refused(where, field + ".containers", "the role's pods run one container, kube-scheduler", settings)
+    container = _mapping(containers[0], where, field + ".containers[0]", settings)
+    _expect(container.get("name"), "kube-scheduler", where, field + ".containers[0].name", settings)
+    context = _mapping(container.get("securityContext"), where, field + ".containers[0].securityContext", settings)
+    _expect(context.get("privileged", False), False, where, field + ".containers[0].securityContext.privileged",
+            settings)
+    _expect(context.get("allowPrivilegeEscalation"), False, where,
+            field + ".containers[0].securityContext.allowPrivilegeEscalation", settings)
+    added = _mapping(context.get("capabilities", {}), where, field + ".containers[0].securityContext.capabilities",
+                     settings).get("add")
+    _expect(added or [], [], where, field + ".containers[0].securityContext.capabilities.add", settings)
+    volumes = spec.get("volumes")
+    if not isinstance(volumes, list):
+        raise _refused(where, field + ".volumes", "must be a list, got %s" % type(volumes).__name__, settings)
+    for index, volume in enumerate(volumes):
+        at = "%s.volumes[%d]" % (field, index)
+        _expect(sorted(_mapping(volume, where, at, settings)), ["configMap", "name"], where, at + " (its keys)",
+                settings)
+        _expect(_mapping(volume["configMap"], where, at + ".configMap", settings).get("name"), settings["name"],
+                where, at + ".configMap.name", settings)
+
+
+def _previous(objects, kind, settings, where):
+    """The objects to put back: the role's ConfigMap and workload (each at most once), of its name and namespace,
+    with the labels it sets; the workload's pods the role's."""
+    if not isinstance(objects, list):
+        raise _refused(where, "previous", "must list at most the ConfigMap and the %s, got %s" % (
+            kind, type(objects).__name__), settings)
+    seen = set()
+    for index, obj in enumerate(objects):
+        field = "previous[%d]" % index
+        obj = _mapping(obj, where, field, settings)
+        if obj.get("kind") not in ("ConfigMap", kind) or obj["kind"] in seen:
+            raise _refused(where, field + ".kind", "Unsupported value: %s: a rollback point puts back the ConfigMap "
+                           "and the %s, once each" % (_shown(obj.get("kind")), kind), settings)
+        seen.add(obj["kind"])
+        _expect(obj.get("apiVersion"), API_VERSIONS[obj["kind"]], where, field + ".apiVersion", settings)
+        metadata = _mapping(obj.get("metadata"), where, field + ".metadata", settings)
+        _expect(metadata.get("namespace"), settings["namespace"], where, field + ".metadata.namespace", settings)
+        _expect(metadata.get("name"), settings["name"], where, field + ".metadata.name", settings)
+        _labelled(metadata, settings.get("labels"), where, field + ".metadata", settings)
+        if obj["kind"] == "ConfigMap":
+            data = _mapping(obj.get("data", {}), where, field + ".data", settings)
+            _expect(sorted(data), ["config.yaml"], where, field + ".data (its keys)", settings)
+            if "binaryData" in obj:
+                raise _refused(where, field + ".binaryData", "the role's ConfigMap holds config.yaml only", settings)
+            continue
+        spec = _mapping(obj.get("spec"), where, field + ".spec", settings)
+        selector = _mapping(spec.get("selector"), where, field + ".spec.selector", settings)
+        _expect(selector, {"matchLabels": settings.get("selector")}, where, field + ".spec.selector", settings)
+        _pod(spec.get("template"), settings, where, field + ".spec.template")
+    return objects
+
+
+def read(secret, settings):
+    """The record a rollback point Secret holds, once the Secret is the one the role writes (``settings``: the
+    role's name, namespace, kind, labels and selector) and everything it would put back is the role's own ConfigMap
+    and workload: else RollbackPointError, naming the Secret and the field."""
+    where, text = _secret(secret, settings)
+    record = _decoded(text, where)
+    if not isinstance(record, dict) or record.get("format") != FORMAT or isinstance(record.get("format"), bool):
+        raise RollbackPointError("the rollback point Secret %s holds no record this release reads (format %s): "
+                                 "nothing was applied from it; delete it and run again" % (
+                                     where, _shown(record.get("format") if isinstance(record, dict) else None)))
+    _expect(sorted(record), ["config_checksum", "format", "kind", "name", "namespace", "previous"], where,
+            "the record's keys", settings)
+    if record["kind"] not in WORKLOAD_KINDS:
+        raise _refused(where, "kind", "Unsupported value: %s: supported values: %s" % (
+            _shown(record["kind"]), ", ".join(WORKLOAD_KINDS)), settings)
+    _expect(record["name"], settings["name"], where, "name", settings)
+    _expect(record["namespace"], settings["namespace"], where, "namespace", settings)
+    if not isinstance(record["config_checksum"], str):
+        raise _refused(where, "config_checksum", "must be text, got %s" % type(record["config_checksum"]).__name__,
+                       settings)
+    _previous(record["previous"], record["kind"], settings, where)
+    return record
+
+
+def left_point(secrets, settings):
+    """The one rollback point among ``secrets`` (the Secrets of the namespace with the point's label), or None:
+    each must be the one the role writes; the first that is not is refused."""
+    secrets = list(secrets or [])
+    for secret in secrets:
+        _secret(secret, settings)
+    return secrets[0] if secrets else None
 
 
 def label_selectors(labels):
@@ -151,11 +320,11 @@ def rollout_state(record, workload):
     return True, None
 
 
-def decide(secret, workload, pods, check_mode=False):
+def decide(secret, workload, pods, settings, check_mode=False):
     """What a run does with a rollback point an earlier run left: ``commit`` (the rollout is ready with its new
     config: the point goes) or ``restore`` (the previous objects go back from it, and the run fails), with the
-    message that says so and the objects to put back."""
-    record = read(secret)
+    message that says so and the objects to put back. A point ``read`` refuses is neither: nothing of it is used."""
+    record = read(secret, settings)
     label = "%s %s/%s" % (record["kind"], record["namespace"], record["name"])
     ready, why = rollout_state(record, workload)
     would = "would be" if check_mode else "was"

@@ -126,23 +126,31 @@ def integer(low, high, what="a number"):
 port = integer(1, 65535, "a port number")
 
 
+# The one rule for a boolean input: YAML's true or false, or one of these words as text (a survey, -e key=value),
+# in any case and nothing around it. Each word means the same to ansible-core's bool filter and to its argument
+# specs; a word they read differently ("y" is true to one and false to the other) or a padded one ("yes " is true to
+# the argument spec and false to | bool) is refused, so no later reading can disagree with this one.
+BOOLEAN_WORDS = {"true": True, "yes": True, "false": False, "no": False}
+BOOLEAN_SPELLINGS = "true or false (as text also yes or no, in any case, with nothing around it)"
+
+
 def boolean(value, name):
-    """A boolean, or the text a survey or -e key=value gives for one."""
+    """A boolean, or the text a survey or -e key=value gives for one (BOOLEAN_WORDS)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
-        return value.strip().lower() in ("true", "yes")
-    raise InputError("%s: must be true or false, got %s" % (name, shown(value)))
+    if isinstance(value, str) and value.lower() in BOOLEAN_WORDS:
+        return BOOLEAN_WORDS[value.lower()]
+    raise InputError("%s: Invalid value: %s: must be %s" % (name, shown(value), BOOLEAN_SPELLINGS))
 
 
 def auto_or_boolean(value, name):
     """"auto" (decided from what the cluster has), or a boolean as boolean() takes it."""
-    if isinstance(value, str) and value.strip().lower() == "auto":
+    if isinstance(value, str) and value.lower() == "auto":
         return "auto"
     try:
         return boolean(value, name)
     except InputError:
-        raise InputError("%s: must be auto, true or false, got %s" % (name, shown(value))) from None
+        raise InputError("%s: Invalid value: %s: must be auto or %s" % (name, shown(value), BOOLEAN_SPELLINGS)) from None
 
 
 def version(value, name):

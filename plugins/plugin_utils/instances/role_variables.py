@@ -330,6 +330,17 @@ def deprecations(role, values):
     return messages
 
 
+# The kinds whose values the roles read as converted here (role_inputs returns them), never through | bool again.
+BOOLEAN_KINDS = (kinds.boolean, kinds.auto_or_boolean)
+
+
+def booleans(role, normalised):
+    """The role's boolean variables (and auto-or-boolean ones) as converted by their kind: what the role renders and
+    decides with. Only these: the other values may be secrets, and a task's result can be shown."""
+    return dict((name, value) for name, value in normalised.items()
+                if ROLE_VARIABLES[role].get(name) in BOOLEAN_KINDS)
+
+
 def check_role(role, values, present):
     """Check the role's variables: ``values`` maps each set variable to its templated value, ``present`` is every
     variable name the host has (for typos). Returns (normalised values, problems)."""

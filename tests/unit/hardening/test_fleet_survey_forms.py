@@ -152,10 +152,10 @@ def test_an_unanswered_question_is_an_unset_variable(results, case):
                     "inventory group names"),
     ("groups_integer", "kube_scheduler_cluster_groups (of groups_integer-e1): Invalid value: 2: a list of inventory "
                        "group names"),
-    ("make_before_break_integer", "kube_scheduler_make_before_break (of make_before_break_integer-e1): must be true "
-                                  "or false, got 1"),
-    ("make_before_break_multi_select", "kube_scheduler_make_before_break (of make_before_break_multi_select-e1): must "
-                                       "be true or false, got ['true']"),
+    ("make_before_break_integer", "kube_scheduler_make_before_break (of make_before_break_integer-e1): Invalid "
+                                  "value: 1: must be true or false"),
+    ("make_before_break_multi_select", "kube_scheduler_make_before_break (of make_before_break_multi_select-e1): "
+                                       "Invalid value: ['true']: must be true or false"),
 ])
 def test_a_fleet_variable_in_a_wrong_form_is_refused_naming_it_and_the_host(results, case, words):
     assert words in refusal(results, case)

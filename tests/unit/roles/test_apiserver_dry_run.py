@@ -513,6 +513,9 @@ def verify_objects(values, events=False):
             # the default (kubeadm's pause of the minor, through the collection's filter) is tested on its own
             kube_scheduler_verify_image="registry.k8s.io/pause:3.10.1",
             __kube_scheduler_verify_run="20260101000000",
+            # role_inputs' conversion, which the role's template reads (unchecked here: the one rule, or false)
+            __kube_scheduler_verify_inputs={"booleans": {"kube_scheduler_verify_tolerate_control_plane": str(
+                values.get("kube_scheduler_verify_tolerate_control_plane", False)).lower() in ("true", "yes")}},
             __kube_scheduler_verify_targets=[{"name": item["name"] if isinstance(item, dict) else item}
                                              for item in wanted])))
     if events:

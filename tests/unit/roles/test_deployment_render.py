@@ -144,6 +144,10 @@ CASES.update({
         {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": -1}}])]}),
     # Profiling: off unless the variable or the config turns it on (CIS 1.4.1).
     "profiling_on": {"kube_scheduler_deployment_profiling": "true"},
+    "profiling_survey_yes": {"kube_scheduler_deployment_profiling": "Yes"},
+    # Read as true by ansible-core's argument spec, as false by its bool filter: refused by the one rule.
+    "profiling_padded": {"kube_scheduler_deployment_profiling": "yes "},
+    "wait_as_on": {"kube_scheduler_deployment_wait": "on"},
     "profiling_in_config": {"kube_scheduler_deployment_config": {
         "enableProfiling": True, "profiles": [{"schedulerName": "kubesched-scheduler"}]}},
     "profiling_off_in_config": {"kube_scheduler_deployment_profiling": True, "kube_scheduler_deployment_config": {
@@ -300,6 +304,9 @@ def test_leader_election_is_forced_on_with_more_than_one_replica(rendered):
     ("misspelled_variable", ["kube_scheduler_deployment_replica: unknown variable; did you mean "
                              "kube_scheduler_deployment_replicas?"]),
     ("empty_survey_name", ["kube_scheduler_deployment_name: Required value: must not be empty"]),
+    ("profiling_padded", ["kube_scheduler_deployment_profiling: Invalid value: 'yes ': must be true or false (as "
+                          "text also yes or no, in any case, with nothing around it)"]),
+    ("wait_as_on", ["kube_scheduler_deployment_wait: Invalid value: 'on'"]),
     ("survey_boolean_in_config", ["cannot unmarshal string", "hint (kube_scheduler_deployment_config.leaderElection"
                                   ".leaderElect): use a boolean"]),
     ("settle_as_long_as_the_wait", ["kube_scheduler_deployment_settle: Invalid value: 120: must be less than "
@@ -451,7 +458,8 @@ ROLE = Path(__file__).resolve().parents[3] / "roles" / "deployment"
 
 def test_every_boolean_and_number_variable_is_converted_where_it_is_used():
     # ansible-core 2.19 refuses a string as a conditional ("Conditionals must have a boolean result"), and a survey
-    # gives strings: every use of a bool or int variable goes through | bool or | int.
+    # gives strings: every use of an int variable goes through | int; a bool variable is read only as role_inputs
+    # converted it (__kube_scheduler_deployment_booleans), never through a second | bool.
     spec = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
     typed = {name: option["type"] for name, option in spec.items() if option.get("type") in ("bool", "int")}
     assert {"kube_scheduler_deployment_wait", "kube_scheduler_deployment_replicas"} <= set(typed)
@@ -462,7 +470,10 @@ def test_every_boolean_and_number_variable_is_converted_where_it_is_used():
         for name, kind in typed.items():
             for match in re.finditer(r"\b%s\b(?!:)" % name, text):
                 after = text[match.end():match.end() + 12]
-                if not re.match(r"\s*\|\s*%s\b" % kind, after) and not after.startswith(" ~ '"):
+                if kind == "bool":
+                    if not text[:match.start()].endswith("__kube_scheduler_deployment_booleans."):
+                        unconverted.append("%s: %s %r" % (path.name, name, after))
+                elif not re.match(r"\s*\|\s*%s\b" % kind, after) and not after.startswith(" ~ '"):
                     unconverted.append("%s: %s %r" % (path.name, name, after))
     assert unconverted == []
 
@@ -495,6 +506,7 @@ def test_a_gang_scheduler_gets_its_crds_rbac_and_controller(rendered):
 
 
 @pytest.mark.parametrize("case, profiling", [("v1_35", False), ("custom", False), ("profiling_on", True),
+                                             ("profiling_survey_yes", True),
                                              ("profiling_in_config", True), ("profiling_off_in_config", False)])
 def test_profiling_is_off_unless_the_variable_or_the_config_turns_it_on(rendered, case, profiling):
     assert scheduler_config_of(objects_of(rendered, case))["enableProfiling"] is profiling

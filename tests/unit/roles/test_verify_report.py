@@ -20,6 +20,10 @@ CASE_PLAY = """
   tasks:
     - name: Judge
       block:
+        - name: Check the variables and convert the booleans, as the role does first
+          ansible.builtin.include_role:
+            name: kubesched.schedulers.verify
+            tasks_from: inputs.yml
         - name: Record the health rows of this host
           ansible.builtin.set_fact:
             __kube_scheduler_verify_health_rows: "{{{{ health_rows }}}}"
@@ -50,6 +54,10 @@ POD_PLAY = """
       loop: ["{role}/defaults/main.yml", "{role}/vars/main.yml"]
     - name: Override the defaults as a caller would
       ansible.builtin.set_fact: {vars}
+    - name: Check the variables and convert the booleans, as the role does first
+      ansible.builtin.include_role:
+        name: kubesched.schedulers.verify
+        tasks_from: inputs.yml
     - name: Render the pods
       ansible.builtin.copy:
         content: "{{{{ lookup('ansible.builtin.template', '{role}/templates/pods.yaml.j2') }}}}"

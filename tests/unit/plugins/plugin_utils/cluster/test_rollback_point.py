@@ -12,16 +12,29 @@ import json
 
 import pytest
 
+from hypothesis import HealthCheck, given, settings as hypothesis_settings
+from hypothesis import strategies as st
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster.rollback_point import (
     RollbackPointError, decide, label_selectors, pod_states, point, previous_objects, read, rollout_state)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
     CONFIG_CHECKSUM_ANNOTATION, ROLLBACK_POINT_LABEL)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.deployment_objects import config_map, workload as rendered
 
-SETTINGS = {"name": "batch", "namespace": "kube-system", "kind": "Deployment"}
-LABELS = {"app.kubernetes.io/managed-by": "kubesched.schedulers"}
-CONFIG_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"config.yaml": "keyData: c2VjcmV0\n"},
-              "metadata": {"name": "batch", "namespace": "kube-system", "resourceVersion": "41", "uid": "u1",
-                           "creationTimestamp": "t", "managedFields": [{}], "labels": {"a": "b"}}}
+LABELS = {"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/instance": "batch",
+          "app.kubernetes.io/managed-by": "kubesched.schedulers"}
+SELECTOR = {"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/instance": "batch"}
+# The role's settings (vars/main.yml), what the render and the point read of them.
+SETTINGS = {"name": "batch", "namespace": "kube-system", "kind": "Deployment", "labels": LABELS, "selector": SELECTOR,
+            "replicas": 2, "lease_name": "batch", "secure_port": 10259, "image": "registry.k8s.io/kube-scheduler:v1.35.4",
+            "image_pull_policy": "IfNotPresent", "resources": {}, "priority_class_name": "", "run_as_user": 65532,
+            "node_selector": {}, "tolerations": [], "spread_when_unsatisfiable": "ScheduleAnyway", "wait_timeout": 300,
+            "control_plane_selector": {}, "control_plane_tolerations": []}
+CONFIG = {"checksum": "old", "profiles": ["batch"], "rendered": "keyData: c2VjcmV0\n",
+          "health_paths": {"liveness": "/livez", "readiness": "/readyz"}, "effective": {}}
+CONFIG_MAP = dict(config_map(SETTINGS, CONFIG, {}))
+CONFIG_MAP["metadata"] = dict(CONFIG_MAP["metadata"], resourceVersion="41", uid="u1", creationTimestamp="t",
+                              managedFields=[{}])
 
 
 def workload(checksum="new", replicas=2, ready=2, updated=2, available=2, generation=3, observed=3, kind="Deployment",
@@ -31,11 +44,9 @@ def workload(checksum="new", replicas=2, ready=2, updated=2, available=2, genera
               if kind == "Deployment" else
               {"observedGeneration": observed, "desiredNumberScheduled": replicas, "updatedNumberScheduled": updated,
                "numberReady": ready, "numberAvailable": available})
-    metadata = {"name": "batch", "namespace": "kube-system", "generation": generation}
-    return {"apiVersion": "apps/v1", "kind": kind, "metadata": metadata,
-            "spec": dict({"template": {"metadata": {"annotations": {CONFIG_CHECKSUM_ANNOTATION: checksum}}}},
-                         **({"replicas": replicas} if kind == "Deployment" else {})),
-            "status": status}
+    found = rendered(dict(SETTINGS, kind=kind, replicas=replicas), dict(CONFIG, checksum=checksum))
+    found["metadata"]["generation"] = generation
+    return dict(found, status=status)
 
 
 def kept(previous=None):
@@ -49,22 +60,28 @@ def test_the_point_keeps_the_previous_objects_as_they_can_be_applied_again():
     assert secret["metadata"]["labels"] == dict(LABELS, **{ROLLBACK_POINT_LABEL: "batch"})
     # The ConfigMap's secrets are in the Secret's data only, encoded; never in its metadata.
     assert "c2VjcmV0" not in json.dumps(secret["metadata"])
-    record = read(secret)
+    record = read(secret, SETTINGS)
     assert record["config_checksum"] == "new" and record["kind"] == "Deployment"
-    (config_map,) = record["previous"]  # the workload did not exist yet: nothing of it to keep
-    assert config_map["data"] == CONFIG_MAP["data"] and "status" not in config_map
-    assert config_map["metadata"] == {"name": "batch", "namespace": "kube-system", "labels": {"a": "b"}}
+    (kept_map,) = record["previous"]  # the workload did not exist yet: nothing of it to keep
+    assert kept_map["data"] == CONFIG_MAP["data"] and "status" not in kept_map
+    assert set(kept_map["metadata"]) == {"name", "namespace", "labels", "annotations"}
+
+
+def secret_of(data):
+    secret = kept()
+    secret["data"] = data
+    return secret
 
 
 @pytest.mark.parametrize("secret, words", [
-    ({"metadata": {"name": "x", "namespace": "n"}, "data": {}}, "the rollback point Secret n/x cannot be read"),
-    ({"metadata": {"name": "x", "namespace": "n"}, "data": {"rollback.json": "not base64 json"}}, "cannot be read"),
-    ({"metadata": {"name": "x", "namespace": "n"}, "data": {"rollback.json": base64.b64encode(b'{"format": 9}').decode()}},
+    (secret_of({}), "the rollback point Secret kube-system/batch-rollback-point is refused: data (its keys)"),
+    (secret_of({"rollback.json": "not base64 json"}), "cannot be read"),
+    (secret_of({"rollback.json": base64.b64encode(b'{"format": 9}').decode()}),
      "holds no record this release reads (format 9)"),
 ])
 def test_a_point_this_role_did_not_write_is_named_not_used(secret, words):
     with pytest.raises(RollbackPointError, match=words.replace("(", r"\(").replace(")", r"\)")):
-        read(secret)
+        read(secret, SETTINGS)
 
 
 @pytest.mark.parametrize("found, why", [
@@ -81,7 +98,7 @@ def test_a_point_this_role_did_not_write_is_named_not_used(secret, words):
     (workload(kind="DaemonSet", updated=1), "its new pods are not ready (1 of 2 pods updated, 1 old pod(s) still running)"),
 ])
 def test_a_rollout_is_ready_only_rolled_out_with_its_new_config_and_every_pod_ready(found, why):
-    ready, reason = rollout_state(read(kept()), found)
+    ready, reason = rollout_state(read(kept(), SETTINGS), found)
     assert ready is (why is None)
     assert reason is None if why is None else why in reason, reason
 
@@ -97,30 +114,30 @@ def test_pod_states_name_each_pod_and_why_its_containers_wait():
 
 
 def test_a_ready_rollout_is_committed_and_the_run_says_so():
-    decision = decide(kept(), workload(), [])
+    decision = decide(kept(), workload(), [], SETTINGS)
     assert decision["action"] == "commit" and decision["previous"] == []
     assert decision["message"] == (
         "Deployment kube-system/batch: a rollout an earlier run applied and never confirmed (the run stopped before "
         "its pods were ready) is ready with its new config: it is committed, and its rollback point was removed")
-    assert "would be removed" in decide(kept(), workload(), [], check_mode=True)["message"]
+    assert "would be removed" in decide(kept(), workload(), [], SETTINGS, check_mode=True)["message"]
 
 
 def test_any_other_rollout_is_put_back_from_the_point_naming_why():
     pods = [{"metadata": {"name": "batch-9"}, "status": {"phase": "Pending", "containerStatuses": [
         {"state": {"waiting": {"reason": "ErrImagePull"}}}]}}]
-    decision = decide(kept(), workload(ready=0, available=0), pods)
+    decision = decide(kept(), workload(ready=0, available=0), pods, SETTINGS)
     assert decision["action"] == "restore" and [obj["kind"] for obj in decision["previous"]] == ["ConfigMap"]
     assert decision["message"] == (
         "Deployment kube-system/batch failed: a rollout an earlier run applied and never confirmed (the run stopped "
         "before its pods were ready) is not ready: Deployment kube-system/batch: its new pods are not ready (0 of 2 "
         "available (0 ready)). Pods: batch-9 Pending ErrImagePull. The previous ConfigMap was put back from the "
         "rollback point.")
-    nothing = decide(kept(previous=[]), None, [])
+    nothing = decide(kept(previous=[]), None, [], SETTINGS)
     assert nothing["message"].endswith("There was no previous ConfigMap or Deployment to put back; the new objects "
                                        "are left for inspection.")
-    assert "would be put back" in decide(kept(), None, [], check_mode=True)["message"]
+    assert "would be put back" in decide(kept(), None, [], SETTINGS, check_mode=True)["message"]
     both = previous_objects([{"resources": [CONFIG_MAP]}, {"resources": [workload("old")]}])
-    assert "The previous ConfigMap and Deployment were put back" in decide(kept(both), None, [])["message"]
+    assert "The previous ConfigMap and Deployment were put back" in decide(kept(both), None, [], SETTINGS)["message"]
 
 
 def test_the_pods_are_read_by_each_term_of_the_workloads_selector():
@@ -128,3 +145,90 @@ def test_the_pods_are_read_by_each_term_of_the_workloads_selector():
     # and the failure named no pod).
     assert label_selectors({"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/instance": "batch"}) == [
         "app.kubernetes.io/instance=batch", "app.kubernetes.io/name=kube-scheduler"]
+
+
+# --- the parser against anything a Secret can hold ---------------------------------------------------------------
+
+PROPERTY_SETTINGS = dict(deadline=None, derandomize=True, database=None, max_examples=300,
+                         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+                    max_leaves=25)
+# Values that hit the checks: the role's own names and kinds, and others.
+NEAR = st.sampled_from(["batch", "kube-system", "team-a", "ConfigMap", "Deployment", "DaemonSet", "ClusterRoleBinding",
+                        "v1", "apps/v1", "config.yaml", "kube-scheduler", True, False, None, 1, [], {}]) | JSON
+
+
+def _record():
+    return json.loads(base64.b64decode(kept(previous_objects([{"resources": [CONFIG_MAP]},
+                                                              {"resources": [workload("old")]}]))["data"]["rollback.json"]))
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, prefix + (index,))
+
+
+RECORD_PATHS = list(_paths(_record()))
+
+
+def _only_its_own(record):
+    """What an accepted point puts back: the role's ConfigMap and workload, of its name and namespace."""
+    for obj in record["previous"]:
+        assert obj["kind"] in ("ConfigMap", record["kind"]) and record["kind"] in ("Deployment", "DaemonSet")
+        assert (obj["metadata"]["name"], obj["metadata"]["namespace"]) == ("batch", "kube-system")
+    assert len({obj["kind"] for obj in record["previous"]}) == len(record["previous"]) <= 2
+
+
+def _read(secret):
+    try:
+        record = read(secret, SETTINGS)
+    except RollbackPointError as exc:
+        assert str(exc).startswith("the rollback point Secret "), str(exc)
+        return None
+    _only_its_own(record)
+    return record
+
+
+@hypothesis_settings(**PROPERTY_SETTINGS)
+@given(st.binary(max_size=200))
+def test_any_bytes_are_a_point_or_the_one_typed_error(data):
+    _read(secret_of({"rollback.json": base64.b64encode(data).decode()}))
+
+
+@hypothesis_settings(**PROPERTY_SETTINGS)
+@given(JSON)
+def test_any_json_record_is_a_point_or_the_one_typed_error(record):
+    _read(secret_of({"rollback.json": base64.b64encode(json.dumps(record).encode()).decode()}))
+
+
+@hypothesis_settings(**PROPERTY_SETTINGS)
+@given(st.lists(st.tuples(st.sampled_from(RECORD_PATHS), NEAR), min_size=1, max_size=3))
+def test_a_changed_record_is_a_point_of_its_own_objects_or_the_one_typed_error(changes):
+    record = _record()
+    for path, value in changes:
+        if not path:
+            record = value
+            continue
+        target = record
+        try:
+            for step in path[:-1]:
+                target = target[step]
+            target[path[-1]] = value
+        except (KeyError, IndexError, TypeError):
+            continue
+    _read(secret_of({"rollback.json": base64.b64encode(json.dumps(record).encode()).decode()}))
+
+
+@hypothesis_settings(**PROPERTY_SETTINGS)
+@given(JSON, st.sampled_from(["metadata", "data", "type", "kind"]))
+def test_any_secret_shape_is_a_point_or_the_one_typed_error(value, key):
+    secret = kept()
+    secret[key] = value
+    _read(secret)
+    _read(value)

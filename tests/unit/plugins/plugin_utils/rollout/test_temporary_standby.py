@@ -68,7 +68,7 @@ def test_the_master_variable_turns_it_off_and_clusters_are_judged_apart():
     hostvars["a1"]["kube_scheduler_make_before_break"] = "false"
     assert rollout_waves(sorted(plans), hostvars, kind="static_pod")["standbys"] == {}
     hostvars["a1"]["kube_scheduler_make_before_break"] = "sometimes"
-    with pytest.raises(Exception, match="kube_scheduler_make_before_break .of a1.: must be true or false"):
+    with pytest.raises(Exception, match="kube_scheduler_make_before_break .of a1.: Invalid value: .sometimes.: must be true or false"):
         rollout_waves(sorted(plans), hostvars, kind="static_pod")
 
 
