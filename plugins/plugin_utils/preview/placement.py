@@ -75,11 +75,13 @@ class _Watch(threading.Thread):
         with self.lock:
             self.last_change = time.monotonic()
             if event["type"] == "DELETED":
-                if name in self.placed:
-                    self.preempted[name] = self.placed.pop(name)
+                self.placed.pop(name, None)
                 return
             if meta.get("deletionTimestamp"):
-                threading.Thread(target=self._remove, args=(pod,), daemon=True).start()
+                # Only kube-scheduler deletes while a run goes on: a preemption's victim, whichever pod it was.
+                if name not in self.preempted:
+                    self.preempted[name] = (pod.get("spec") or {}).get("nodeName")
+                    threading.Thread(target=self._remove, args=(pod,), daemon=True).start()
                 return
             node = (pod.get("spec") or {}).get("nodeName")
             if node:
@@ -149,7 +151,7 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
             "placed": dict((pod, watch.placed[pod]) for pod in expected if pod in watch.placed),
             "unschedulable": dict((pod, watch.unschedulable[pod]) for pod in expected if pod in watch.unschedulable),
             "gated": sorted(pod for pod in expected if pod in watch.gated),
-            "preempted": sorted(pod for pod in expected if pod in watch.preempted),
+            "preempted": sorted(watch.preempted),
             "not_served": sorted(key(pod) for pod in pods
                                  if (pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER) not in served),
         }
@@ -157,18 +159,12 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
 
 
 def _delete_run_pods(writer: Writer, pods: list) -> None:
-    """Every pod a run created, gone (deleted at once: no kubelet holds them), before the next run starts."""
-    namespaces = sorted(set(pod["metadata"]["namespace"] for pod in pods))
-    names = sorted(set(pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER for pod in pods))
-    for namespace in namespaces:
-        for scheduler in names:
-            writer.request("DELETE", "/api/v1/namespaces/%s/pods" % namespace, {"gracePeriodSeconds": 0},
-                           query={"fieldSelector": "spec.schedulerName=%s" % scheduler})
+    """Every pod, gone (deleted at once: no kubelet holds them) before the next run, which creates them again."""
+    for namespace in sorted(set(pod["metadata"]["namespace"] for pod in pods)):
+        writer.request("DELETE", "/api/v1/namespaces/%s/pods" % namespace, {"gracePeriodSeconds": 0})
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        left = [scheduler for scheduler in names if writer.request("GET", "/api/v1/pods", query={
-            "limit": 1, "fieldSelector": "spec.schedulerName=%s" % scheduler}).get("items")]
-        if not left:
+        if not writer.request("GET", "/api/v1/pods", query={"limit": 1}).get("items"):
             return
         time.sleep(0.5)
     raise PlacementError("the pods of a run were not deleted within 300 s")
@@ -187,18 +183,16 @@ def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeou
     with ControlPlane(binaries) as plane:
         writer = Writer(plane.client())
         load_cluster(writer, snapshot)
-        # Fixed pods keep their node; those of a served scheduler name would be deleted with a run's pods.
-        keep = [pod for pod in fixed if (pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER) not in served]
-        again = [pod for pod in fixed if key(pod) not in set(key(p) for p in keep)]
-        create_pods(writer, keep, keep_node=True)
         loaded = time.monotonic() - started
         for number in range(runs):
             for index, (label, config) in enumerate(configs):
-                create_pods(writer, again, keep_node=True)
+                # Each run starts from the snapshot: the pods that keep their node are there again (a run deletes
+                # those of a served scheduler name, and a preemption any of them).
+                create_pods(writer, fixed, keep_node=True, exists_ok=True)
                 if progress:
                     progress("run %d of %d: %s" % (number + 1, runs, label))
                 results[label].append(_one_run(plane, writer, "kube-scheduler-%d" % index, config, movable,
                                                timeout, feature_gates))
-                _delete_run_pods(writer, movable + again)
+                _delete_run_pods(writer, movable + fixed)
     return {"runs": results, "load_seconds": round(loaded, 2), "total_seconds": round(time.monotonic() - started, 2),
             "fixed": sorted(fixed_names)}
