@@ -28,7 +28,7 @@ import urllib.request
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import dump_yaml
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import Api, local_configuration
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import SCHEDULER_USER, write_pki
 
 PREFIX = "kubesched-preview-"
 # Admission plugins a snapshot must not meet: each would change or refuse an object the real cluster already
@@ -95,6 +95,7 @@ class ControlPlane:
         self.directory = None
         self.processes = []
         self.kubeconfig = None
+        self.scheduler_kubeconfig = None
         self.url = None
         self.pki = None
         self._signals = {}
@@ -119,8 +120,10 @@ class ControlPlane:
 
     def __exit__(self, *_exc) -> None:
         try:
+            # Nothing in it is worth a graceful shutdown: kube-apiserver's waits up to its timeout for its open
+            # watches (20 s here, at every run's end).
             for process in reversed(self.processes):
-                self.stop(process)
+                self.stop(process, timeout=0)
             self.processes = []
         finally:
             if self.directory:
@@ -142,13 +145,17 @@ class ControlPlane:
 
     @staticmethod
     def stop(process, timeout: float = 20) -> None:
+        """SIGTERM and up to ``timeout`` seconds to exit, then SIGKILL (at once with 0)."""
         if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            if timeout:
+                process.terminate()
+                try:
+                    process.wait(timeout=timeout)
+                    return
+                except subprocess.TimeoutExpired:
+                    pass
+            process.kill()
+            process.wait()
 
     def log_tail(self, name: str, lines: int = 5) -> str:
         try:
@@ -176,15 +183,39 @@ class ControlPlane:
                 self.processes = []
                 if "address already in use" not in str(exc) or attempt == 2:
                     raise
-        self.kubeconfig = os.path.join(self.directory, "kubeconfig")
-        with open(self.kubeconfig, "w", encoding="utf-8") as handle:
+        self.kubeconfig = self._kubeconfig("kubeconfig", self.pki["client_cert"], self.pki["client_key"])
+        self.scheduler_kubeconfig = self._kubeconfig("scheduler.conf", self.pki["scheduler_cert"],
+                                                     self.pki["scheduler_key"])
+        self._scheduler_role()
+
+    def _kubeconfig(self, name: str, cert: str, key: str) -> str:
+        path = os.path.join(self.directory, name)
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(dump_yaml({
                 "apiVersion": "v1", "kind": "Config", "current-context": "preview",
                 "clusters": [{"name": "preview", "cluster": {"server": self.url,
                                                              "certificate-authority": self.pki["ca"]}}],
-                "users": [{"name": "preview", "user": {"client-certificate": self.pki["client_cert"],
-                                                       "client-key": self.pki["client_key"]}}],
+                "users": [{"name": "preview", "user": {"client-certificate": cert, "client-key": key}}],
                 "contexts": [{"name": "preview", "context": {"cluster": "preview", "user": "preview"}}]}))
+        return path
+
+    def _scheduler_role(self) -> None:
+        """kube-scheduler runs as SCHEDULER_USER with the API server's own bootstrap roles of a scheduler
+        (system:kube-scheduler, system:volume-scheduler), less the Events: an event per pod bound would be a third of
+        the writes a run costs and places nothing (kube-scheduler drops an event the API server refuses, unretried)."""
+        api = self.client(pool=2)
+        rules = []
+        for role in ("system:kube-scheduler", "system:volume-scheduler"):
+            for rule in api.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + role)["rules"]:
+                resources = [name for name in rule.get("resources") or () if name != "events"]
+                if resources or rule.get("nonResourceURLs"):
+                    rules.append(dict(rule, resources=resources) if rule.get("resources") else rule)
+        api.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+            "metadata": {"name": SCHEDULER_USER}, "rules": rules})
+        api.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+            "metadata": {"name": SCHEDULER_USER},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": SCHEDULER_USER},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": SCHEDULER_USER}]})
 
     def _start_etcd(self) -> None:
         client, peer = _free_port(), _free_port()
@@ -249,10 +280,10 @@ class ControlPlane:
 
     def start_scheduler(self, name: str, config: dict, feature_gates: str | None = None):
         """The real kube-scheduler with ``config`` (a KubeSchedulerConfiguration mapping), talking to this API
-        server as system:masters, without leader election and without a client rate limit of its own (placement
+        server as a scheduler (_scheduler_role), without leader election and without a client rate limit of its own (placement
         does not depend on it; throughput does), serving nothing."""
         config = dict(config)
-        config["clientConnection"] = dict(config.get("clientConnection") or {}, kubeconfig=self.kubeconfig,
+        config["clientConnection"] = dict(config.get("clientConnection") or {}, kubeconfig=self.scheduler_kubeconfig,
                                           qps=5000, burst=5000)
         config["leaderElection"] = dict(config.get("leaderElection") or {}, leaderElect=False)
         path = os.path.join(self.directory, name + ".yaml")

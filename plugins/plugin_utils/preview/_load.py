@@ -129,8 +129,8 @@ def pods_path(pod: dict) -> str:
     return "/api/v1/namespaces/%s/pods" % pod["metadata"]["namespace"]
 
 
-def create_pods(writer: Writer, pods: list, keep_node: bool, exists_ok: bool = False) -> None:
-    writer.many([(writer.create, (pods_path(pod), pod_object(pod, keep_node), exists_ok)) for pod in pods])
+def create_pods(writer: Writer, pods: list, keep_node: bool) -> None:
+    writer.many([(writer.create, (pods_path(pod), pod_object(pod, keep_node))) for pod in pods])
 
 
 def fixed_pods(snapshot: dict, served_names) -> list:

@@ -2,7 +2,8 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The throwaway control plane's own certificates: a CA, the API server's serving certificate for loopback, one
-client certificate in system:masters (the preview and its kube-scheduler) and the service-account key pair. Valid
+client certificate in system:masters (the preview), one for kube-scheduler (SCHEDULER_USER) and the service-account
+key pair. Valid
 for a day, written with mode 0600 into the control plane's private directory, never anywhere else."""
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+
+# kube-scheduler's own identity here: kube-scheduler's bootstrap role without Events (see _control_plane.py).
+SCHEDULER_USER = "kubesched-preview-scheduler"
 
 
 def _key():
@@ -72,6 +77,7 @@ def write_pki(directory: str) -> dict:
 
     serving_cert, serving_key = issue("kube-apiserver", server=True)
     client_cert, client_key = issue("kubesched-preview", "system:masters")
+    scheduler_cert, scheduler_key = issue(SCHEDULER_USER)
     sa_key = _key()
     return {
         "ca": _write(directory, "ca.crt", ca_cert.public_bytes(serialization.Encoding.PEM)),
@@ -79,6 +85,8 @@ def write_pki(directory: str) -> dict:
         "serving_key": _write(directory, "apiserver.key", serving_key),
         "client_cert": _write(directory, "client.crt", client_cert),
         "client_key": _write(directory, "client.key", client_key),
+        "scheduler_cert": _write(directory, "scheduler.crt", scheduler_cert),
+        "scheduler_key": _write(directory, "scheduler.key", scheduler_key),
         "sa_key": _write(directory, "sa.key", _pem_key(sa_key)),
         "sa_pub": _write(directory, "sa.pub", sa_key.public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)),
