@@ -38,6 +38,8 @@ ARGUMENT_SPEC = {
     "picture": {"type": "path"},
 }
 MAX_RUNS = 20
+# The table's first column: the cluster as the snapshot found it, beside the preview of its current configuration.
+OBSERVED = "cluster now"
 
 
 class PreviewFailed(Exception):
@@ -74,8 +76,10 @@ class ActionModule(ControllerOnly, ActionBase):
     def _preview(self, args) -> dict:
         if not 1 <= args["runs"] <= MAX_RUNS:
             raise PreviewFailed("runs: %d is not between 1 and %d" % (args["runs"], MAX_RUNS))
-        if len(args["names"]) != 2 or len(set(args["names"])) != 2 or not all(args["names"]):
-            raise PreviewFailed("names: two different names, the current configuration's and the proposed one's")
+        if len(args["names"]) != 2 or len(set(args["names"])) != 2 or not all(args["names"]) or OBSERVED in args[
+                "names"]:
+            raise PreviewFailed("names: two different names, the current configuration's and the proposed one's "
+                                "(%r is the column of the cluster as it is)" % OBSERVED)
         picture = args["picture"]
         if picture and not picture.endswith((".svg", ".html")):
             raise PreviewFailed("picture: %s must end in .svg (the picture) or .html (a page with the picture and "
@@ -110,7 +114,7 @@ class ActionModule(ControllerOnly, ActionBase):
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             raise PreviewFailed("the preview stopped: %s" % exc) from None
-        compared = report.compare(taken, outcome)
+        compared = report.compare(taken, outcome, observed_label=OBSERVED)
         lines = report.table(compared)
         missing = snapshot.unsupported(taken)
         written = None
@@ -126,6 +130,7 @@ class ActionModule(ControllerOnly, ActionBase):
             "configs": dict((label, {"runs": data["runs"], "spread": data["spread"], "per_node": data["per_node"],
                                      "unschedulable_pods": dict(list(data["unschedulable_pods"].items())[:100])})
                             for label, data in compared["configs"].items()),
+            "observed": OBSERVED,
             "moved": compared.get("moved"),
             "snapshot": {"nodes": len(taken["nodes"]), "pods": len(taken["pods"]),
                          "namespaces": len(taken["namespaces"]), "priority_classes": len(taken["priority_classes"]),

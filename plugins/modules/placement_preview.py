@@ -21,7 +21,9 @@ description:
     mirror pod), each node's requested CPU and memory as a share of its allocatable (min, median, p90, max), the
     pods that do not fit with kube-scheduler's own reason, the pods per zone (C(topology.kubernetes.io/zone)), the
     pods whose node changes between the two configurations, and the time taken; a value that differs between runs
-    (ties kube-scheduler breaks at random) shows its range. As a table in RV(table) and RV(msg), and with
+    (ties kube-scheduler breaks at random) shows its range. The first column, C(cluster now), is the cluster as the
+    snapshot found it, so the preview of the current configuration can be read against it. As a table in RV(table)
+    and RV(msg), and with
     O(picture) as an SVG or HTML file of each node's utilization, current against proposed.
   - Both configurations are first checked as M(kubesched.schedulers.scheduler_config) checks them, for the minor
     O(kubernetes_version); one that kube-scheduler would refuse fails the task before anything starts, with
@@ -34,7 +36,8 @@ description:
     the task if it is killed, and the directory such a task leaves is removed by the next preview.
   - Loaded as it was - each Node carries exactly its taints (the admission that would add
     C(node.kubernetes.io/not-ready) is off, and the taints are compared after the load); pods are created in the
-    order the cluster created them (oldest first, the higher priority first within a second), without their node,
+    order the cluster created them (oldest first; within a second, which is all a creationTimestamp tells, the higher
+    priority first, then the pods the cluster bound before those it left pending), without their node,
     with their own priority, tolerations and overhead. Mirror pods and bound pods of a scheduler name neither
     configuration serves keep their node. A pod kube-scheduler preempts is deleted at once, as a kubelet would.
   - Not reproduced yet - pods with PersistentVolumeClaims or ResourceClaims (the snapshot carries no volumes, PDBs
@@ -80,7 +83,7 @@ options:
     description: The proposed configuration, as a file on the controller.
     type: path
   names:
-    description: The two configurations' names in the table and the picture.
+    description: The two configurations' names in the table and the picture (not V(cluster now), the first column's).
     type: list
     elements: str
     default: [current, proposed]
@@ -165,10 +168,12 @@ msg:
   type: str
 configs:
   description:
-    - Per configuration name, C(runs) (each run's C(nodes_used), C(cpu_percent) and C(memory_percent) with C(min),
+    - Per configuration name, and for C(cluster now) (the cluster as it is), C(runs) (each run's C(nodes_used), C(cpu_percent) and C(memory_percent) with C(min),
       C(median), C(p90) and C(max) over all nodes, C(unschedulable), C(reasons) (kube-scheduler's message and
       the number of pods), C(zones), C(preempted), C(seconds)), C(spread) (min and max over the runs) and
-      C(unschedulable_pods) (namespace/name to kube-scheduler's message, of the first run, at most 100).
+      C(unschedulable_pods) (namespace/name to kube-scheduler's message, of the first run, at most 100) and
+      C(per_node) (each node's requested C(cpu_millicores), C(memory_bytes) and their shares of its allocatable, in
+      the first run).
   returned: success
   type: dict
 moved:
@@ -183,6 +188,10 @@ not_reproduced:
   description: What the preview cannot reproduce, and the pods with claims (at most 100).
   returned: success
   type: dict
+observed:
+  description: The name of the column of the cluster as it is, C(cluster now).
+  returned: success
+  type: str
 binaries:
   description: The version of each binary run.
   returned: success

@@ -60,9 +60,12 @@ def pod_object(pod: dict, keep_node: bool) -> dict:
 
 
 def creation_order(pods: list) -> list:
-    """Oldest first, and among pods created in the same second the higher priority first, then by name."""
+    """Oldest first. A creationTimestamp has a one-second resolution: among pods of the same second, the higher
+    priority first (kube-scheduler's queue would take it first), then the ones the cluster bound before the ones it
+    left pending (a pod that found no room most likely came after the ones that took it), then by name."""
     return sorted(pods, key=lambda pod: ((pod.get("metadata") or {}).get("creationTimestamp") or "",
-                                         -((pod.get("spec") or {}).get("priority") or 0), key(pod)))
+                                         -((pod.get("spec") or {}).get("priority") or 0),
+                                         0 if (pod.get("spec") or {}).get("nodeName") else 1, key(pod)))
 
 
 class Writer:

@@ -23,6 +23,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import key
 
 SETTLE = 2.0
+# Where the probe pod that tells kube-scheduler schedules lives (_wait_until_scheduling).
+PROBE_NAMESPACE = "kubesched-preview-probe"
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
@@ -75,7 +77,7 @@ class _Watch(threading.Thread):
             if event["type"] == "DELETED":
                 self.placed.pop(name, None)
                 return
-            if meta.get("deletionTimestamp"):
+            if meta.get("deletionTimestamp") and meta.get("namespace") != PROBE_NAMESPACE:
                 # Only kube-scheduler deletes while a run goes on: a preemption's victim, whichever pod it was.
                 if name not in self.preempted:
                     self.preempted[name] = (pod.get("spec") or {}).get("nodeName")
@@ -115,6 +117,25 @@ def _resource_version(writer: Writer) -> str:
     return writer.request("GET", "/api/v1/pods", query={"limit": 1})["metadata"]["resourceVersion"]
 
 
+def _wait_until_scheduling(plane, writer: Writer, watch: "_Watch", scheduler, served, timeout: float) -> None:
+    """Returns once kube-scheduler schedules: a probe pod that fits no node is reported unschedulable by it, then
+    deleted. Pods created before kube-scheduler has listed them would reach its queue in the list's order
+    (namespace and name), not in the order they were created."""
+    writer.create("/api/v1/namespaces", {"metadata": {"name": PROBE_NAMESPACE}}, exists_ok=True)
+    probe = {"metadata": {"name": "probe", "namespace": PROBE_NAMESPACE},
+             "spec": {"schedulerName": sorted(served)[0], "nodeSelector": {PROBE_NAMESPACE: "no-node-has-it"},
+                      "containers": [{"name": "probe", "image": "probe"}]}}
+    writer.create(pods_path(probe), probe)
+    deadline = time.monotonic() + min(timeout, 300)
+    while key(probe) not in watch.unschedulable:
+        plane.alive(scheduler)
+        if time.monotonic() > deadline:
+            raise PlacementError("kube-scheduler did not start scheduling within %d s: %s"
+                                 % (min(timeout, 300), plane.log_tail(scheduler.log_name, 3)))
+        time.sleep(0.1)
+    writer.request("DELETE", "%s/%s" % (pods_path(probe), "probe"), {"gracePeriodSeconds": 0})
+
+
 def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods: list, timeout: float,
              feature_gates=None) -> dict:
     served = set(scheduler_names(config))
@@ -124,6 +145,8 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
     started = time.monotonic()
     scheduler = plane.start_scheduler(name, config, feature_gates)
     try:
+        _wait_until_scheduling(plane, writer, watch, scheduler, served, timeout)
+        ready = time.monotonic() - started
         create_pods(writer, pods, keep_node=False)
         loaded = time.monotonic() - started
         deadline = started + timeout
@@ -145,7 +168,7 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
         watch.stop()
     with watch.lock:
         outcome = {
-            "seconds": round(seconds, 2), "load_seconds": round(loaded, 2),
+            "seconds": round(seconds, 2), "load_seconds": round(loaded, 2), "ready_seconds": round(ready, 2),
             "placed": dict((pod, watch.placed[pod]) for pod in expected if pod in watch.placed),
             "unschedulable": dict((pod, watch.unschedulable[pod]) for pod in expected if pod in watch.unschedulable),
             "gated": sorted(pod for pod in expected if pod in watch.gated),

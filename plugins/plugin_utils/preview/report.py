@@ -156,26 +156,50 @@ def _spread(values):
     return {"min": min(values), "max": max(values)} if values else {"min": 0, "max": 0}
 
 
-def compare(snapshot: dict, result: dict) -> dict:
-    """Per configuration: each run's summary and the spread over runs; between the first two configurations, the
-    pods that change node in each pair of runs."""
-    labels = list(result["runs"])
+def observed(snapshot: dict, fixed=()) -> dict:
+    """The cluster as the snapshot found it, as a run: where its pods are bound, and why the pending ones are not
+    (their PodScheduled condition), so the table shows how near the preview of the current configuration comes."""
+    fixed = set(fixed)
+    run = {"placed": {}, "unschedulable": {}, "preempted": [], "seconds": None}
+    for pod in snapshot["pods"]:
+        name = key(pod)
+        if name in fixed:
+            continue
+        if (pod.get("spec") or {}).get("nodeName"):
+            run["placed"][name] = pod["spec"]["nodeName"]
+            continue
+        for condition in (pod.get("status") or {}).get("conditions") or ():
+            if condition.get("type") == "PodScheduled" and condition.get("status") == "False" and condition.get(
+                    "reason") != "SchedulingGated":
+                run["unschedulable"][name] = condition.get("message") or condition.get("reason") or ""
+    return run
+
+
+def compare(snapshot: dict, result: dict, observed_label: str | None = None) -> dict:
+    """Per configuration: each run's summary and the spread over runs; between the last two configurations (the
+    current and the proposed), the pods that change node in each pair of runs. With ``observed_label``, the
+    cluster as it is comes first, a column of its own."""
     fixed = result.get("fixed") or ()
+    runs = dict(result["runs"])
+    labels = list(runs)
+    if observed_label:
+        runs[observed_label] = [observed(snapshot, fixed)]
+        labels.insert(0, observed_label)
     configs = {}
     for label in labels:
-        summaries = [summarize(snapshot, run, fixed) for run in result["runs"][label]]
+        summaries = [summarize(snapshot, run, fixed) for run in runs[label]]
         configs[label] = {
             "runs": [dict((field, value) for field, value in summary.items() if field != "per_node")
                      for summary in summaries],
             "per_node": summaries[0]["per_node"],
             "spread": dict((field, _spread(summary[field] for summary in summaries))
-                           for field in ("nodes_used", "unschedulable", "preempted", "seconds")),
-            "unschedulable_pods": result["runs"][label][0]["unschedulable"],
+                           for field in ("nodes_used", "unschedulable", "preempted")),
+            "unschedulable_pods": runs[label][0]["unschedulable"],
         }
     report = {"configs": configs, "order": labels, "load_seconds": result.get("load_seconds"),
               "total_seconds": result.get("total_seconds")}
-    if len(labels) >= 2:
-        pairs = list(zip(result["runs"][labels[0]], result["runs"][labels[1]]))
+    if len(result["runs"]) >= 2:
+        pairs = list(zip(runs[labels[-2]], runs[labels[-1]]))
         counts = [len(moved(a, b)) for a, b in pairs]
         report["moved"] = {"pods": moved(*pairs[0])[:100], "count": counts[0], "spread": _spread(counts)}
     return report
@@ -183,6 +207,8 @@ def compare(snapshot: dict, result: dict) -> dict:
 
 def _value(summary_runs, field, sub=None):
     values = [run[field][sub] if sub else run[field] for run in summary_runs]
+    if None in values:
+        return "-"
     low, high = min(values), max(values)
     return "%s" % low if low == high else "%s (%s..%s)" % (values[0], low, high)
 
@@ -219,8 +245,9 @@ def table(report: dict) -> list:
 
 
 def picture(report: dict, title: str = "Placement preview") -> str:
-    """A self-contained SVG: per node, CPU and memory requested (% of allocatable) under each configuration."""
-    labels = report["order"][:2]
+    """A self-contained SVG: per node, CPU and memory requested (% of allocatable) under the current and the
+    proposed configuration (the last two columns of the table)."""
+    labels = report["order"][-2:]
     colours = ("#4477aa", "#ee6677")
     nodes = sorted(report["configs"][labels[0]]["per_node"])
     bar, gap, chart = 6, 10, 200

@@ -185,10 +185,12 @@ def test_the_preview_of_most_allocated_is_what_the_cluster_does_with_it(cluster,
     # MostAllocated packs what LeastAllocated spreads: the numbers this test is about.
     assert aggregates(most_bound)[0] < aggregates(least_bound)[0]
     assert preview["snapshot"]["nodes"] == NODES and preview["snapshot"]["pods"] == len(PODS) + 1
+    # The first column is the cluster as the snapshot found it: LeastAllocated's own binding.
+    assert preview["configs"]["cluster now"]["runs"][0]["nodes_used"] == aggregates(least_bound)[0]
     lines = preview["table"]
-    assert lines[0].split() == ["LeastAllocated", "MostAllocated"]
+    assert lines[0].split() == ["cluster", "now", "LeastAllocated", "MostAllocated"]
     assert [line.split()[2:] for line in lines if line.startswith("nodes used")] == [
-        [str(aggregates(least_bound)[0]), str(aggregates(most_bound)[0])]]
+        [str(aggregates(least_bound)[0])] * 2 + [str(aggregates(most_bound)[0])]]
     page = Path(preview["picture"]).read_text()
     svg = ET.fromstring(page[page.index("<svg"):page.index("</svg>") + 6])
     assert len([rect for rect in svg.iter("{http://www.w3.org/2000/svg}rect") if len(rect)]) == NODES * 2 * 2

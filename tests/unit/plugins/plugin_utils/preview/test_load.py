@@ -47,10 +47,12 @@ def test_a_pod_loses_its_node_status_finalizers_and_ephemeral_containers_unless_
     assert "nodeName" in pod["spec"] and "ephemeralContainers" in pod["spec"]  # the snapshot is not changed
 
 
-def test_pods_are_created_oldest_first_and_the_higher_priority_first_within_a_second():
+def test_pods_are_created_oldest_first_and_within_a_second_by_priority_then_bound_before_pending():
     pods = [_pod("late", "2026-01-01T00:00:02Z"), _pod("low", "2026-01-01T00:00:01Z", 0),
-            _pod("high", "2026-01-01T00:00:01Z", 1000), _pod("first", "2026-01-01T00:00:00Z", -5)]
-    assert [pod["metadata"]["name"] for pod in creation_order(pods)] == ["first", "high", "low", "late"]
+            _pod("high", "2026-01-01T00:00:01Z", 1000), _pod("first", "2026-01-01T00:00:00Z", -5),
+            _pod("a-pending", "2026-01-01T00:00:01Z", 0), _pod("z-bound", "2026-01-01T00:00:01Z", 0, node="n1")]
+    assert [pod["metadata"]["name"] for pod in creation_order(pods)] == [
+        "first", "high", "z-bound", "a-pending", "low", "late"]
 
 
 def test_mirror_pods_and_bound_pods_of_other_schedulers_keep_their_node():

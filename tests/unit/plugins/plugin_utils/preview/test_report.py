@@ -116,3 +116,26 @@ def test_the_picture_is_one_svg_with_a_bar_per_node_resource_and_configuration()
     assert len(titles) == 3 * 2 * 2
     assert "n1 proposed cpu: 25.0%" in titles and "n2 proposed cpu: 0.0%" in titles
     assert "<svg" in html_page(report) and "nodes used" in html_page(report)
+
+
+def test_the_cluster_as_it_is_comes_first_and_the_pods_moved_are_between_the_last_two():
+    snapshot = {"nodes": SNAPSHOT["nodes"], "pods": [
+        pod("p1", node_name="n1"), pod("p2", node_name="n2"),
+        dict(pod("p3", "4"), status={"conditions": [{"type": "PodScheduled", "status": "False", "reason":
+                                                     "Unschedulable", "message": "0/3 nodes are available"}]}),
+        dict(pod("gated"), status={"conditions": [{"type": "PodScheduled", "status": "False",
+                                                   "reason": "SchedulingGated"}]})]}
+    result = {"runs": {"current": [_run({"apps/p1": "n1", "apps/p2": "n2"})],
+                       "proposed": [_run({"apps/p1": "n1", "apps/p2": "n1"})]}, "fixed": []}
+    report = compare(snapshot, result, observed_label="cluster now")
+    assert report["order"] == ["cluster now", "current", "proposed"]
+    now = report["configs"]["cluster now"]
+    assert now["unschedulable_pods"] == {"apps/p3": "0/3 nodes are available"}
+    assert now["runs"][0]["nodes_used"] == 2
+    assert report["moved"]["pods"] == ["apps/p2"]
+    lines = table(report)
+    assert [line.split()[1:] for line in lines if line.startswith("seconds")] == [["-", "1.0", "1.0"]]
+    svg = ET.fromstring(picture(report))
+    titles = [bar.find("{http://www.w3.org/2000/svg}title").text
+              for bar in svg.iter("{http://www.w3.org/2000/svg}rect") if len(bar)]
+    assert not [title for title in titles if "cluster now" in title] and len(titles) == 3 * 2 * 2
