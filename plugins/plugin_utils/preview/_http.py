@@ -49,7 +49,8 @@ class Api:
 
     def request(self, method: str, path: str, body=None, query=None, content_type="application/json",
                 timeout: float = 120):
-        answer = self.pool.request(method, self._url(path, query), headers=self._headers(content_type if body is not None else None),
+        answer = self.pool.request(method, self._url(path, query),
+                                   headers=self._headers(content_type if body is not None else None),
                                    body=json.dumps(body).encode() if body is not None else None,
                                    timeout=urllib3.Timeout(connect=10, read=timeout), retries=False)
         if answer.status >= 300:

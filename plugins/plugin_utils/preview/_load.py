@@ -2,7 +2,7 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A snapshot written into the throwaway control plane: what each object becomes there, and the requests that
-write it (raw JSON through the kubernetes client's connection pool: 30,000 pods do not go through its models)."""
+write it (raw JSON, WORKERS at a time: 30,000 pods do not go through the kubernetes client's models)."""
 
 from __future__ import annotations
 

@@ -5,10 +5,11 @@
 
 A control plane of its own for each run of each configuration: the snapshot's namespaces, priority classes and nodes
 are loaded, with the pods that keep their node (mirror pods, bound pods of a scheduler name no configuration serves);
-kube-scheduler starts with that configuration, every other pod is created without its node (oldest first:
-kube-scheduler's queue meets them in the order the cluster did), and the run ends when each pod of a scheduler name the configuration serves is bound, or reported unschedulable (its PodScheduled
-condition, kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted by
-kube-scheduler) is removed at once, as a kubelet would, and reported. Then the control plane is removed.
+kube-scheduler starts with that configuration and, once it schedules, every other pod is created without its node
+(oldest first: kube-scheduler's queue meets them in the order the cluster did); the run ends when each pod of a
+scheduler name the configuration serves is bound or reported unschedulable (its PodScheduled condition,
+kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted by kube-scheduler)
+is removed at once, as a kubelet would, and reported. Then the control plane is removed.
 """
 
 from __future__ import annotations
