@@ -16,6 +16,8 @@ from decimal import ROUND_CEILING, Decimal
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import is_daemon, is_mirror, key
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
+# The picture draws a bar per node and resource up to this many nodes, a sorted line per configuration beyond.
+BARS_UP_TO = 60
 _SUFFIXES = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60,
              "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": 1, "k": 10 ** 3, "M": 10 ** 6,
              "G": 10 ** 9, "T": 10 ** 12, "P": 10 ** 15, "E": 10 ** 18}
@@ -252,7 +254,7 @@ def picture(report: dict, title: str = "Placement preview") -> str:
     nodes = sorted(report["configs"][labels[0]]["per_node"])
     bar, gap, chart = 6, 10, 200
     group = len(labels) * bar * 2 + gap
-    width = max(600, 60 + group * len(nodes))
+    width = max(600, 60 + group * len(nodes)) if len(nodes) <= BARS_UP_TO else 900
     height = chart + 140
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
            'font-size="11">' % (width, height),
@@ -263,7 +265,21 @@ def picture(report: dict, title: str = "Placement preview") -> str:
         y = top + chart - chart * percent / 100.0
         out.append('<line x1="40" x2="%d" y1="%.1f" y2="%.1f" stroke="#ccc"/>' % (width - 10, y, y))
         out.append('<text x="4" y="%.1f">%d%%</text>' % (y + 4, percent))
-    for n, node in enumerate(nodes):
+    if len(nodes) > BARS_UP_TO:
+        # Too many nodes for a bar each: each configuration's nodes sorted from the fullest, as a line per resource.
+        span = width - 54
+        for c, label in enumerate(labels):
+            per_node = report["configs"][label]["per_node"]
+            for resource, opacity in (("cpu_percent", "1"), ("memory_percent", "0.5")):
+                shares = sorted((min(100.0, node.get(resource, 0.0)) for node in per_node.values()), reverse=True)
+                points = " ".join("%.1f,%.1f" % (44 + span * n / max(1, len(shares) - 1), top + chart - chart * v / 100.0)
+                                  for n, v in enumerate(shares))
+                out.append('<polyline points="%s" fill="none" stroke="%s" stroke-opacity="%s" stroke-width="2">'
+                           '<title>%s %s, nodes from the fullest</title></polyline>'
+                           % (points, colours[c], opacity, html.escape(label), resource.split("_")[0]))
+        out.append('<text x="44" y="%d">%d nodes, each configuration\'s sorted from the fullest</text>'
+                   % (top + chart + 16, len(nodes)))
+    for n, node in enumerate(nodes if len(nodes) <= BARS_UP_TO else ()):
         x = 44 + n * group
         for c, label in enumerate(labels):
             values = report["configs"][label]["per_node"].get(node, {})
@@ -274,9 +290,8 @@ def picture(report: dict, title: str = "Placement preview") -> str:
                            '<title>%s %s %s: %.1f%%</title></rect>'
                            % (x + (c * 2 + r) * bar, top + chart - h, bar - 1, h, colours[c], "1" if r == 0 else "0.5",
                               html.escape(node), html.escape(label), resource.split("_")[0], value))
-        if len(nodes) <= 60:
-            out.append('<text transform="translate(%d,%d) rotate(60)" font-size="9">%s</text>'
-                       % (x, top + chart + 10, html.escape(node)))
+        out.append('<text transform="translate(%d,%d) rotate(60)" font-size="9">%s</text>'
+                   % (x, top + chart + 10, html.escape(node)))
     legend_y = height - 14
     for c, label in enumerate(labels):
         summary = report["configs"][label]["runs"][0]

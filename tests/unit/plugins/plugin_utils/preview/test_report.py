@@ -139,3 +139,20 @@ def test_the_cluster_as_it_is_comes_first_and_the_pods_moved_are_between_the_las
     titles = [bar.find("{http://www.w3.org/2000/svg}title").text
               for bar in svg.iter("{http://www.w3.org/2000/svg}rect") if len(bar)]
     assert not [title for title in titles if "cluster now" in title] and len(titles) == 3 * 2 * 2
+
+
+def test_beyond_sixty_nodes_the_picture_draws_each_configurations_nodes_sorted_as_lines():
+    nodes = [node("n%03d" % index) for index in range(100)]
+    placed = dict(("apps/p%d" % index, "n%03d" % (index % 10)) for index in range(20))
+    pods = [pod("p%d" % index) for index in range(20)]
+    report = compare({"nodes": nodes, "pods": pods},
+                     {"runs": {"current": [_run(placed)], "proposed": [_run(dict.fromkeys(placed, "n000"))]}})
+    svg = ET.fromstring(picture(report))
+    lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
+    assert [line.find("{http://www.w3.org/2000/svg}title").text for line in lines] == [
+        "current cpu, nodes from the fullest", "current memory, nodes from the fullest",
+        "proposed cpu, nodes from the fullest", "proposed memory, nodes from the fullest"]
+    # proposed: one node at 20 x 500m of 4 CPUs (capped at 100%), then 99 empty ones.
+    points = [point.split(",") for point in lines[2].get("points").split()]
+    assert len(points) == 100 and float(points[0][1]) == 30.0 and float(points[1][1]) == 230.0
+    assert not [rect for rect in svg.iter("{http://www.w3.org/2000/svg}rect") if len(rect)]
