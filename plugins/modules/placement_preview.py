@@ -35,10 +35,11 @@ description:
     failure, on SIGINT or SIGTERM (every process stopped by its pid, the directory removed); its processes die with
     the task if it is killed, and the directory such a task leaves is removed by the next preview.
   - Loaded as it was - each Node carries exactly its taints (the admission that would add
-    C(node.kubernetes.io/not-ready) is off, and the taints are compared after the load); pods are created in the
-    order the cluster created them (oldest first; within a second, which is all a creationTimestamp tells, the higher
-    priority first, then the pods the cluster bound before those it left pending), without their node,
-    with their own priority, tolerations and overhead. Mirror pods and bound pods of a scheduler name neither
+    C(node.kubernetes.io/not-ready) is off, and the taints are compared after the load); once kube-scheduler
+    schedules, pods are created a creation second at a time, oldest first, so its queue meets them in the order the
+    cluster did; a second's pods (a creationTimestamp tells no more) are sent side by side, the higher priority and
+    the ones the cluster bound first. They come without their node, with their own priority, tolerations and
+    overhead. Mirror pods and bound pods of a scheduler name neither
     configuration serves keep their node. A pod kube-scheduler preempts is deleted at once, as a kubelet would.
   - Not reproduced yet - pods with PersistentVolumeClaims or ResourceClaims (the snapshot carries no volumes, PDBs
     or DRA objects; RV(not_reproduced) lists such pods, which show as unschedulable), pods bound by their own

@@ -88,11 +88,16 @@ class Writer:
                 return None
             raise
 
-    def many(self, calls) -> None:
-        """Each (function, args) in order, WORKERS at a time: what is submitted first starts first."""
+    def many(self, calls, waves=None) -> None:
+        """Each (function, args), WORKERS at a time; with ``waves`` (the number of calls of each, in order), a wave
+        starts once the one before it is done, so what it writes comes after everything the earlier one wrote."""
+        calls = list(calls)
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            for future in [pool.submit(function, *args) for function, args in calls]:
-                future.result()
+            start = 0
+            for size in waves or [len(calls)]:
+                for future in [pool.submit(function, *args) for function, args in calls[start:start + size]]:
+                    future.result()
+                start += size
 
 
 def load_cluster(writer: Writer, snapshot: dict) -> None:
@@ -133,7 +138,17 @@ def pods_path(pod: dict) -> str:
 
 
 def create_pods(writer: Writer, pods: list, keep_node: bool) -> None:
-    writer.many([(writer.create, (pods_path(pod), pod_object(pod, keep_node))) for pod in pods])
+    """The pods, a wave per creation second in the order given: kube-scheduler's queue meets the pods of an earlier
+    second first, as the cluster's did (requests sent side by side reach the API server in any order, so within a
+    second, which is all a creationTimestamp tells, the order is the run's own)."""
+    waves = []
+    for index, pod in enumerate(pods):
+        second = (pod.get("metadata") or {}).get("creationTimestamp")
+        if index and second == (pods[index - 1].get("metadata") or {}).get("creationTimestamp"):
+            waves[-1] += 1
+        else:
+            waves.append(1)
+    writer.many([(writer.create, (pods_path(pod), pod_object(pod, keep_node))) for pod in pods], waves)
 
 
 def fixed_pods(snapshot: dict, served_names) -> list:

@@ -49,3 +49,15 @@ def test_preemption_other_schedulers_mirror_and_gated_pods(binaries):
             assert "1 Insufficient cpu" in run["unschedulable"]["apps/low"]
             assert run["gated"] == ["apps/gated"]
             assert run["not_served"] == []
+
+
+def test_kube_schedulers_queue_meets_the_pods_in_the_order_the_cluster_created_them(binaries):
+    """Pods created before kube-scheduler lists them would reach its queue in namespace/name order: a-late first."""
+    _minor, paths = binaries
+    snapshot = {"nodes": [_node("n1", cpu="4")], "namespaces": [{"metadata": {"name": "apps"}}],
+                "priority_classes": [],
+                "pods": [_pod("z-first", "2", "2026-01-01T00:00:00Z"), _pod("z-second", "2", "2026-01-01T00:00:01Z"),
+                         _pod("a-late", "2", "2026-01-01T00:00:02Z")]}
+    run = preview(snapshot, [("a", CONFIG)], paths, runs=1, timeout=120)["runs"]["a"][0]
+    assert run["placed"] == {"apps/z-first": "n1", "apps/z-second": "n1"}
+    assert list(run["unschedulable"]) == ["apps/a-late"]
