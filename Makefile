@@ -267,6 +267,15 @@ FUZZ_SCALE ?= 20
 fuzz: deps
 	FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest -p no:cacheprovider -q tests/unit/hardening/test_properties.py
 
+## bench-preview: the placement preview (kubesched.schedulers.placement_preview's engine) on a snapshot of PREVIEW_NODES Node
+## objects and PREVIEW_PODS running pods (default 1000 and 30000), LeastAllocated against MostAllocated, one run each: the
+## time of each phase, the peak memory, and the same kube-scheduler's own throughput on this machine
+.PHONY: bench-preview
+PREVIEW_NODES ?= 1000
+PREVIEW_PODS ?= 30000
+bench-preview: deps binaries collection
+	$(WITH_K8S) $(BIN)/python benchmarks/placement_preview.py --nodes $(PREVIEW_NODES) --pods $(PREVIEW_PODS)
+
 ## bench-hostile: worst-case time and peak RSS of the hostile inputs of issues 8 and 21 (alias bomb, nesting, size,
 ## long numbers, 10000 instances, a 1 MiB flag)
 bench-hostile: deps

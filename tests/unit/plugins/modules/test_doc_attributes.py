@@ -12,7 +12,8 @@ import yaml
 from ansible_collections.kubesched.schedulers.plugins.doc_fragments.attributes import ModuleDocFragment
 
 FRAGMENT = "kubesched.schedulers.attributes"
-MODULES = ("role_inputs", "scheduler_config", "scheduler_instances", "scheduler_rollout", "scheduler_upgrade_check")
+MODULES = ("placement_preview", "role_inputs", "scheduler_config", "scheduler_instances", "scheduler_rollout",
+           "scheduler_upgrade_check")
 
 
 def _documentation(name):

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[4]
 LIBRARY = REPO / "plugins" / "plugin_utils"
 PACKAGE = "ansible_collections.kubesched.schedulers.plugins.plugin_utils"
 # The folders from the bottom up. A folder imports only from folders of lower layers, never from one of its own.
-LAYERS = (("core",), ("inputs",), ("config",), ("instances", "render", "upgrade"), ("cluster", "rollout"))
+LAYERS = (("core",), ("inputs",), ("config",), ("instances", "render", "upgrade", "preview"), ("cluster", "rollout"))
 # The library's clients in the collection; the host side must not import it at all.
 CLIENTS = ("action", "filter", "lookup")
 HOST_CODE = ("modules", "module_utils")

@@ -1,0 +1,208 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+# This file holds the documentation only: the work is done by the action plugin of the same name, on the controller.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: placement_preview
+short_description: See where the real kube-scheduler would place the cluster's pods under a proposed configuration
+version_added: 1.1.0
+description:
+  - Takes a read-only snapshot of the cluster (Nodes with their labels, taints, allocatable, conditions and images;
+    Namespaces; PriorityClasses; every bound or pending Pod) with the verb C(list) only, starts a throwaway control
+    plane on the controller (etcd and kube-apiserver on 127.0.0.1, on free ports, with certificates of its own, in a
+    private temp directory), loads the snapshot into it and runs the real kube-scheduler of O(kubernetes_version)
+    with the current and then the proposed configuration, O(runs) times each, until every pod is bound or
+    reported unschedulable.
+  - Reports per configuration, side by side - the nodes used (nodes holding a pod other than a DaemonSet's or a
+    mirror pod), each node's requested CPU and memory as a share of its allocatable (min, median, p90, max), the
+    pods that do not fit with kube-scheduler's own reason, the pods per zone (C(topology.kubernetes.io/zone)), the
+    pods whose node changes between the two configurations, and the time taken; a value that differs between runs
+    (ties kube-scheduler breaks at random) shows its range. The first column, C(cluster now), is the cluster as the
+    snapshot found it, so the preview of the current configuration can be read against it. As a table in RV(table)
+    and RV(msg), and with
+    O(picture) as an SVG or HTML file of each node's utilization, current against proposed.
+  - Both configurations are first checked as M(kubesched.schedulers.scheduler_config) checks them, for the minor
+    O(kubernetes_version); one that kube-scheduler would refuse fails the task before anything starts, with
+    kube-scheduler's own error line and a hint. A configuration with extenders is refused (they are services of the
+    real cluster, and one may bind pods).
+  - Each binary is checked before anything starts - kube-apiserver and kube-scheduler must say they are that
+    component (their own C(--help)) of the minor O(kubernetes_version) (their own C(--version)), etcd that it is etcd.
+  - Nothing is written to the cluster. The throwaway control plane is removed when the task ends - normally, on
+    failure, on SIGINT or SIGTERM (every process stopped by its pid, the directory removed); its processes die with
+    the task if it is killed, and the directory such a task leaves is removed by the next preview.
+  - Loaded as it was - each Node carries exactly its taints (the admission that would add
+    C(node.kubernetes.io/not-ready) is off, and the taints are compared after the load); once kube-scheduler
+    schedules, pods are created a creation second at a time, oldest first, so its queue meets them in the order the
+    cluster did; a second's pods (a creationTimestamp tells no more) are sent side by side, the higher priority and
+    the ones the cluster bound first. They come without their node, with their own priority, tolerations and
+    overhead. Mirror pods and bound pods of a scheduler name neither
+    configuration serves keep their node. A pod kube-scheduler preempts is deleted at once, as a kubelet would.
+  - Not reproduced yet - pods with PersistentVolumeClaims or ResourceClaims (the snapshot carries no volumes, PDBs
+    or DRA objects; RV(not_reproduced) lists such pods, which show as unschedulable), pods bound by their own
+    C(nodeName) (they are placed again), scheduler-plugins' schedulers.
+extends_documentation_fragment:
+  - action_common_attributes
+  - action_common_attributes.flow
+  - kubesched.schedulers.attributes
+attributes:
+  check_mode:
+    support: full
+    details: The cluster is only read; the preview runs the same in check mode, and O(picture) is written.
+  diff_mode:
+    support: none
+    details: Nothing of the cluster changes.
+options:
+  kubeconfig:
+    description:
+      - The cluster's kubeconfig on the controller - a path, or the kubeconfig as a dict. Omitted or empty, the
+        C(kubernetes) client's default (C(KUBECONFIG) or C(~/.kube/config)).
+      - Its identity needs C(list) on nodes, namespaces, pods and C(priorityclasses.scheduling.k8s.io),
+        cluster-wide; the task names what is missing and the ClusterRole that grants it.
+    type: raw
+  context:
+    description: The kubeconfig context.
+    type: str
+  kubernetes_version:
+    description:
+      - The minor the cluster's kube-scheduler runs, such as V(1.37) or V(1.37.2); both configurations are checked
+        for it and the binaries must be of it. Defaults to the newest supported minor.
+    type: str
+  current:
+    description: The configuration running now, as a dict in upstream field names (a KubeSchedulerConfiguration).
+    type: dict
+  current_src:
+    description: The configuration running now, as a file on the controller (searched like the C(files) of a role).
+    type: path
+  proposed:
+    description: The proposed configuration, as a dict in upstream field names.
+    type: dict
+  proposed_src:
+    description: The proposed configuration, as a file on the controller.
+    type: path
+  names:
+    description: The two configurations' names in the table and the picture (not V(cluster now), the first column's).
+    type: list
+    elements: str
+    default: [current, proposed]
+  feature_gates:
+    description: The scheduler's C(--feature-gates), as kube-scheduler takes them; checked and passed to it.
+    type: str
+  binaries:
+    description: The binaries' paths on the controller; each one given wins over O(binaries_dir).
+    type: dict
+    default: {}
+    suboptions:
+      etcd:
+        description: etcd (any 3.4 or newer); defaults to C(etcd) on the PATH.
+        type: path
+      kube_apiserver:
+        description: kube-apiserver of O(kubernetes_version).
+        type: path
+      kube_scheduler:
+        description: kube-scheduler of O(kubernetes_version).
+        type: path
+  binaries_dir:
+    description:
+      - A directory holding C(kube-apiserver) and C(kube-scheduler) (and C(etcd)), flat or laid out as upstream's
+        server release tarball unpacks them (C(kubernetes/server/bin/)).
+    type: path
+  runs:
+    description: How many times each configuration runs (1 to 20); the table shows the range of what differs.
+    type: int
+    default: 3
+  timeout:
+    description: Seconds one run may take before the preview fails, naming how many pods were undecided.
+    type: int
+    default: 1800
+  picture:
+    description:
+      - A file on the controller to write the picture to - V(.svg) (self-contained) or V(.html) (the picture and the
+        table). Replaced whole.
+    type: path
+seealso:
+  - module: kubesched.schedulers.scheduler_config
+author:
+  - kubesched maintainers (@kubesched)
+"""
+
+EXAMPLES = r"""
+- name: What MostAllocated would do to this cluster
+  kubesched.schedulers.placement_preview:
+    kubeconfig: ~/.kube/config
+    kubernetes_version: "1.37"
+    current:
+      profiles:
+        - schedulerName: default-scheduler
+    proposed:
+      profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+            - name: NodeResourcesFit
+              args:
+                scoringStrategy:
+                  type: MostAllocated
+    binaries_dir: /opt/kubernetes-server   # kubernetes/server/bin/ inside
+    picture: preview.html
+  delegate_to: localhost
+  run_once: true
+  register: preview
+
+- name: Show the table
+  ansible.builtin.debug:
+    msg: "{{ preview.table }}"
+  run_once: true
+"""
+
+RETURN = r"""
+table:
+  description: The side-by-side table, a line each.
+  returned: success
+  type: list
+  elements: str
+msg:
+  description: The table as one text.
+  returned: always
+  type: str
+configs:
+  description:
+    - Per configuration name, and for C(cluster now) (the cluster as it is), C(runs) (each run's C(nodes_used), C(cpu_percent) and C(memory_percent) with C(min),
+      C(median), C(p90) and C(max) over all nodes, C(unschedulable), C(reasons) (kube-scheduler's message and
+      the number of pods), C(zones), C(preempted), C(seconds)), C(spread) (min and max over the runs) and
+      C(unschedulable_pods) (namespace/name to kube-scheduler's message, of the first run, at most 100) and
+      C(per_node) (each node's requested C(cpu_millicores), C(memory_bytes) and their shares of its allocatable, in
+      the first run).
+  returned: success
+  type: dict
+moved:
+  description: The pods whose node differs between the two configurations - C(count) and C(pods) (at most 100) of the first pair of runs, C(spread) over the pairs.
+  returned: success
+  type: dict
+snapshot:
+  description: How many nodes, pods, namespaces and priority classes were read, and how many pods kept their node.
+  returned: success
+  type: dict
+not_reproduced:
+  description: What the preview cannot reproduce, and the pods with claims (at most 100).
+  returned: success
+  type: dict
+observed:
+  description: The name of the column of the cluster as it is, C(cluster now).
+  returned: success
+  type: str
+binaries:
+  description: The version of each binary run.
+  returned: success
+  type: dict
+picture:
+  description: The picture's absolute path, or null without O(picture).
+  returned: success
+  type: str
+seconds:
+  description: C(load) (control plane start and snapshot load) and C(total).
+  returned: success
+  type: dict
+"""

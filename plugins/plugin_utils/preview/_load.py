@@ -1,0 +1,158 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A snapshot written into the throwaway control plane: what each object becomes there, and the requests that
+write it (raw JSON, WORKERS at a time: 30,000 pods do not go through the kubernetes client's models)."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import ApiError
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import is_mirror, key
+
+BUILT_IN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+# Metadata that belongs to the object's life in the real cluster, not to what kube-scheduler reads.
+OWN_METADATA = ("labels", "annotations", "ownerReferences")
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+WORKERS = 16
+
+
+class LoadError(Exception):
+    """The throwaway API server refused an object of the snapshot, or did not keep it as it was."""
+
+
+def _metadata(obj: dict, namespaced: bool = False) -> dict:
+    meta = obj.get("metadata") or {}
+    kept = {"name": meta["name"]}
+    if namespaced:
+        kept["namespace"] = meta["namespace"]
+    for field in OWN_METADATA:
+        if meta.get(field):
+            kept[field] = dict(meta[field]) if isinstance(meta[field], dict) else list(meta[field])
+    if LAST_APPLIED in kept.get("annotations", {}):
+        del kept["annotations"][LAST_APPLIED]
+    return kept
+
+
+def node_object(node: dict) -> tuple:
+    """(the Node to create, its status to write): labels, exactly its taints, unschedulable; capacity,
+    allocatable, conditions, images (ImageLocality scores them)."""
+    spec = node.get("spec") or {}
+    kept_spec = dict((field, spec[field]) for field in ("taints", "unschedulable") if spec.get(field))
+    status = node.get("status") or {}
+    kept_status = dict((field, status[field]) for field in ("capacity", "allocatable", "conditions", "images",
+                                                            "nodeInfo", "addresses") if status.get(field))
+    meta = _metadata(node)
+    meta.pop("ownerReferences", None)
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": kept_spec}, {"status": kept_status}
+
+
+def pod_object(pod: dict, keep_node: bool) -> dict:
+    """The Pod as its creator gave it: its spec without the node (unless ``keep_node``) and without ephemeral
+    containers (only the API's subresource adds them), no status, no finalizers."""
+    spec = dict(pod.get("spec") or {})
+    spec.pop("ephemeralContainers", None)
+    if not keep_node:
+        spec.pop("nodeName", None)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": _metadata(pod, namespaced=True), "spec": spec}
+
+
+def creation_order(pods: list) -> list:
+    """Oldest first. A creationTimestamp has a one-second resolution: among pods of the same second, the higher
+    priority first (kube-scheduler's queue would take it first), then the ones the cluster bound before the ones it
+    left pending (a pod that found no room most likely came after the ones that took it), then by name."""
+    return sorted(pods, key=lambda pod: ((pod.get("metadata") or {}).get("creationTimestamp") or "",
+                                         -((pod.get("spec") or {}).get("priority") or 0),
+                                         0 if (pod.get("spec") or {}).get("nodeName") else 1, key(pod)))
+
+
+class Writer:
+    """Raw requests to the throwaway API server."""
+
+    def __init__(self, api_client):
+        self.api = api_client
+
+    def request(self, method: str, path: str, body=None, query=None, content_type="application/json"):
+        try:
+            return self.api.request(method, path, body, query, content_type)
+        except ApiError as exc:
+            raise LoadError("%s %s: HTTP %s %s" % (method, path, exc.status, exc.message)) from None
+
+    def create(self, path: str, obj: dict, exists_ok: bool = False):
+        try:
+            return self.request("POST", path, obj)
+        except LoadError as exc:
+            if exists_ok and "HTTP 409" in str(exc):
+                return None
+            raise
+
+    def many(self, calls, waves=None) -> None:
+        """Each (function, args), WORKERS at a time; with ``waves`` (the number of calls of each, in order), a wave
+        starts once the one before it is done, so what it writes comes after everything the earlier one wrote."""
+        calls = list(calls)
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            start = 0
+            for size in waves or [len(calls)]:
+                for future in [pool.submit(function, *args) for function, args in calls[start:start + size]]:
+                    future.result()
+                start += size
+
+
+def load_cluster(writer: Writer, snapshot: dict) -> None:
+    """Namespaces, PriorityClasses and Nodes, each node with exactly its real taints (checked after the write)."""
+    for namespace in snapshot["namespaces"]:
+        if namespace["metadata"]["name"] not in BUILT_IN_NAMESPACES:
+            writer.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                 "metadata": _metadata(namespace)}, exists_ok=True)
+    for priority_class in snapshot["priority_classes"]:
+        obj = dict((field, priority_class[field]) for field in ("value", "globalDefault", "preemptionPolicy",
+                                                                "description") if field in priority_class)
+        obj.update(apiVersion="scheduling.k8s.io/v1", kind="PriorityClass", metadata=_metadata(priority_class))
+        writer.create("/apis/scheduling.k8s.io/v1/priorityclasses", obj, exists_ok=True)
+
+    def one_node(node):
+        obj, status = node_object(node)
+        writer.create("/api/v1/nodes", obj)
+        writer.request("PATCH", "/api/v1/nodes/%s/status" % obj["metadata"]["name"], status,
+                       content_type="application/merge-patch+json")
+    writer.many([(one_node, (node,)) for node in snapshot["nodes"]])
+    check_taints(writer, snapshot)
+
+
+def check_taints(writer: Writer, snapshot: dict) -> None:
+    """Every node there carries exactly the taints it carries in the cluster, nothing an admission added."""
+    def taints(node):
+        return sorted(json.dumps(taint, sort_keys=True) for taint in (node.get("spec") or {}).get("taints") or ())
+    loaded = dict((node["metadata"]["name"], taints(node))
+                  for node in writer.request("GET", "/api/v1/nodes").get("items") or ())
+    wrong = [node["metadata"]["name"] for node in snapshot["nodes"]
+             if loaded.get(node["metadata"]["name"]) != taints(node)]
+    if wrong:
+        raise LoadError("nodes whose taints differ from the cluster's after the load: %s" % ", ".join(wrong[:10]))
+
+
+def pods_path(pod: dict) -> str:
+    return "/api/v1/namespaces/%s/pods" % pod["metadata"]["namespace"]
+
+
+def create_pods(writer: Writer, pods: list, keep_node: bool) -> None:
+    """The pods, a wave per creation second in the order given: kube-scheduler's queue meets the pods of an earlier
+    second first, as the cluster's did (requests sent side by side reach the API server in any order, so within a
+    second, which is all a creationTimestamp tells, the order is the run's own)."""
+    waves = []
+    for index, pod in enumerate(pods):
+        second = (pod.get("metadata") or {}).get("creationTimestamp")
+        if index and second == (pods[index - 1].get("metadata") or {}).get("creationTimestamp"):
+            waves[-1] += 1
+        else:
+            waves.append(1)
+    writer.many([(writer.create, (pods_path(pod), pod_object(pod, keep_node))) for pod in pods], waves)
+
+
+def fixed_pods(snapshot: dict, served_names) -> list:
+    """The pods that keep their node in every run: mirror pods (the kubelet placed them) and bound pods of a
+    scheduler name no configuration previewed serves."""
+    return [pod for pod in snapshot["pods"] if (pod.get("spec") or {}).get("nodeName") and (
+        is_mirror(pod) or (pod["spec"].get("schedulerName") or "default-scheduler") not in served_names)]

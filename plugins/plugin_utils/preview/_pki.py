@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The throwaway control plane's own certificates: a CA, the API server's serving certificate for loopback, one
+client certificate in system:masters (the preview), one for kube-scheduler (SCHEDULER_USER) and the service-account
+key pair. Valid
+for a day, written with mode 0600 into the control plane's private directory, never anywhere else."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import os
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+
+# kube-scheduler's own identity here: kube-scheduler's bootstrap role without Events (see _control_plane.py).
+SCHEDULER_USER = "kubesched-preview-scheduler"
+
+
+def _key():
+    # P-256: the same trust as RSA-2048 for a one-hour, loopback-only CA, and generated in a millisecond.
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def _pem_key(key) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _name(common_name, organization=None):
+    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization:
+        attributes.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    return x509.Name(attributes)
+
+
+def _write(directory: str, name: str, data: bytes) -> str:
+    path = os.path.join(directory, name)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
+    return path
+
+
+def write_pki(directory: str) -> dict:
+    """Every file the API server and its clients need, by role: ca, serving_cert/key, client_cert/key, sa_key/pub."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    validity = (now - datetime.timedelta(minutes=5), now + datetime.timedelta(days=1))
+
+    def builder(subject, issuer, public_key):
+        return (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
+                .serial_number(x509.random_serial_number())
+                .not_valid_before(validity[0]).not_valid_after(validity[1]))
+
+    ca_key = _key()
+    ca_cert = (builder(_name("kubesched-preview-ca"), _name("kubesched-preview-ca"), ca_key.public_key())
+               .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+               .add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True)
+               .sign(ca_key, hashes.SHA256()))
+
+    def issue(common_name, organization=None, server=False):
+        key = _key()
+        usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
+        cert = (builder(_name(common_name, organization), ca_cert.subject, key.public_key())
+                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                .add_extension(x509.KeyUsage(True, False, True, False, False, False, False, False, False), critical=True)
+                .add_extension(x509.ExtendedKeyUsage([usage]), critical=False))
+        if server:
+            cert = cert.add_extension(x509.SubjectAlternativeName([
+                x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]), critical=False)
+        return cert.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM), _pem_key(key)
+
+    serving_cert, serving_key = issue("kube-apiserver", server=True)
+    client_cert, client_key = issue("kubesched-preview", "system:masters")
+    scheduler_cert, scheduler_key = issue(SCHEDULER_USER)
+    sa_key = _key()
+    return {
+        "ca": _write(directory, "ca.crt", ca_cert.public_bytes(serialization.Encoding.PEM)),
+        "serving_cert": _write(directory, "apiserver.crt", serving_cert),
+        "serving_key": _write(directory, "apiserver.key", serving_key),
+        "client_cert": _write(directory, "client.crt", client_cert),
+        "client_key": _write(directory, "client.key", client_key),
+        "scheduler_cert": _write(directory, "scheduler.crt", scheduler_cert),
+        "scheduler_key": _write(directory, "scheduler.key", scheduler_key),
+        "sa_key": _write(directory, "sa.key", _pem_key(sa_key)),
+        "sa_pub": _write(directory, "sa.pub", sa_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)),
+    }

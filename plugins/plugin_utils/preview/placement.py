@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubesched.schedulers contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Where the real kube-scheduler places a snapshot's pods under each configuration, in a throwaway control plane.
+
+A control plane of its own for each run of each configuration: the snapshot's namespaces, priority classes and nodes
+are loaded, with the pods that keep their node (mirror pods, bound pods of a scheduler name no configuration serves);
+kube-scheduler starts with that configuration and, once it schedules, every other pod is created without its node
+(oldest first: kube-scheduler's queue meets them in the order the cluster did); the run ends when each pod of a
+scheduler name the configuration serves is bound or reported unschedulable (its PodScheduled condition,
+kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted by kube-scheduler)
+is removed at once, as a kubelet would, and reported. Then the control plane is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import ControlPlane
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
+    Writer, create_pods, creation_order, fixed_pods, load_cluster, pods_path)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import key
+
+SETTLE = 2.0
+# Where the probe pod that tells kube-scheduler schedules lives (_wait_until_scheduling).
+PROBE_NAMESPACE = "kubesched-preview-probe"
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+class PlacementError(Exception):
+    """A run could not finish: kube-scheduler exited, or pods were still undecided at the timeout."""
+
+
+def scheduler_names(config: dict) -> list:
+    return [profile.get("schedulerName") or DEFAULT_SCHEDULER for profile in config.get("profiles") or [{}]]
+
+
+class _Watch(threading.Thread):
+    """Follows every pod of the throwaway API server from a resourceVersion on; records bindings, kube-scheduler's
+    Unschedulable conditions and deletions; force-deletes a pod kube-scheduler preempted (no kubelet would)."""
+
+    def __init__(self, writer: Writer, resource_version: str):
+        super().__init__(daemon=True)
+        self.writer = writer
+        self.resource_version = resource_version
+        self.lock = threading.Lock()
+        self.placed, self.unschedulable, self.gated, self.preempted = {}, {}, {}, {}
+        self.last_change = time.monotonic()
+        self.stopping = False
+        self.error = None
+
+    def run(self):
+        try:
+            while not self.stopping:
+                lines = self.writer.api.lines("/api/v1/pods", {
+                    "watch": "true", "resourceVersion": self.resource_version, "allowWatchBookmarks": "true",
+                    "timeoutSeconds": 3600})
+                for line in lines:
+                    if self.stopping:
+                        return
+                    self._event(json.loads(line))
+        except Exception as exc:  # pylint: disable=broad-except  # reported by the run that waits on it
+            if not self.stopping:
+                self.error = exc
+
+    def _event(self, event: dict):
+        pod = event.get("object") or {}
+        meta = pod.get("metadata") or {}
+        if meta.get("resourceVersion"):
+            self.resource_version = meta["resourceVersion"]
+        if event.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
+            return
+        name = key(pod)
+        with self.lock:
+            self.last_change = time.monotonic()
+            if event["type"] == "DELETED":
+                self.placed.pop(name, None)
+                return
+            if meta.get("deletionTimestamp") and meta.get("namespace") != PROBE_NAMESPACE:
+                # Only kube-scheduler deletes while a run goes on: a preemption's victim, whichever pod it was.
+                if name not in self.preempted:
+                    self.preempted[name] = (pod.get("spec") or {}).get("nodeName")
+                    threading.Thread(target=self._remove, args=(pod,), daemon=True).start()
+                return
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node:
+                self.placed[name] = node
+                self.unschedulable.pop(name, None)
+                return
+            for condition in (pod.get("status") or {}).get("conditions") or ():
+                if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+                    if condition.get("reason") == "SchedulingGated":
+                        self.gated[name] = condition.get("message") or "scheduling gates"
+                    else:
+                        self.unschedulable[name] = condition.get("message") or condition.get("reason") or ""
+
+    def _remove(self, pod):
+        try:
+            self.writer.request("DELETE", "%s/%s" % (pods_path(pod), pod["metadata"]["name"]),
+                                {"gracePeriodSeconds": 0})
+        except Exception:  # pylint: disable=broad-except  # already gone
+            pass
+
+    def decided(self, names) -> int:
+        with self.lock:
+            return sum(1 for name in names if name in self.placed or name in self.unschedulable
+                       or name in self.gated or name in self.preempted)
+
+    def stop(self):
+        """The thread ends at the next event (the run's pods are deleted next): a watch blocked in a read cannot
+        be closed from another thread."""
+        self.stopping = True
+
+
+def _resource_version(writer: Writer) -> str:
+    return writer.request("GET", "/api/v1/pods", query={"limit": 1})["metadata"]["resourceVersion"]
+
+
+def _wait_until_scheduling(plane, writer: Writer, watch: "_Watch", scheduler, served, timeout: float) -> None:
+    """Returns once kube-scheduler schedules: a probe pod that fits no node is reported unschedulable by it, then
+    deleted. Pods created before kube-scheduler has listed them would reach its queue in the list's order
+    (namespace and name), not in the order they were created."""
+    writer.create("/api/v1/namespaces", {"metadata": {"name": PROBE_NAMESPACE}}, exists_ok=True)
+    probe = {"metadata": {"name": "probe", "namespace": PROBE_NAMESPACE},
+             "spec": {"schedulerName": sorted(served)[0], "nodeSelector": {PROBE_NAMESPACE: "no-node-has-it"},
+                      "containers": [{"name": "probe", "image": "probe"}]}}
+    writer.create(pods_path(probe), probe)
+    deadline = time.monotonic() + min(timeout, 300)
+    while key(probe) not in watch.unschedulable:
+        plane.alive(scheduler)
+        if time.monotonic() > deadline:
+            raise PlacementError("kube-scheduler did not start scheduling within %d s: %s"
+                                 % (min(timeout, 300), plane.log_tail(scheduler.log_name, 3)))
+        time.sleep(0.1)
+    writer.request("DELETE", "%s/%s" % (pods_path(probe), "probe"), {"gracePeriodSeconds": 0})
+
+
+def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods: list, timeout: float,
+             feature_gates=None) -> dict:
+    served = set(scheduler_names(config))
+    expected = [key(pod) for pod in pods if (pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER) in served]
+    watch = _Watch(writer, _resource_version(writer))
+    watch.start()
+    started = time.monotonic()
+    scheduler = plane.start_scheduler(name, config, feature_gates)
+    try:
+        _wait_until_scheduling(plane, writer, watch, scheduler, served, timeout)
+        ready = time.monotonic() - started
+        create_pods(writer, pods, keep_node=False)
+        loaded = time.monotonic() - started
+        deadline = started + timeout
+        while True:
+            plane.alive(scheduler)
+            if watch.error is not None:
+                raise PlacementError("watching the pods failed: %s" % watch.error)
+            now = time.monotonic()
+            if watch.decided(expected) == len(expected) and now - watch.last_change >= SETTLE:
+                break
+            if now > deadline:
+                raise PlacementError("%s: %d of %d pods still undecided after %d s (kube-scheduler's log: %s)"
+                                     % (name, len(expected) - watch.decided(expected), len(expected), timeout,
+                                        plane.log_tail(name, 3)))
+            time.sleep(0.2)
+        seconds = watch.last_change - started
+    finally:
+        plane.stop(scheduler)
+        watch.stop()
+    with watch.lock:
+        outcome = {
+            "seconds": round(seconds, 2), "load_seconds": round(loaded, 2), "ready_seconds": round(ready, 2),
+            "placed": dict((pod, watch.placed[pod]) for pod in expected if pod in watch.placed),
+            "unschedulable": dict((pod, watch.unschedulable[pod]) for pod in expected if pod in watch.unschedulable),
+            "gated": sorted(pod for pod in expected if pod in watch.gated),
+            "preempted": sorted(watch.preempted),
+            "not_served": sorted(key(pod) for pod in pods
+                                 if (pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER) not in served),
+        }
+    return outcome
+
+
+def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeout: float = 1800,
+            feature_gates=None, progress=None) -> dict:
+    """{"runs": {config name: [outcome of each run]}, "load_seconds", "total_seconds"} for ``configs``, a list of
+    (name, KubeSchedulerConfiguration mapping), each run ``runs`` times, in turn."""
+    started = time.monotonic()
+    served = set(name for _label, config in configs for name in scheduler_names(config))
+    fixed = fixed_pods(snapshot, served)
+    fixed_names = set(key(pod) for pod in fixed)
+    movable = creation_order([pod for pod in snapshot["pods"] if key(pod) not in fixed_names])
+    results = dict((label, []) for label, _config in configs)
+    setup = 0.0
+    for number in range(runs):
+        for index, (label, config) in enumerate(configs):
+            # A control plane of its own per run: every run starts from the snapshot, and starting etcd and
+            # kube-apiserver again costs less than deleting tens of thousands of pods.
+            began = time.monotonic()
+            with ControlPlane(binaries) as plane:
+                writer = Writer(plane.client())
+                load_cluster(writer, snapshot)
+                create_pods(writer, fixed, keep_node=True)
+                setup += time.monotonic() - began
+                if progress:
+                    progress("run %d of %d: %s" % (number + 1, runs, label))
+                outcome = _one_run(plane, writer, "kube-scheduler-%d" % index, config, movable, timeout,
+                                   feature_gates)
+                outcome["setup_seconds"] = round(time.monotonic() - began - outcome["seconds"], 2)
+                results[label].append(outcome)
+    return {"runs": results, "load_seconds": round(setup, 2), "total_seconds": round(time.monotonic() - started, 2),
+            "fixed": sorted(fixed_names)}

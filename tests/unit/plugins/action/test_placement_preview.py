@@ -1,0 +1,229 @@
+"""kubesched.schedulers.placement_preview through real ansible-playbook, on real parts: a local etcd and
+kube-apiserver play the cluster (Node objects kept Ready, pods bound by the real kube-scheduler), and the preview's
+prediction for MostAllocated is compared with what the same kube-scheduler binds in that cluster once the cluster
+runs MostAllocated (fidelity). Then what the preview refuses before anything starts: a config the minor refuses,
+extenders, a binary of another component or minor, a kubeconfig that may not list what the snapshot reads."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(REPO / "tests" / "controlplane"))
+from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
+from preview_binaries import real_binaries  # noqa: E402  pylint: disable=wrong-import-position
+
+MINOR, BINARIES = real_binaries(("1.35",))
+if MINOR is None or missing_binaries():
+    pytest.skip("no real binaries: %s" % (BINARIES if MINOR is None else ", ".join(missing_binaries())),
+                allow_module_level=True)
+
+NODES = 6
+CPU_REQUEST_MILLI = 500
+PODS = ["web-%02d" % index for index in range(20)]
+TOO_BIG = "too-big"
+
+
+def strategy(kind):
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+                {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": kind}}}]}]}
+
+
+def pod(name, cpu):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                     "resources": {"requests": {"cpu": cpu, "memory": "256Mi"}}}]}}
+
+
+class Cluster:
+    """The "real cluster": Node objects (no kubelet) kept Ready with no taint, the real kube-scheduler in it."""
+
+    def __init__(self, api: LocalApiServer, directory: Path):
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+        self.api, self.directory = api, directory
+        self.core = client.CoreV1Api(api.client)
+        self.scheduler = None
+
+    def add_nodes(self):
+        resources = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        for index in range(NODES):
+            name = "node-%d" % index
+            self.core.create_node({"metadata": {"name": name, "labels": {
+                "kubernetes.io/hostname": name, "topology.kubernetes.io/zone": "zone-%s" % "ab"[index % 2]}}})
+            # The API server's admission gave it node.kubernetes.io/not-ready:NoSchedule; no node lifecycle
+            # controller runs here to take it off when the node is Ready.
+            self.core.patch_node(name, {"spec": {"taints": None}})
+            self.core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources,
+                                                          "conditions": [{"type": "Ready", "status": "True",
+                                                                          "reason": "KubeletReady", "message": "",
+                                                                          "lastHeartbeatTime": now,
+                                                                          "lastTransitionTime": now}]}})
+
+    def start_scheduler(self, kind):
+        config = dict(strategy(kind), clientConnection={"kubeconfig": str(self.api.kubeconfig)},
+                      leaderElection={"leaderElect": False})
+        path = self.directory / ("scheduler-%s.yaml" % kind)
+        path.write_text(yaml.safe_dump(config))
+        log = (self.directory / ("scheduler-%s.log" % kind)).open("wb")
+        self.scheduler = subprocess.Popen([BINARIES["kube-scheduler"], "--config=%s" % path, "--secure-port=0"],  # pylint: disable=consider-using-with
+                                          stdout=log, stderr=subprocess.STDOUT)
+
+    def stop_scheduler(self):
+        self.scheduler.terminate()
+        self.scheduler.wait(timeout=30)
+
+    def create_pods(self):
+        for name in PODS:
+            self.core.create_namespaced_pod("apps", pod(name, "%dm" % CPU_REQUEST_MILLI))
+        self.core.create_namespaced_pod("apps", pod(TOO_BIG, "5"))
+
+    def delete_pods(self):
+        self.core.delete_collection_namespaced_pod("apps", grace_period_seconds=0)
+        deadline = time.monotonic() + 60
+        while self.core.list_namespaced_pod("apps").items and time.monotonic() < deadline:
+            time.sleep(0.3)
+
+    def placed(self):
+        """(pod -> node of the bound pods, pod -> kube-scheduler's message of the unschedulable), once decided."""
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            bound, refused = {}, {}
+            for item in self.core.list_namespaced_pod("apps").items:
+                if item.spec.node_name:
+                    bound[item.metadata.name] = item.spec.node_name
+                for condition in item.status.conditions or ():
+                    if condition.type == "PodScheduled" and condition.status == "False":
+                        refused[item.metadata.name] = condition.message
+            if len(bound) + len(refused) == len(PODS) + 1:
+                return bound, refused
+            time.sleep(0.5)
+        raise AssertionError("the cluster's kube-scheduler did not decide every pod")
+
+
+def aggregates(bound):
+    """Nodes used and the sorted per-node requested CPU of the cluster's own placement, counted here."""
+    per_node = {}
+    for name, node in bound.items():
+        per_node[node] = per_node.get(node, 0) + (5000 if name == TOO_BIG else CPU_REQUEST_MILLI)
+    return len(per_node), sorted(per_node.values())
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("cluster")
+    with LocalApiServer(directory) as api:
+        real = Cluster(api, directory)
+        real.add_nodes()
+        api.namespaces("apps")
+        real.start_scheduler("LeastAllocated")
+        real.create_pods()
+        least = real.placed()
+        yield real, least
+        if real.scheduler and real.scheduler.poll() is None:
+            real.stop_scheduler()
+
+
+def run_preview(ansible_playbook, tmp_path, tasks):
+    play = [{"hosts": "localhost", "gather_facts": False, "tasks": tasks}]
+    (tmp_path / "play.yml").write_text(yaml.safe_dump(play))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
+                             "play.yml"], cwd=tmp_path, timeout=900,
+                            env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", TMPDIR=str(temp),
+                                     ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp")))
+    assert "{\n" in proc.stdout, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
+    results = dict((task["task"]["name"], task["hosts"]["localhost"]) for task in report["plays"][0]["tasks"])
+    # Nothing of the throwaway control plane is left, whatever the task's outcome.
+    assert [path.name for path in temp.iterdir()] == []
+    return results
+
+
+def _binaries():
+    return {"etcd": BINARIES["etcd"], "kube_apiserver": BINARIES["kube-apiserver"],
+            "kube_scheduler": BINARIES["kube-scheduler"]}
+
+
+def test_the_preview_of_most_allocated_is_what_the_cluster_does_with_it(cluster, ansible_playbook, tmp_path):
+    real, (least_bound, least_refused) = cluster
+    results = run_preview(ansible_playbook, tmp_path, [{
+        "name": "preview", "kubesched.schedulers.placement_preview": {
+            "kubeconfig": str(real.api.kubeconfig), "kubernetes_version": MINOR,
+            "current": strategy("LeastAllocated"), "proposed": strategy("MostAllocated"),
+            "names": ["LeastAllocated", "MostAllocated"], "binaries": _binaries(), "runs": 2,
+            "picture": str(tmp_path / "preview.html")}}])
+    preview = results["preview"]
+    assert not preview.get("failed"), preview.get("msg")
+    assert preview["changed"] is False
+    # The cluster, now run with the proposed configuration: the same pods, created again in the same order.
+    real.stop_scheduler()
+    real.delete_pods()
+    real.start_scheduler("MostAllocated")
+    real.create_pods()
+    most_bound, most_refused = real.placed()
+    for label, bound, refused in (("LeastAllocated", least_bound, least_refused),
+                                  ("MostAllocated", most_bound, most_refused)):
+        nodes_used, per_node = aggregates(bound)
+        predicted = preview["configs"][label]
+        for run in predicted["runs"]:
+            assert run["nodes_used"] == nodes_used, label
+            assert run["unschedulable"] == len(refused) == 1, label
+        assert sorted(value["cpu_millicores"] for value in predicted["per_node"].values() if value["cpu_millicores"]) \
+            == per_node, label
+        assert predicted["unschedulable_pods"] == dict(("apps/" + name, message) for name, message in refused.items())
+    # MostAllocated packs what LeastAllocated spreads: the numbers this test is about.
+    assert aggregates(most_bound)[0] < aggregates(least_bound)[0]
+    assert preview["snapshot"]["nodes"] == NODES and preview["snapshot"]["pods"] == len(PODS) + 1
+    # The first column is the cluster as the snapshot found it: LeastAllocated's own binding.
+    assert preview["configs"]["cluster now"]["runs"][0]["nodes_used"] == aggregates(least_bound)[0]
+    lines = preview["table"]
+    assert lines[0].split() == ["cluster", "now", "LeastAllocated", "MostAllocated"]
+    assert [line.split()[2:] for line in lines if line.startswith("nodes used")] == [
+        [str(aggregates(least_bound)[0])] * 2 + [str(aggregates(most_bound)[0])]]
+    page = Path(preview["picture"]).read_text()
+    svg = ET.fromstring(page[page.index("<svg"):page.index("</svg>") + 6])
+    assert len([rect for rect in svg.iter("{http://www.w3.org/2000/svg}rect") if len(rect)]) == NODES * 2 * 2
+
+
+def test_what_it_refuses_before_anything_starts(cluster, ansible_playbook, tmp_path):
+    real, _placed = cluster
+    viewer_cert, viewer_key = real.api.certs.issue("viewer", "jane")
+    kubeconfig = yaml.safe_load(real.api.kubeconfig.read_text())
+    kubeconfig["users"][0]["user"] = {"client-certificate": str(viewer_cert), "client-key": str(viewer_key)}
+    (tmp_path / "jane.conf").write_text(yaml.safe_dump(kubeconfig))
+    base = {"kubeconfig": str(real.api.kubeconfig), "kubernetes_version": MINOR, "current": strategy("LeastAllocated"),
+            "proposed": strategy("MostAllocated"), "binaries": _binaries(), "runs": 1}
+    with_extender = dict(strategy("MostAllocated"), extenders=[{"urlPrefix": "http://127.0.0.1:1", "filterVerb": "f"}])
+    tasks = [
+        ("refused config", dict(base, proposed=strategy("Most"))),
+        ("extenders", dict(base, proposed=with_extender)),
+        ("wrong component", dict(base, binaries=dict(_binaries(), kube_apiserver=BINARIES["kube-scheduler"]))),
+        ("wrong minor", dict(base, kubernetes_version="1.37")),
+        ("no permission", dict(base, kubeconfig=str(tmp_path / "jane.conf"))),
+    ]
+    results = run_preview(ansible_playbook, tmp_path, [
+        {"name": name, "kubesched.schedulers.placement_preview": args, "ignore_errors": True} for name, args in tasks])
+    assert all(result.get("failed") for result in results.values()), results
+    msg = dict((name, result["msg"]) for name, result in results.items())
+    assert msg["refused config"].startswith("proposed: kube-scheduler %s would refuse it, nothing was started:" % MINOR)
+    assert 'Unsupported value: "Most"' in msg["refused config"]
+    assert "a preview does not call extenders" in msg["extenders"]
+    assert msg["wrong component"] == "binaries: kube-apiserver: %s is kube-scheduler, not kube-apiserver" % (
+        BINARIES["kube-scheduler"])
+    assert msg["wrong minor"].startswith("binaries: kube-apiserver: %s is v%s" % (BINARIES["kube-apiserver"], MINOR))
+    assert "the preview is for Kubernetes 1.37" in msg["wrong minor"]
+    refusal = msg["no permission"]
+    assert "may not list nodes, namespaces, priorityclasses.scheduling.k8s.io, pods cluster-wide" in refusal
+    role = yaml.safe_load(refusal.split("ClusterRoleBinding to the identity):\n", 1)[1])
+    assert role["kind"] == "ClusterRole" and all(rule["verbs"] == ["list"] for rule in role["rules"])

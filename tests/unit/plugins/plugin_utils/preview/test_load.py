@@ -1,0 +1,65 @@
+"""What a snapshot's objects become in the throwaway control plane, and the order pods are created in."""
+from __future__ import annotations
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
+    creation_order, fixed_pods, node_object, pod_object)
+
+NODE = {
+    "metadata": {"name": "n1", "uid": "u1", "resourceVersion": "7", "labels": {"topology.kubernetes.io/zone": "a"},
+                 "annotations": {"node.alpha.kubernetes.io/ttl": "0"}, "managedFields": [{"manager": "kubelet"}]},
+    "spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}], "podCIDR": "10.0.0.0/24",
+             "providerID": "x://1"},
+    "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3800m"}, "images": [{"names": ["nginx"]}],
+               "conditions": [{"type": "Ready", "status": "True"}], "daemonEndpoints": {"kubeletEndpoint": {}}},
+}
+
+
+def test_a_node_keeps_its_labels_exactly_its_taints_and_what_scheduling_reads_of_its_status():
+    obj, status = node_object(NODE)
+    assert obj == {"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": "n1", "labels": {"topology.kubernetes.io/zone": "a"},
+                                "annotations": {"node.alpha.kubernetes.io/ttl": "0"}},
+                   "spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}}
+    assert status == {"status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3800m"},
+                                 "images": [{"names": ["nginx"]}], "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def _pod(name, created, priority=None, node=None, scheduler=None, annotations=None):
+    spec = {"containers": [{"name": "c"}], "ephemeralContainers": [{"name": "debug"}]}
+    if priority is not None:
+        spec["priority"] = priority
+    if node:
+        spec["nodeName"] = node
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    return {"metadata": {"name": name, "namespace": "apps", "uid": "u-" + name, "creationTimestamp": created,
+                         "finalizers": ["x/y"], "annotations": dict(annotations or {}, **{
+                             "kubectl.kubernetes.io/last-applied-configuration": "{}"})},
+            "spec": spec, "status": {"phase": "Running"}}
+
+
+def test_a_pod_loses_its_node_status_finalizers_and_ephemeral_containers_unless_it_keeps_its_node():
+    pod = _pod("a", "2026-01-01T00:00:00Z", node="n1")
+    assert pod_object(pod, keep_node=False) == {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "namespace": "apps", "annotations": {}},
+        "spec": {"containers": [{"name": "c"}]}}
+    assert pod_object(pod, keep_node=True)["spec"]["nodeName"] == "n1"
+    assert "nodeName" in pod["spec"] and "ephemeralContainers" in pod["spec"]  # the snapshot is not changed
+
+
+def test_pods_are_created_oldest_first_and_within_a_second_by_priority_then_bound_before_pending():
+    pods = [_pod("late", "2026-01-01T00:00:02Z"), _pod("low", "2026-01-01T00:00:01Z", 0),
+            _pod("high", "2026-01-01T00:00:01Z", 1000), _pod("first", "2026-01-01T00:00:00Z", -5),
+            _pod("a-pending", "2026-01-01T00:00:01Z", 0), _pod("z-bound", "2026-01-01T00:00:01Z", 0, node="n1")]
+    assert [pod["metadata"]["name"] for pod in creation_order(pods)] == [
+        "first", "high", "z-bound", "a-pending", "low", "late"]
+
+
+def test_mirror_pods_and_bound_pods_of_other_schedulers_keep_their_node():
+    pods = [_pod("mirror", "t", node="m1", annotations={"kubernetes.io/config.mirror": "h"}),
+            _pod("other", "t", node="n1", scheduler="batch"), _pod("other-pending", "t", scheduler="batch"),
+            _pod("mine", "t", node="n1")]
+    assert [pod["metadata"]["name"] for pod in fixed_pods({"pods": pods}, {"default-scheduler"})] == [
+        "mirror", "other"]
+    assert [pod["metadata"]["name"] for pod in fixed_pods({"pods": pods}, {"default-scheduler", "batch"})] == [
+        "mirror"]
