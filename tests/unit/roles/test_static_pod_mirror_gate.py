@@ -68,8 +68,8 @@ def mirror_pod(api, name):
     core = client.CoreV1Api(api.client)
     core.create_namespaced_pod("kube-system", {
         "metadata": {"name": "%s-%s" % (name, NODE), "annotations": {CHECKSUM_ANNOTATION: CHECKSUM}},
-        "spec": {"nodeName": NODE, "containers": [{"name": "kube-scheduler",
-                                                    "image": "registry.k8s.io/kube-scheduler:v1.35.4"}]}})
+        "spec": {"nodeName": NODE,
+                 "containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.35.4"}]}})
     core.patch_namespaced_pod_status("%s-%s" % (name, NODE), "kube-system", {"status": running("containerd://first", 0)})
     return core
 
