@@ -89,7 +89,7 @@ class ActionModule(ControllerOnly, ActionBase):
         if report.get("converted") and report["converted"].get("converted"):
             report["converted"]["converted"] = redact_text(report["converted"]["converted"])
         result.update(changed=False, **report)
-        _warn_previews(result, [report["current"]["minor"]] + list(report["targets"]))
+        _warn_previews(result, [args["current_version"]] + list(args["target_versions"]))
         if args["fail_on_error"] and not report["ok"]:
             broken = ", ".join("%s (%s)" % (minor, "; ".join([e["message"] for e in target["errors"]]
                                                              + ([target["skew"]] if "skew" in target else [])))
@@ -154,7 +154,8 @@ class ActionModule(ControllerOnly, ActionBase):
 
 
 def _warn_previews(result, versions):
-    """Each preview minor among the versions checked, once (each minor's own report carries it too)."""
+    """Each preview minor and pre-release among the versions checked, once (each minor's own report carries it
+    too)."""
     warnings = []
     for version in versions:
         preview = preview_warning(version)
