@@ -292,6 +292,14 @@ new-minor: deps
 	@[ -n "$(VERSION)" ] || { echo "usage: make new-minor VERSION=1.38.0-rc.0" >&2; exit 2; }
 	$(BIN)/python tests/differential/new_minor.py $(VERSION) $(addprefix --substitute=,$(SUBSTITUTES))
 
+## newer-releases: the releases newer than each pinned one (tests/binaries/modules) that the Go module proxy serves,
+## asked for by name as it serves patches it does not list (tests/binaries/newer_releases.py; NEWER_MISSES names not
+## served in a row end a walk, default 3): a line per pin. Repins and builds nothing (tests/binaries/pin.py does)
+NEWER_MISSES ?= 3
+.PHONY: newer-releases
+newer-releases:
+	$(PYTHON) tests/binaries/newer_releases.py --misses $(NEWER_MISSES)
+
 # The docs site: antsibull-docs lints the collection's docs (plugins, roles' argument specs, docs/docsite) and writes
 # the RST pages, sphinx builds them into $(DOCS)/html (config in docs/site). Any lint error or warning fails it.
 # References are checked against this collection and its dependencies (ansible.builtin, kubernetes.core): `all`
