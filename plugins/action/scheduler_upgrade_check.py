@@ -12,7 +12,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
-    leaks, redact_message, redact_result, redact_text, secret_values)
+    leaks, redact_message, redact_result, redact_text, register_secrets, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import (
     UnsupportedVersion, normalise, preview_warning)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
@@ -85,6 +85,7 @@ class ActionModule(ControllerOnly, ActionBase):
             data = parsed_or_none(text)
             secrets.update(secret_values(data) if data is not None else ())
         secrets = sorted(secrets, key=lambda value: (-len(value), value))
+        register_secrets(secrets)
         report = redact_result(report, secrets, parsed)
         if report.get("converted") and report["converted"].get("converted"):
             report["converted"]["converted"] = redact_text(report["converted"]["converted"])
@@ -130,6 +131,7 @@ class ActionModule(ControllerOnly, ActionBase):
             found = obj["config"] if isinstance(obj.get("config"), dict) else parsed_or_none(obj.get("content"))
             secrets.update(secret_values(found) if isinstance(found, dict) else ())
         secrets = sorted(secrets, key=lambda value: (-len(value), value))
+        register_secrets(secrets)
         try:
             reports = scan(objects, args["current_version"], args["target_versions"], convert=args["convert"])
         except (UnsupportedVersion, ValueError) as exc:
