@@ -115,7 +115,9 @@ image: host-deps
 # sanity runs with that core's own ansible-test and rules, on that core's venv Python, on a copy of the checkout of
 # its own, so every core's sanity can run at once. Ignore files are per core (tests/sanity/ignore-<core>.txt), for
 # rules that do not apply, never for a finding to fix. --venv mode is not usable here because it downloads a pip
-# bootstrap script from a host outside the package registries: tests/sanity/offline_get_pip.py stands in for it.
+# bootstrap script from a host outside the package registries: tests/sanity/offline_get_pip.py stands in for it; and
+# a linter requirement ansible-test pins to a URL outside them (2.22's dill) is replaced by a release the package
+# index serves (tests/sanity/offline_requirements.py).
 SANITY := $(BUILD)/sanity-$(CORE)
 # Its venv is in CACHE (ansible-test installs its linters' pins into it on the first run); the sanity run holds its lock,
 # so two checkouts' runs of one core take turns.
@@ -131,6 +133,7 @@ SHIPPED_SANITY_TARGETS := plugins/ roles/ playbooks/ meta/ docs/ changelogs/ REA
   LICENSE bindep.txt requirements.txt .ansible-lint .ansible-lint-ignore
 sanity:
 	tests/support/venv.sh $(SANITY_VENV) $(CORE_PYTHON_VERSION) $(ANSIBLE_CORE_PIN)
+	$(SANITY_VENV)/bin/python tests/sanity/offline_requirements.py $(SANITY_VENV)
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
 	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || \
 	  { install -D -m 0644 tests/sanity/offline_get_pip.py $$f.$$$$ && mv -f $$f.$$$$ $$f; }
