@@ -15,6 +15,12 @@ CORE ?= $(NEWEST_CORE)
 CORE_PYTHON_VERSION_2.19 := 3.11
 CORE_PYTHON_VERSION_2.20 := 3.13
 CORE_PYTHON_VERSION_2.21 := 3.12
+# A core tried on its pre-release before it ships, not supported: it has a controller Python and a constraints file
+# (its pre-release and the `ansible` pre-release that bundles it over the newest core's pins), so `make deps sanity
+# unit CORE=2.22` run it, but it is not in CORES (make test, make matrix) nor in requires_ansible until its release
+# day moves it there (docs/support-matrix.md, "A new ansible-core").
+PRERELEASE_CORES := 2.22
+CORE_PYTHON_VERSION_2.22 := 3.13
 CORE_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(CORE))
 CONSTRAINTS := requirements/constraints-$(CORE).txt
 # What does not depend on the checkout is kept in CACHE: the venvs (a Python and pins, nothing of the checkout, which
@@ -84,7 +90,7 @@ test: deps host-deps binaries image
 # .venv, the newest core's venv where the docs' commands look for it (an older checkout's .venv directory is replaced
 # by the link). Safe to run twice at once: venv.sh locks, and the link is made only when it differs.
 deps: collection
-	@[ -n "$(CORE_PYTHON_VERSION)" ] || { echo "CORE=$(CORE) is not one of $(CORES)" >&2; exit 2; }
+	@[ -n "$(CORE_PYTHON_VERSION)" ] || { echo "CORE=$(CORE) is not one of $(CORES) $(PRERELEASE_CORES)" >&2; exit 2; }
 	tests/support/venv.sh $(VENV) $(CORE_PYTHON_VERSION) -r requirements/test.txt -c $(CONSTRAINTS)
 ifeq ($(CORE),$(NEWEST_CORE))
 	[ "$$(readlink .venv)" = "$(VENV)" ] || { rm -rf .venv && ln -sfn $(VENV) .venv; }
