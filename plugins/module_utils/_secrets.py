@@ -50,7 +50,8 @@ def register_secrets(values):
     the result instead (CollectionModule.hide does both)."""
     if _core_register_secrets is None:
         return False
-    _core_register_secrets([value for value in values if isinstance(value, str) and value.strip()])
+    # The masker masks any length; a short value would blank every occurrence of its text (see MIN_SCRUBBED).
+    _core_register_secrets([value for value in values if isinstance(value, str) and len(value.strip()) >= MIN_SCRUBBED])
     return True
 
 
