@@ -15,6 +15,12 @@ CORE ?= $(NEWEST_CORE)
 CORE_PYTHON_VERSION_2.19 := 3.11
 CORE_PYTHON_VERSION_2.20 := 3.13
 CORE_PYTHON_VERSION_2.21 := 3.12
+# A core tried on its pre-release before it ships, not supported: it has a controller Python and a constraints file
+# (its pre-release and the `ansible` pre-release that bundles it over the newest core's pins), so `make deps sanity
+# unit CORE=2.22` run it, but it is not in CORES (make test, make matrix) nor in requires_ansible until its release
+# day moves it there (docs/support-matrix.md, "A new ansible-core").
+PRERELEASE_CORES := 2.22
+CORE_PYTHON_VERSION_2.22 := 3.13
 CORE_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(CORE))
 CONSTRAINTS := requirements/constraints-$(CORE).txt
 # What does not depend on the checkout is kept in CACHE: the venvs (a Python and pins, nothing of the checkout, which
@@ -84,7 +90,7 @@ test: deps host-deps binaries image
 # .venv, the newest core's venv where the docs' commands look for it (an older checkout's .venv directory is replaced
 # by the link). Safe to run twice at once: venv.sh locks, and the link is made only when it differs.
 deps: collection
-	@[ -n "$(CORE_PYTHON_VERSION)" ] || { echo "CORE=$(CORE) is not one of $(CORES)" >&2; exit 2; }
+	@[ -n "$(CORE_PYTHON_VERSION)" ] || { echo "CORE=$(CORE) is not one of $(CORES) $(PRERELEASE_CORES)" >&2; exit 2; }
 	tests/support/venv.sh $(VENV) $(CORE_PYTHON_VERSION) -r requirements/test.txt -c $(CONSTRAINTS)
 ifeq ($(CORE),$(NEWEST_CORE))
 	[ "$$(readlink .venv)" = "$(VENV)" ] || { rm -rf .venv && ln -sfn $(VENV) .venv; }
@@ -115,7 +121,9 @@ image: host-deps
 # sanity runs with that core's own ansible-test and rules, on that core's venv Python, on a copy of the checkout of
 # its own, so every core's sanity can run at once. Ignore files are per core (tests/sanity/ignore-<core>.txt), for
 # rules that do not apply, never for a finding to fix. --venv mode is not usable here because it downloads a pip
-# bootstrap script from a host outside the package registries: tests/sanity/offline_get_pip.py stands in for it.
+# bootstrap script from a host outside the package registries: tests/sanity/offline_get_pip.py stands in for it; and
+# a linter requirement ansible-test pins to a URL outside them (2.22's dill) is replaced by a release the package
+# index serves (tests/sanity/offline_requirements.py).
 SANITY := $(BUILD)/sanity-$(CORE)
 # Its venv is in CACHE (ansible-test installs its linters' pins into it on the first run); the sanity run holds its lock,
 # so two checkouts' runs of one core take turns.
@@ -131,6 +139,7 @@ SHIPPED_SANITY_TARGETS := plugins/ roles/ playbooks/ meta/ docs/ changelogs/ REA
   LICENSE bindep.txt requirements.txt .ansible-lint .ansible-lint-ignore
 sanity:
 	tests/support/venv.sh $(SANITY_VENV) $(CORE_PYTHON_VERSION) $(ANSIBLE_CORE_PIN)
+	$(SANITY_VENV)/bin/python tests/sanity/offline_requirements.py $(SANITY_VENV)
 	v=$$(sed -n "s/^ *pip='\([0-9.]*\)',$$/\1/p" $(SANITY_VENV)/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py); \
 	  f=$$HOME/.ansible/test/cache/get_pip_$${v//./_}.py; cmp -s tests/sanity/offline_get_pip.py $$f || \
 	  { install -D -m 0644 tests/sanity/offline_get_pip.py $$f.$$$$ && mv -f $$f.$$$$ $$f; }
@@ -300,6 +309,14 @@ differential: deps binaries
 new-minor: deps
 	@[ -n "$(VERSION)" ] || { echo "usage: make new-minor VERSION=1.38.0-rc.0" >&2; exit 2; }
 	$(BIN)/python tests/differential/new_minor.py $(VERSION) $(addprefix --substitute=,$(SUBSTITUTES))
+
+## newer-releases: the releases newer than each pinned one (tests/binaries/modules) that the Go module proxy serves,
+## asked for by name as it serves patches it does not list (tests/binaries/newer_releases.py; NEWER_MISSES names not
+## served in a row end a walk, default 3): a line per pin. Repins and builds nothing (tests/binaries/pin.py does)
+NEWER_MISSES ?= 3
+.PHONY: newer-releases
+newer-releases:
+	$(PYTHON) tests/binaries/newer_releases.py --misses $(NEWER_MISSES)
 
 # The docs site: antsibull-docs lints the collection's docs (plugins, roles' argument specs, docs/docsite) and writes
 # the RST pages, sphinx builds them into $(DOCS)/html (config in docs/site). Any lint error or warning fails it.

@@ -23,7 +23,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.extra_
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
-    SECRET_KEYS, redact, redact_message, redact_text, secret_values)
+    SECRET_KEYS, redact, redact_message, redact_text, register_secrets, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, health_paths, normalise
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
@@ -83,6 +83,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
             raise AnsibleActionFail('\n'.join(problems))
         config = plain(args['config'])
         secrets = secret_values(config)
+        register_secrets(secrets)
         try:
             outcome = process(
                 content=plain(args['content']),
@@ -97,6 +98,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
             raise AnsibleActionFail(redact_message(str(exc), secrets))
         if outcome.ok:
             secrets = sorted(set(secrets) | set(secret_values(parsed(outcome.rendered))), key=lambda v: (-len(v), v))
+            register_secrets(secrets)
 
         errors = [dict(error, message=redact_message(error['message'], secrets, parsed)) for error in outcome.errors]
         result.update(changed=False, kubernetes_version=outcome.version, health_paths=health_paths(outcome.version), errors=errors)

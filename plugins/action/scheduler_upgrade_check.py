@@ -12,7 +12,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
-    leaks, redact_message, redact_result, redact_text, secret_values)
+    leaks, redact_message, redact_result, redact_text, register_secrets, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import (
     UnsupportedVersion, normalise, preview_warning)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
@@ -85,11 +85,12 @@ class ActionModule(ControllerOnly, ActionBase):
             data = parsed_or_none(text)
             secrets.update(secret_values(data) if data is not None else ())
         secrets = sorted(secrets, key=lambda value: (-len(value), value))
+        register_secrets(secrets)
         report = redact_result(report, secrets, parsed)
         if report.get("converted") and report["converted"].get("converted"):
             report["converted"]["converted"] = redact_text(report["converted"]["converted"])
         result.update(changed=False, **report)
-        _warn_previews(result, [report["current"]["minor"]] + list(report["targets"]))
+        _warn_previews(result, [args["current_version"]] + list(args["target_versions"]))
         if args["fail_on_error"] and not report["ok"]:
             broken = ", ".join("%s (%s)" % (minor, "; ".join([e["message"] for e in target["errors"]]
                                                              + ([target["skew"]] if "skew" in target else [])))
@@ -130,6 +131,7 @@ class ActionModule(ControllerOnly, ActionBase):
             found = obj["config"] if isinstance(obj.get("config"), dict) else parsed_or_none(obj.get("content"))
             secrets.update(secret_values(found) if isinstance(found, dict) else ())
         secrets = sorted(secrets, key=lambda value: (-len(value), value))
+        register_secrets(secrets)
         try:
             reports = scan(objects, args["current_version"], args["target_versions"], convert=args["convert"])
         except (UnsupportedVersion, ValueError) as exc:
@@ -154,7 +156,8 @@ class ActionModule(ControllerOnly, ActionBase):
 
 
 def _warn_previews(result, versions):
-    """Each preview minor among the versions checked, once (each minor's own report carries it too)."""
+    """Each preview minor and pre-release among the versions checked, once (each minor's own report carries it
+    too)."""
     warnings = []
     for version in versions:
         preview = preview_warning(version)

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The roles' one version rule in a template: "1.35.4" and "v1.35.4" alike give "1.35.4" (plugin_utils/core/versions.py)."""
+"""The roles' one version rule in a template: "1.35.4" and "v1.35.4" alike give "1.35.4", "v1.38.0-rc.0" gives
+"1.38.0-rc.0" (plugin_utils/core/versions.py)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._args import unsupported_options
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import register_secrets
 
 
 class CollectionModule(AnsibleModule):
@@ -32,3 +33,11 @@ class CollectionModule(AnsibleModule):
             problem = unsupported_options(self.params, self.argument_spec, self._collection_fqcn)
             if problem:
                 self.fail_json(msg=problem)
+
+    def hide(self, values):
+        """Keep ``values`` (secrets the module learns of at run time, such as the content of a file marked secret)
+        out of everything Ansible shows, as a no_log option's value is: removed from the result on cores before
+        2.22 (no_log_values), masked in every output through ansible-core's secrets API where it exists."""
+        values = [value for value in values if isinstance(value, str) and value]
+        self.no_log_values.update(values)
+        register_secrets(values)

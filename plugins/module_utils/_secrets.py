@@ -2,7 +2,8 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The one rule for what is secret, shared by the controller (plugin_utils/core/redaction.py) and the host (diffs of
-the files a module replaces): stdlib only, so that modules can carry it.
+the files a module replaces): stdlib only, so that modules can carry it, and ansible-core's own secrets API where the
+running core has one (register_secrets).
 
 A field is secret when its name, case and ``-``/``_`` ignored, contains ``key``, ``token``, ``password`` or
 ``secret``, or names certificate data: extender ``tlsConfig.keyData``/``certData``, a kubeconfig's ``token``,
@@ -15,6 +16,11 @@ or null under such a name (``automountServiceAccountToken: false``) is shown.
 from __future__ import annotations
 
 import re
+
+try:  # ansible-core 2.22 on: a registered value is masked ($REDACTED$) wherever Ansible shows it
+    from ansible.module_utils.secrets import register_secrets as _core_register_secrets
+except ImportError:  # older cores: no such API; no_log options and AnsibleModule.no_log_values hide values
+    _core_register_secrets = None
 
 REDACTED = "<redacted>"
 _WORDS = ("key", "token", "password", "secret", "certdata", "certificatedata")
@@ -33,6 +39,20 @@ _INLINE = re.compile(r'(["\']?)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)\1(\s*:\s*)'
                      r'("(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^,{}\[\]\s]+)')
 # Values shown whatever the field's name: a boolean or null is no key material.
 _PLAIN_VALUE = re.compile(r'(?:true|false|True|False|TRUE|FALSE|null|Null|NULL|~)\s*(?:#.*)?')
+
+
+def register_secrets(values):
+    """Hand the secret ``values`` (texts) to ansible-core's secrets API, which masks them in every output from
+    then on (in the worker that runs a task, the host module's process included, and, told by either, the
+    controller's display); returns whether the running core has that API. From 2.22 a result keeps no_log values
+    and only output masks them, so a value a module learns of at run time (the content of a secret file it was
+    handed as a plain option) is masked only once registered; older cores remove AnsibleModule.no_log_values from
+    the result instead (CollectionModule.hide does both)."""
+    if _core_register_secrets is None:
+        return False
+    # The masker masks any length; a short value would blank every occurrence of its text (see MIN_SCRUBBED).
+    _core_register_secrets([value for value in values if isinstance(value, str) and len(value.strip()) >= MIN_SCRUBBED])
+    return True
 
 
 def secret_field(name):

@@ -540,9 +540,9 @@ def main():
     for instance in params["instances"]:
         for spec in instance["files"] + ((instance["standby"] or {}).get("files") or []):
             if spec["secret"] and spec["content"]:
-                module.no_log_values.add(spec["content"])
+                module.hide([spec["content"]])
         if instance["preflight"] and instance["preflight"]["secret"]:
-            module.no_log_values.add(instance["preflight"]["config"])
+            module.hide([instance["preflight"]["config"]])
         if instance["state"] == "present":
             missing = [f["path"] for f in instance["files"] if f["content"] is None]
             if missing or instance["port"] is None or not instance["health_url"]:

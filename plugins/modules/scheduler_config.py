@@ -67,6 +67,8 @@ options:
     description:
       - The Kubernetes version whose C(kube-scheduler) the configuration is checked against, such as V(1.30),
         V(1.30.12) or V(v1.30.12). Only the minor version matters.
+      - A pre-release such as V(1.38.0-rc.0) or V(v1.38.0-beta.0) is checked as its minor, with a warning that it is
+        a pre-release.
       - Defaults to the newest supported minor version.
     type: str
   dest:

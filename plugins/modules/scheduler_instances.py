@@ -121,6 +121,8 @@ options:
   kubernetes_version:
     description:
       - The Kubernetes version of the schedulers, such as V(1.34.2); configs and flags are checked for its minor.
+      - A pre-release such as V(1.38.0-rc.0) is checked as its minor, with a warning that it is a pre-release; the
+        default image tag keeps it (V(v1.38.0-rc.0)).
     type: str
     required: true
   config_dir:

@@ -50,7 +50,7 @@ common=(CORE="$core" CORE_PYTHON_VERSION="$python_version" CONSTRAINTS="$constra
 ) > "$dir/unit.log" 2>&1; unit=$?
 
 {
-  echo "ansible-core $version ($("$venv/bin/ansible" --version | head -1)) on $("$venv/bin/python" --version)"
+  echo "ansible-core $version ($("$venv/bin/ansible" --version | sed -n 1p)) on $("$venv/bin/python" --version)"
   echo "sanity: $([ $sanity -eq 0 ] && echo passed || echo "FAILED (exit $sanity)"): $dir/sanity.log"
   grep -E '^(ERROR|FATAL): ' "$dir/sanity.log" | sed 's/^/  /'
   echo "unit tests that exercise ansible-core: $([ $unit -eq 0 ] && echo passed || echo "FAILED (exit $unit)"): $dir/unit.log"

@@ -33,11 +33,12 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io 
 
 
 class Result(object):
-    def __init__(self, version: str):
+    def __init__(self, version: str, given: str | None = None):
         self.version = version
         self.errors = []
-        # A preview minor's facts come from a pre-release: every answer for it says so, first, refused or not.
-        self.preview = preview_warning(version)
+        # A preview minor's facts come from a pre-release, and a pre-release (``given``: the version as the user
+        # wrote it) is validated as its minor: every answer for either says so, first, refused or not.
+        self.preview = preview_warning(given or version)
         self.warnings = [self.preview] if self.preview else []
         self.effective = None
         self.rendered = None
@@ -301,7 +302,7 @@ def process(content=None, config=None, kubernetes_version=None, extra_plugins=No
     if scheduler_plugins_version is not None:
         out_of_tree = scheduler_plugins.release(scheduler_plugins_version, version)
     registry = _registry(version, extra_plugins, out_of_tree)
-    result = Result(version)
+    result = Result(version, kubernetes_version)
     result.plugin_names = sorted(registry.plugins)
     try:
         gates = feature_gates_model.parse(feature_gates, version)

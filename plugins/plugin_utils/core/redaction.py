@@ -9,7 +9,9 @@ What is secret is one rule, shared with the host-side modules (module_utils/_sec
 collection shows a configuration (``rendered``, ``effective``, ``config_rendered``, a diff, an error that echoes
 the input), these values are replaced by ``<redacted>``; the values themselves are handed to the host-side module
 as a ``no_log`` option, so Ansible masks them in everything the module returns, its arguments at ``-vvv``
-included. What is written to a host or a ConfigMap is always the real value. Pure Python.
+included; on ansible-core 2.22 and later, which keeps no_log values in results and masks them only in output, the
+values are registered with its secrets API too (register_secrets), so every output masks them wherever they show.
+What is written to a host or a ConfigMap is always the real value. Pure Python.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from __future__ import annotations
 import json
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (
-    REDACTED, redact, redact_text, redacted_copy, secret_field, secret_value, secret_values)
+    REDACTED, redact, redact_text, redacted_copy, register_secrets, secret_field, secret_value, secret_values)
 
 # The rule's own functions are this module's too: one import for every controller-side caller.
-__all__ = ("REDACTED", "SECRET_KEYS", "leaks", "redact", "redact_message", "redact_result", "redact_text", "scrub",
-           "secret_field", "secret_values")
+__all__ = ("REDACTED", "SECRET_KEYS", "leaks", "redact", "redact_message", "redact_result", "redact_text",
+           "register_secrets", "scrub", "secret_field", "secret_values")
 
 # The fields a KubeSchedulerConfiguration itself carries key material in (the host-side diff masks these by name
 # in any file, and every other field the rule above names).

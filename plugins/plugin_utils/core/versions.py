@@ -21,7 +21,11 @@ SUPPORTED_MINORS = RELEASED_MINORS + tuple(sorted(PREVIEW_MINORS, key=lambda min
 # The newest released minor: what a missing version means, never a preview.
 NEWEST_MINOR = RELEASED_MINORS[-1]
 
-_VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<patch>\d+))?$", re.ASCII)
+# A release is major.minor.patch, with a leading "v" or not; a pre-release carries upstream's suffix (-alpha.N,
+# -beta.N, -rc.N: the tag, the image tag and the binary's --version all say v1.38.0-rc.0), a minor alone none.
+_VERSION_RE = re.compile(r"^v?(?P<major>\d+)\.(?P<minor>\d+)"
+                         r"(?:\.(?P<patch>\d+)(?:-(?P<pre>(?:alpha|beta|rc)\.\d+))?)?$", re.ASCII)
+_FORMS = "1.35, 1.35.4, v1.35.4 or a pre-release such as 1.38.0-rc.0"
 
 
 class UnsupportedVersion(ValueError):
@@ -56,8 +60,9 @@ def _written(number) -> str:
 
 
 def normalise(value, variable="kubernetes_version", full=False) -> str:
-    """The one version rule of every role, module and filter: "1.35.4" and "v1.35.4" alike give "1.35.4" (a minor
-    "1.35" when ``full`` is false); a YAML number, nothing, or a version outside SUPPORTED_MINORS is refused with
+    """The one version rule of every role, module and filter: "1.35.4" and "v1.35.4" alike give "1.35.4", a
+    pre-release "v1.38.0-rc.0" gives "1.38.0-rc.0" (validated as its minor; preview_warning says so), a minor
+    "1.35" when ``full`` is false; a YAML number, nothing, or a version outside SUPPORTED_MINORS is refused with
     UnsupportedVersion naming ``variable``. Nothing defaults: a version that skews from the cluster is worse than
     none."""
     if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
@@ -72,7 +77,7 @@ def normalise(value, variable="kubernetes_version", full=False) -> str:
         raise UnsupportedVersion("%s: Invalid value: %r: must be a version string such as \"1.35.4\"" % (variable, value))
     match = _VERSION_RE.match(value.strip())
     if not match:
-        raise UnsupportedVersion("%s: Invalid value: %r: not a version like 1.35, 1.35.4 or v1.35.4" % (variable, value))
+        raise UnsupportedVersion("%s: Invalid value: %r: not a version like %s" % (variable, value, _FORMS))
     minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
     if minor not in SUPPORTED_MINORS:
         raise UnsupportedVersion("%s: Unsupported value: %r: %s; supported minor versions are %s"
@@ -83,17 +88,24 @@ def normalise(value, variable="kubernetes_version", full=False) -> str:
                 "%s: Invalid value: %r: a minor names no release (no binary, no image): give the full release the "
                 "cluster runs, such as \"%s.4\"" % (variable, value, minor))
         return minor
-    return "%s.%d" % (minor, int(match.group("patch")))
+    return _release(match)
+
+
+def _release(match) -> str:
+    """"1.NN.P", or "1.NN.P-rc.N" for a pre-release: its suffix is part of the name of its binary and image."""
+    release = "%d.%d.%d" % (int(match.group("major")), int(match.group("minor")), int(match.group("patch")))
+    return release + ("-" + match.group("pre") if match.group("pre") else "")
 
 
 def minor_of(version: str | None) -> str:
-    """Return "1.NN" for "1.NN", "1.NN.P" or "v1.NN.P"; the newest supported minor for None or ""."""
+    """Return "1.NN" for "1.NN", "1.NN.P", "v1.NN.P" or a pre-release "1.NN.P-rc.N" (the minor it is validated as);
+    the newest supported minor for None or ""."""
     if version is None or str(version).strip() == "":
         return NEWEST_MINOR
     match = _VERSION_RE.match(str(version).strip())
     if not match:
         raise UnsupportedVersion(
-            "kubernetes_version %r is not a version like 1.34, 1.34.2 or v1.34.2" % (version,))
+            "kubernetes_version %r is not a version like %s" % (version, _FORMS))
     minor = "%d.%d" % (int(match.group("major")), int(match.group("minor")))
     if minor not in SUPPORTED_MINORS:
         raise UnsupportedVersion(
@@ -103,13 +115,26 @@ def minor_of(version: str | None) -> str:
 
 
 def preview_warning(version: str | None) -> str | None:
-    """The warning every use of a preview minor carries (what it was measured on, and that it will be measured
-    again), or None for a released minor."""
+    """The warning every use of a preview minor or of a pre-release carries (the minor it is validated as, what that
+    minor was measured on, and that it will be measured again), or None for a release of a released minor."""
     minor = minor_of(version)
-    if minor not in PREVIEW_MINORS:
-        return None
-    return ("Kubernetes %s is a preview: its facts were measured on kube-scheduler v%s, a pre-release; re-measured "
-            "when %s.0 ships (make new-minor VERSION=%s.0)" % (minor, PREVIEW_MINORS[minor], minor, minor))
+    pre = prerelease(version)
+    if minor in PREVIEW_MINORS:
+        measured = ("its facts were measured on kube-scheduler v%s, a pre-release; re-measured when %s.0 ships "
+                    "(make new-minor VERSION=%s.0)" % (PREVIEW_MINORS[minor], minor, minor))
+        if pre:
+            return "Kubernetes %s is a pre-release: validated as %s, a preview: %s" % (pre, minor, measured)
+        return "Kubernetes %s is a preview: %s" % (minor, measured)
+    if pre:
+        return ("Kubernetes %s is a pre-release: validated as %s, whose facts were measured on its releases; its "
+                "kube-scheduler may still differ from them" % (pre, minor))
+    return None
+
+
+def prerelease(version: str | None) -> str | None:
+    """The release "1.38.0-rc.0" when ``version`` names a pre-release ("v1.38.0-rc.0" too), else None."""
+    match = _VERSION_RE.match(str(version or "").strip())
+    return _release(match) if match and match.group("pre") else None
 
 
 def minor_number(version: str | None) -> int:
@@ -119,12 +144,13 @@ def minor_number(version: str | None) -> int:
 
 
 def full_version(version: str) -> str:
-    """Return "1.NN.P" for "1.NN.P" or "v1.NN.P"; a release download needs the patch level."""
+    """Return "1.NN.P" for "1.NN.P" or "v1.NN.P" ("1.NN.P-rc.N" for a pre-release); a release download and an
+    image tag need the patch level."""
     match = _VERSION_RE.match(str(version).strip())
     if not match or match.group("patch") is None:
-        raise UnsupportedVersion("%r is not a full release version like 1.34.2" % (version,))
+        raise UnsupportedVersion("%r is not a full release version like 1.34.2 or 1.38.0-rc.0" % (version,))
     minor_of(version)
-    return "%s.%s.%s" % (match.group("major"), int(match.group("minor")), int(match.group("patch")))
+    return _release(match)
 
 
 def health_paths(version: str) -> dict:

@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 import hostile
-from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import redact, redact_text, secret_field
+from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets import (
+    redact, redact_text, register_secrets, secret_field)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import redact_result
 
 KEY = hostile.pem_data("PRIVATE KEY", b"CANARY-EXTENDER-KEY")
@@ -211,3 +212,91 @@ def test_the_deployment_roles_configmap_carries_the_real_key_and_no_output_shows
     assert yaml.safe_load(text)["extenders"][0]["tlsConfig"] == {"keyData": KEY, "certData": CERT}
     # The checksum the pods roll on is of this very text.
     assert hashlib.sha256(text.encode()).hexdigest() in config_map["metadata"]["annotations"].values()
+
+
+STANDBY_TOKEN = "canary.standby-bearer-token-9876543210"
+INVOCATION = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: rollout_plan_with_secret_files
+      kubesched.schedulers.rollout:
+        kind: static_pod
+        mode: plan
+        instances:
+          - name: one
+            port: 10999
+            health_url: https://127.0.0.1:10999/livez
+            files:
+              - {path: "{{ work }}/one.conf", content: "{{ kubeconfig }}", mode: "0600", secret: true}
+            standby:
+              name: standby-one
+              standby_for: one
+              port: 10998
+              health_url: https://127.0.0.1:10998/readyz
+              files:
+                - {path: "{{ work }}/standby-one.conf", content: "{{ standby_kubeconfig }}", mode: "0600", secret: true}
+"""
+
+
+def test_a_modules_arguments_shown_with_its_result_mask_the_secret_files_it_was_handed(tmp_path, ansible_playbook):
+    # The rollout module takes the content of every file as a plain option (a no_log option would mask every diff)
+    # and hides the content of the files marked secret itself, a standby's too. Its arguments come back with its
+    # result when asked (`inject_invocation`, ansible-core 2.21 on; always before) and -vvv shows them: on 2.22,
+    # which removes nothing from results, they are masked only when registered with its secrets API.
+    (tmp_path / "playbook.yml").write_text(INVOCATION)
+    (tmp_path / "vars.json").write_text(json.dumps({
+        "work": str(tmp_path), "kubeconfig": KUBECONFIG,
+        "standby_kubeconfig": KUBECONFIG.replace(TOKEN, STANDBY_TOKEN).replace(CLIENT_KEY, "c3RhbmRieS1rZXk=")}))
+    proc = ansible_playbook(["-vvv", "--diff", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter="
+                             + sys.executable, "-e", "@vars.json", "playbook.yml"], cwd=tmp_path,
+                            env={"ANSIBLE_INJECT_INVOCATION": "1"})
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "module_args" in output, "the arguments were not shown: nothing was proven"
+    shown = [secret for secret in SECRETS + (STANDBY_TOKEN, "c3RhbmRieS1rZXk=") if secret in output]
+    assert shown == [], "shown: %s" % shown
+
+
+HANDED_ON = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Render with the real key, to hand it on (as the deployment role does)
+      kubesched.schedulers.scheduler_config:
+        config: "{{ config }}"
+        kubernetes_version: "1.35.4"
+      register: real
+      no_log: true
+    - name: A later task of the operator's shows the text in its diff
+      ansible.builtin.copy:
+        content: "{{ real.rendered }}"
+        dest: "{{ work }}/handed-on.yaml"
+        mode: "0600"
+"""
+
+
+@pytest.mark.skipif(not register_secrets([]), reason="this ansible-core has no secrets API (2.22 on): a task that "
+                    "hands scheduler_config's real text on must be no_log itself, as the module's docs say")
+def test_the_keys_the_action_found_stay_masked_in_every_later_output(tmp_path, ansible_playbook):
+    # On a core with a secrets API the keys scheduler_config finds in a config are registered with it, so an
+    # operator's later task that shows the real text (a --diff of a file it writes) masks them too.
+    (tmp_path / "playbook.yml").write_text(HANDED_ON)
+    (tmp_path / "vars.json").write_text(json.dumps({
+        "work": str(tmp_path), "config": {"extenders": [EXTENDER], "profiles": [{"schedulerName": "default-scheduler"}]}}))
+    proc = ansible_playbook(["-vvv", "--diff", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter="
+                             + sys.executable, "-e", "@vars.json", "playbook.yml"], cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "keyData" in output, "the written text was not shown: nothing was proven"
+    assert [secret for secret in (KEY, CERT) if secret in output] == []
+    assert yaml.safe_load((tmp_path / "handed-on.yaml").read_text())["extenders"][0]["tlsConfig"]["keyData"] == KEY
+
+
+@pytest.mark.skipif(not register_secrets([]), reason="this ansible-core has no secrets API (2.22 on)")
+def test_a_value_too_short_to_scrub_is_not_registered():
+    # ansible-core's masker masks any length: a secret file holding "5" would blank every 5 of every output.
+    from ansible.module_utils.secrets import mask_secrets  # pylint: disable=import-outside-toplevel,import-error
+
+    register_secrets(["5", "canary-registered-long-value"])
+    assert mask_secrets("5 canary-registered-long-value") == "5 $REDACTED$"

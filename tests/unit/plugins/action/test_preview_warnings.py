@@ -40,3 +40,13 @@ def test_a_released_minor_has_no_warning(action):
     result = CALLS[action]("1.37.2")
     assert not result.get("failed"), result.get("msg")
     assert "warnings" not in result
+
+
+@pytest.mark.parametrize("action", sorted(CALLS))
+@pytest.mark.parametrize("version, minor", [("1.38.0-rc.0", "1.38"), ("v1.38.0-beta.0", "1.38"),
+                                            ("1.37.0-rc.1", "1.37")])
+def test_a_pre_release_is_accepted_naming_its_minor_with_its_warning(action, version, minor):
+    result = CALLS[action](version)
+    assert not result.get("failed"), result.get("msg")
+    [warning] = result["warnings"]
+    assert warning.startswith("Kubernetes %s is a pre-release: validated as %s" % (version.lstrip("v"), minor))

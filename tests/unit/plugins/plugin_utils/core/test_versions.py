@@ -177,3 +177,33 @@ def test_an_unknown_fact_or_version_is_refused():
     ("1.30", 100), ("1.32.5", 100), ("1.33", 110), ("v1.34.4", 110), ("1.35", 111), (36, 111), ("1.38", 111)])
 def test_of_release_reads_the_value_that_holds_for_the_version(version, line):
     assert versions.of_release(versions.ARGS_SCHEME_LINE, version) == line
+
+
+@pytest.mark.parametrize("given, release, minor", [
+    ("1.38.0-rc.0", "1.38.0-rc.0", "1.38"), ("v1.38.0-beta.0", "1.38.0-beta.0", "1.38"),
+    (" v1.37.0-alpha.2 ", "1.37.0-alpha.2", "1.37"), ("1.36.0-rc.1", "1.36.0-rc.1", "1.36")])
+def test_a_pre_release_is_a_version_of_its_minor_and_keeps_its_suffix(given, release, minor):
+    assert versions.normalise(given, "kube_scheduler_version", full=True) == release
+    assert versions.normalise(given) == release
+    assert versions.full_version(given) == release
+    assert versions.minor_of(given) == minor
+    assert versions.prerelease(given) == release
+    assert versions.since("kube_scheduler_livez_readyz", given)
+
+
+def test_a_pre_release_warns_naming_the_minor_it_is_validated_as():
+    assert versions.preview_warning("1.38.0-rc.0") == (
+        "Kubernetes 1.38.0-rc.0 is a pre-release: validated as 1.38, a preview: its facts were measured on "
+        "kube-scheduler v1.38.0-beta.0, a pre-release; re-measured when 1.38.0 ships (make new-minor VERSION=1.38.0)")
+    assert versions.preview_warning("v1.37.0-rc.1") == (
+        "Kubernetes 1.37.0-rc.1 is a pre-release: validated as 1.37, whose facts were measured on its releases; its "
+        "kube-scheduler may still differ from them")
+    assert versions.prerelease("1.37.2") is None and versions.preview_warning("1.37.2") is None
+
+
+@pytest.mark.parametrize("given", ["1.38-rc.0", "1.38.0-rc", "1.38.0-rc.x", "1.38.0-gamma.1", "1.38.0rc0",
+                                   "1.38.0-rc.0+build", "1.39.0-rc.0", "1.29.0-rc.0"])
+def test_what_is_not_a_pre_release_of_a_known_minor_is_refused(given):
+    with pytest.raises(versions.UnsupportedVersion) as raised:
+        versions.normalise(given, "kube_scheduler_version", full=True)
+    assert str(raised.value).startswith("kube_scheduler_version: ")

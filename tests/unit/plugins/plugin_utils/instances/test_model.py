@@ -39,6 +39,14 @@ def resolve_errors(instances, version="1.34.2", peers=None):
     return "\n".join(errors)
 
 
+@pytest.mark.parametrize("version, tag", [("1.38.0-rc.0", "v1.38.0-rc.0"), ("v1.38.0-beta.0", "v1.38.0-beta.0")])
+def test_a_pre_release_names_its_own_image_and_warns(version, tag):
+    resolved, errors, warnings = resolve([DEFAULT], version, CONFIG_DIR)
+    assert errors == [] and resolved[0]["image"] == "registry.k8s.io/kube-scheduler:" + tag
+    assert resolved[0]["health_url"] == "https://127.0.0.1:10259/livez"
+    assert [warning.split(":")[0] for warning in warnings] == ["Kubernetes %s is a pre-release" % tag[1:]]
+
+
 def test_default_instance_is_the_kubeadm_default_scheduler():
     [instance] = resolve_ok([DEFAULT])
     assert instance["secure_port"] == 10259
