@@ -15,7 +15,7 @@ description:
     not a public interface, and its options may change in any release.
   - One rollout at a time in a cluster. With O(state=held) the run takes, or renews, the C(coordination.k8s.io/v1)
     Lease C(kube-system/kubesched-rollout) of the cluster O(kubeconfig) reaches - C(holderIdentity) is the run's id,
-    the annotation C(kubesched.schedulers/rollout-run) names the run (its start, controller, playbook, AWX job),
+    the annotation C(rollout-run) of the collection's domain names the run (its start, controller, playbook, AWX job),
     C(renewTime) and C(leaseDurationSeconds) (O(duration)) say until when it holds. With O(state=released) the run
     deletes it, only while it holds it.
   - A Lease another run holds and renewed less than its C(leaseDurationSeconds) ago fails the task, naming that run

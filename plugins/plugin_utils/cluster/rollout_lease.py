@@ -22,11 +22,11 @@ from __future__ import annotations
 import datetime
 import json
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import DOMAIN
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import ROLLOUT_RUN_ANNOTATION
 
 NAMESPACE = "kube-system"
 NAME = "kubesched-rollout"
-RUN_ANNOTATION = DOMAIN + "/rollout-run"
+RUN_ANNOTATION = ROLLOUT_RUN_ANNOTATION
 # The playbook variables (named in messages).
 KUBECONFIG_VARIABLE = "kube_scheduler_rollout_lock_kubeconfig"
 TIMEOUT_VARIABLE = "kube_scheduler_rollout_lock_timeout"

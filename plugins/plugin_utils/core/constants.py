@@ -42,6 +42,8 @@ STANDBY_FOR_LABEL = DOMAIN + "/standby-for"
 # The deployment role's rollback point (a Secret holding the objects a rollout replaces, until it is confirmed
 # ready): the workload it belongs to.
 ROLLBACK_POINT_LABEL = DOMAIN + "/rollback-point"
+# On the cluster's rollout Lease (cluster/rollout_lease.py): the run that holds it (its start, controller, playbook).
+ROLLOUT_RUN_ANNOTATION = DOMAIN + "/rollout-run"
 # The names of temporary standbys: reserved, so that no instance is taken for one (or one for an instance).
 STANDBY_NAME_PREFIX = "kubesched-standby-"
 # The preflight's own static pod, where the kubelet runs it (module_utils/_strategies.py): kubesched-preflight-<instance>-
@@ -65,6 +67,7 @@ ANNOTATIONS = {
     "verify_run": VERIFY_RUN_LABEL,
     "verify_scheduler_name": VERIFY_SCHEDULER_NAME_ANNOTATION,
     "rollback_point": ROLLBACK_POINT_LABEL,
+    "rollout_run": ROLLOUT_RUN_ANNOTATION,
 }
 LEGACY_ANNOTATIONS = dict((name, key.replace(DOMAIN + "/", LEGACY_DOMAIN + "/", 1)) for name, key in ANNOTATIONS.items())
 

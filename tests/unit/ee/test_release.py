@@ -48,11 +48,15 @@ def test_what_is_not_a_semantic_version_is_refused(version):
 
 
 def test_version_added_must_be_a_release_or_the_one_being_made():
-    # Everything is new in the first release: every version_added says it.
-    assert release.version_added_problems(REPO, "1.0.0", []) == []
-    problems = release.version_added_problems(REPO, "1.1.0", [])
+    version, released = next_release(REPO)
+    # Every version_added of this checkout is a release or the one the next release makes.
+    assert release.version_added_problems(REPO, version, sorted(released)) == []
+    # Without the releases before it, what they added is named.
+    problems = release.version_added_problems(REPO, version, [])
     assert problems and all(p.endswith("version_added 1.0.0") for p in problems)
-    assert release.version_added_problems(REPO, "1.1.0", ["1.0.0"]) == []
+    # Made as another version, what only the next release adds is named.
+    assert all(p.endswith("version_added " + version)
+               for p in release.version_added_problems(REPO, "9.9.9", sorted(released)))
 
 
 @pytest.fixture
