@@ -163,8 +163,8 @@ def main() -> int:
         placed = len(run["placed"])
         rates.append(placed / run["seconds"])
         print("  %s: %d pods placed in %.1f s from kube-scheduler's start (%.0f pods/s), all created by %.1f s; "
-              "its control plane started and loaded in %.1f s" % (label, placed, run["seconds"], placed / run["seconds"],
-                                                                 run["load_seconds"], run["setup_seconds"]))
+              "its control plane started and loaded in %.1f s"
+              % (label, placed, run["seconds"], placed / run["seconds"], run["load_seconds"], run["setup_seconds"]))
     rest = previewed - result["load_seconds"] - sum(runs[0]["seconds"] for runs in result["runs"].values())
     print("  the rest (the settle wait, stopping kube-scheduler, removing each control plane): %.1f s" % rest)
     print("snapshot read + preview: %.1f s; peak memory of the process tree so far: %.2f GiB" % (

@@ -74,6 +74,10 @@ class ActionModule(ControllerOnly, ActionBase):
         return result
 
     def _preview(self, args) -> dict:
+        absent = placement.missing()
+        if absent:
+            raise PreviewFailed("the preview needs the Python package%s %s on the controller (pip install %s)"
+                                % ("s" if len(absent) > 1 else "", " and ".join(absent), " ".join(absent)))
         if not 1 <= args["runs"] <= MAX_RUNS:
             raise PreviewFailed("runs: %d is not between 1 and %d" % (args["runs"], MAX_RUNS))
         if len(args["names"]) != 2 or len(set(args["names"])) != 2 or not all(args["names"]) or OBSERVED in args[

@@ -85,7 +85,7 @@ def decode(data, path, check, advice):
     version = 0
     if isinstance(body, dict) and ("version" in body or "sha256" in body):
         version = body.pop("version", None)
-        if type(version) is not int or version not in READS:
+        if not isinstance(version, int) or isinstance(version, bool) or version not in READS:
             raise RecordDamaged(path, "its format version %s is not one this collection reads (%s): a newer version "
                                 "of kubesched.schedulers wrote it, or it was changed" % (
                                     shown(version), " or ".join(str(v) for v in READS)), advice)
@@ -168,14 +168,14 @@ def file_name(value, where):
 def integer(value, where, low, high, none=False):
     if none and value is None:
         return value
-    if type(value) is not int or not low <= value <= high:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise Wrong("%s: an integer from %d to %d%s expected, got %s" % (
             where, low, high, " or null" if none else "", shown(value)))
     return value
 
 
 def boolean(value, where):
-    if type(value) is not bool:
+    if not isinstance(value, bool):
         raise Wrong("%s: true or false expected, got %s" % (where, shown(value)))
     return value
 

@@ -70,8 +70,8 @@ def leftover_warnings(found):
     absent instance removed with it (it stands in for nothing any more, and would keep running)."""
     warnings = []
     for state, text in (("present", "%s: a temporary standby an earlier run started is still on this master (%s); the "
-                                     "apply step removes it once the instance it stands in for answers health, never "
-                                     "before"),
+                                    "apply step removes it once the instance it stands in for answers health, never "
+                                    "before"),
                         ("absent", "%s: a temporary standby an earlier run started is still on this master (%s), and "
                                    "its instance is absent: it stands in for nothing and would keep running; the apply "
                                    "step stops it and removes its files with the instance")):

@@ -44,6 +44,9 @@ description:
   - Not reproduced yet - pods with PersistentVolumeClaims or ResourceClaims (the snapshot carries no volumes, PDBs
     or DRA objects; RV(not_reproduced) lists such pods, which show as unschedulable), pods bound by their own
     C(nodeName) (they are placed again), scheduler-plugins' schedulers.
+requirements:
+  - On the controller, the Python packages C(kubernetes), C(urllib3) and C(cryptography); without urllib3 or
+    cryptography the task fails before anything starts, naming them.
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
@@ -169,16 +172,19 @@ msg:
   type: str
 configs:
   description:
-    - Per configuration name, and for C(cluster now) (the cluster as it is), C(runs) (each run's C(nodes_used), C(cpu_percent) and C(memory_percent) with C(min),
-      C(median), C(p90) and C(max) over all nodes, C(unschedulable), C(reasons) (kube-scheduler's message and
-      the number of pods), C(zones), C(preempted), C(seconds)), C(spread) (min and max over the runs) and
+    - Per configuration name, and for C(cluster now) (the cluster as it is), C(runs) (each run's C(nodes_used),
+      C(cpu_percent) and C(memory_percent) with C(min), C(median), C(p90) and C(max) over all nodes,
+      C(unschedulable), C(reasons) (kube-scheduler's message and the number of pods), C(zones), C(preempted),
+      C(seconds)), C(spread) (min and max over the runs) and
       C(unschedulable_pods) (namespace/name to kube-scheduler's message, of the first run, at most 100) and
       C(per_node) (each node's requested C(cpu_millicores), C(memory_bytes) and their shares of its allocatable, in
       the first run).
   returned: success
   type: dict
 moved:
-  description: The pods whose node differs between the two configurations - C(count) and C(pods) (at most 100) of the first pair of runs, C(spread) over the pairs.
+  description: >-
+    The pods whose node differs between the two configurations - C(count) and C(pods) (at most 100) of the first pair
+    of runs, C(spread) over the pairs.
   returned: success
   type: dict
 snapshot:

@@ -19,12 +19,12 @@ import re
 import shutil
 import signal
 import socket
-import ssl
 import subprocess
 import tempfile
 import threading
 import time
-import urllib.request
+
+from ansible.module_utils.urls import open_url
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import dump_yaml
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import Api, local_configuration
@@ -254,11 +254,13 @@ class ControlPlane:
         self._wait("kube-apiserver", process, lambda: self._get(self.url + "/readyz", raw=True) == "ok")
 
     def _get(self, url: str, tls: bool = True, raw: bool = False):
-        context = None
+        # TLS: our own CA is the only one trusted (open_url verifies against ca_path alone), the preview's client
+        # certificate. Loopback: never through a proxy, never with a .netrc's credentials.
+        credentials = {}
         if tls:
-            context = ssl.create_default_context(cafile=self.pki["ca"])
-            context.load_cert_chain(self.pki["client_cert"], self.pki["client_key"])
-        with urllib.request.urlopen(url, timeout=5, context=context) as answer:  # nosec: loopback, our own CA
+            credentials = dict(ca_path=self.pki["ca"], client_cert=self.pki["client_cert"],
+                               client_key=self.pki["client_key"])
+        with open_url(url, timeout=5, use_proxy=False, use_netrc=False, **credentials) as answer:
             text = answer.read().decode()
         return text.strip() if raw else json.loads(text)
 

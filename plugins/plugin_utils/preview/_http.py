@@ -11,7 +11,12 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-import urllib3
+try:
+    import urllib3
+except ImportError:  # an optional package of the controller: the preview names it before it starts (placement.missing)
+    HAS_URLLIB3 = False
+else:
+    HAS_URLLIB3 = True
 
 
 class ApiError(Exception):

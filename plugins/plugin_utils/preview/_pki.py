@@ -12,10 +12,15 @@ import datetime
 import ipaddress
 import os
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+try:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+except ImportError:  # an optional package of the controller: the preview names it before it starts (placement.missing)
+    HAS_CRYPTOGRAPHY = False
+else:
+    HAS_CRYPTOGRAPHY = True
 
 
 # kube-scheduler's own identity here: kube-scheduler's bootstrap role without Events (see _control_plane.py).

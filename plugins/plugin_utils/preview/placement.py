@@ -19,6 +19,8 @@ import threading
 import time
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import ControlPlane
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import HAS_URLLIB3
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import HAS_CRYPTOGRAPHY
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
     Writer, create_pods, creation_order, fixed_pods, load_cluster, pods_path)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import key
@@ -31,6 +33,12 @@ DEFAULT_SCHEDULER = "default-scheduler"
 
 class PlacementError(Exception):
     """A run could not finish: kube-scheduler exited, or pods were still undecided at the timeout."""
+
+
+def missing() -> list:
+    """The Python packages a preview needs on the controller that are not installed there (the API client's
+    urllib3, the control plane's certificates' cryptography)."""
+    return [name for name, present in (("urllib3", HAS_URLLIB3), ("cryptography", HAS_CRYPTOGRAPHY)) if not present]
 
 
 def scheduler_names(config: dict) -> list:

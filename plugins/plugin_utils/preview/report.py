@@ -138,8 +138,8 @@ def summarize(snapshot: dict, run: dict, fixed=()) -> dict:
         "nodes_used": len(used),
         "cpu_percent": _stats(cpu), "memory_percent": _stats(memory),
         "unschedulable": len(run["unschedulable"]),
-        "reasons": [{"reason": reason, "pods": count} for reason, count in sorted(reasons.items(),
-                                                                                   key=lambda item: -item[1])],
+        "reasons": [{"reason": reason, "pods": count}
+                    for reason, count in sorted(reasons.items(), key=lambda item: -item[1])],
         "zones": dict(sorted(zones.items())),
         "preempted": len(run.get("preempted") or ()),
         "seconds": run["seconds"],
@@ -229,8 +229,8 @@ def table(report: dict) -> list:
     rows.append(("preempted pods", [_value(r, "preempted") for r in runs]))
     zones = sorted(set(zone for r in runs for zone in r[0]["zones"]))
     for zone in zones:
-        rows.append(("pods in zone %s" % zone, ["/".join(sorted(set(str(run["zones"].get(zone, 0)) for run in r)))
-                                               for r in runs]))
+        rows.append(("pods in zone %s" % zone,
+                     ["/".join(sorted(set(str(run["zones"].get(zone, 0)) for run in r))) for r in runs]))
     rows.append(("seconds", [_value(r, "seconds") for r in runs]))
     width = max(len(row[0]) for row in rows)
     columns = [max(len(row[1][index]) for row in rows) for index in range(len(labels))]
@@ -252,8 +252,8 @@ def picture(report: dict, title: str = "Placement preview") -> str:
     labels = report["order"][-2:]
     colours = ("#4477aa", "#ee6677")
     nodes = sorted(report["configs"][labels[0]]["per_node"])
-    bar, gap, chart = 6, 10, 200
-    group = len(labels) * bar * 2 + gap
+    bar_width, gap, chart = 6, 10, 200
+    group = len(labels) * bar_width * 2 + gap
     width = max(600, 60 + group * len(nodes)) if len(nodes) <= BARS_UP_TO else 900
     height = chart + 140
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
@@ -276,7 +276,7 @@ def picture(report: dict, title: str = "Placement preview") -> str:
                                   for n, v in enumerate(shares))
                 out.append('<polyline points="%s" fill="none" stroke="%s" stroke-opacity="%s" stroke-width="2">'
                            '<title>%s %s, nodes from the fullest</title></polyline>'
-                           % (points, colours[c], opacity, html.escape(label), resource.split("_")[0]))
+                           % (points, colours[c], opacity, html.escape(label), resource.split("_", maxsplit=1)[0]))
         out.append('<text x="44" y="%d">%d nodes, each configuration\'s sorted from the fullest</text>'
                    % (top + chart + 16, len(nodes)))
     for n, node in enumerate(nodes if len(nodes) <= BARS_UP_TO else ()):
@@ -288,8 +288,9 @@ def picture(report: dict, title: str = "Placement preview") -> str:
                 h = chart * value / 100.0
                 out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s" fill-opacity="%s">'
                            '<title>%s %s %s: %.1f%%</title></rect>'
-                           % (x + (c * 2 + r) * bar, top + chart - h, bar - 1, h, colours[c], "1" if r == 0 else "0.5",
-                              html.escape(node), html.escape(label), resource.split("_")[0], value))
+                           % (x + (c * 2 + r) * bar_width, top + chart - h, bar_width - 1, h, colours[c],
+                              "1" if r == 0 else "0.5",
+                              html.escape(node), html.escape(label), resource.split("_", maxsplit=1)[0], value))
         out.append('<text transform="translate(%d,%d) rotate(60)" font-size="9">%s</text>'
                    % (x, top + chart + 10, html.escape(node)))
     legend_y = height - 14

@@ -63,7 +63,7 @@ def refusal(missing) -> str:
     names = ", ".join("%s%s" % (resource, "." + group if group else "") for resource, group in missing)
     return ("kubeconfig: this identity may not list %s cluster-wide; the snapshot reads with the verb list only "
             "(nodes, namespaces, priorityclasses.scheduling.k8s.io, pods). Grant it this ClusterRole (and a "
-            "ClusterRoleBinding to the identity):\n%s" % (names, cluster_role([resource for resource, _ in missing])))
+            "ClusterRoleBinding to the identity):\n%s" % (names, cluster_role([pair[0] for pair in missing])))
 
 
 def _list(api, path: str) -> list:

@@ -220,7 +220,7 @@ def static_pod_host(instances, settings, read):
         files.append(_file(where["manifest"], manifest))
         entry.update(files=files, named_files=_named_files(instance),
                      preflight=_pod_preflight(instance, pod, settings.get("preflight_binary"), manifest_dir,
-                                                  settings["version"]),
+                                              settings["version"]),
                      **_gate(instance))
         entry["standby_leftover"] = temporary_standby.leftover(instance, "static_pod", _offset(settings), manifest_dir)
         if instance["name"] in settings.get("standbys", ()):

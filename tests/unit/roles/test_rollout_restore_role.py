@@ -176,7 +176,7 @@ def test_a_killed_run_of_this_controller_is_taken_over_at_once(ansible_playbook,
 @pytest.mark.parametrize("gate_fails, options", [(True, []), (False, []), (False, ["--check", "--diff"])],
                          ids=["restore", "commit", "check-job"])
 def test_a_damaged_record_stops_the_commit_and_the_restore_naming_it_and_what_to_do(ansible_playbook, tmp_path,
-                                                                                     gate_fails, options):
+                                                                                    gate_fails, options):
     if os.geteuid() != 0:
         pytest.skip("the engine writes files owned by root")
     work = tmp_path / "work"

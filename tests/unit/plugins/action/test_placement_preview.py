@@ -133,7 +133,7 @@ def cluster(tmp_path_factory):
             real.stop_scheduler()
 
 
-def run_preview(ansible_playbook, tmp_path, tasks):
+def run_preview(ansible_playbook, tmp_path, tasks, env=None):
     play = [{"hosts": "localhost", "gather_facts": False, "tasks": tasks}]
     (tmp_path / "play.yml").write_text(yaml.safe_dump(play))
     temp = tmp_path / "temp"
@@ -141,7 +141,7 @@ def run_preview(ansible_playbook, tmp_path, tasks):
     proc = ansible_playbook(["-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + sys.executable,
                              "play.yml"], cwd=tmp_path, timeout=900,
                             env=dict(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", TMPDIR=str(temp),
-                                     ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp")))
+                                     ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), **(env or {})))
     assert "{\n" in proc.stdout, proc.stdout + proc.stderr
     report = json.loads(proc.stdout[proc.stdout.find("{\n"):])
     results = dict((task["task"]["name"], task["hosts"]["localhost"]) for task in report["plays"][0]["tasks"])
@@ -227,3 +227,20 @@ def test_what_it_refuses_before_anything_starts(cluster, ansible_playbook, tmp_p
     assert "may not list nodes, namespaces, priorityclasses.scheduling.k8s.io, pods cluster-wide" in refusal
     role = yaml.safe_load(refusal.split("ClusterRoleBinding to the identity):\n", 1)[1])
     assert role["kind"] == "ClusterRole" and all(rule["verbs"] == ["list"] for rule in role["rules"])
+
+
+def test_without_urllib3_and_cryptography_it_names_them_before_anything_starts(ansible_playbook, tmp_path):
+    """The controller's Python as one without the two packages (each import of them fails, as ansible-test's import
+    sanity runs plugins): the task fails naming both and how to install them, not with a traceback."""
+    absent = tmp_path / "absent"
+    for package in ("urllib3", "cryptography"):
+        (absent / package).mkdir(parents=True)
+        (absent / package / "__init__.py").write_text('raise ImportError("No module named %s")\n' % package)
+    results = run_preview(ansible_playbook, tmp_path, [{
+        "name": "preview", "ignore_errors": True, "kubesched.schedulers.placement_preview": {
+            "kubernetes_version": MINOR, "current": strategy("LeastAllocated"),
+            "proposed": strategy("MostAllocated"), "binaries": _binaries(), "runs": 1}}],
+        env=dict(PYTHONPATH=os.pathsep.join([str(absent), os.environ.get("PYTHONPATH", "")])))
+    assert results["preview"]["failed"] is True
+    assert results["preview"]["msg"] == ("the preview needs the Python packages urllib3 and cryptography on the "
+                                         "controller (pip install urllib3 cryptography)")

@@ -627,8 +627,8 @@ OTHER_COMPONENTS = [("KUBE_CONTROLLER_MANAGER_BIN_1_35", "kube-controller-manage
 
 
 @pytest.mark.parametrize("variable, component", OTHER_COMPONENTS)
-def test_another_component_as_the_host_binary_is_not_kube_scheduler_and_never_runs_the_config(tmp_path, variable,
-                                                                                             component):
+def test_another_component_as_the_host_binary_is_not_kube_scheduler_and_never_runs_the_config(
+        tmp_path, variable, component):
     """It says kube-scheduler's --version ("Kubernetes v1.35.4"); its "unknown flag: --config" was taken for
     kube-scheduler's refusal ("batch would be refused by the master's kube-scheduler")."""
     binary = real_component(variable)

@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.cluster.rollback_point import (
     RollbackPointError, decide, label_selectors, pod_states, point, previous_objects, read, rollout_state)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
-    CONFIG_CHECKSUM_ANNOTATION, ROLLBACK_POINT_LABEL)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import ROLLBACK_POINT_LABEL
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render.deployment_objects import config_map, workload as rendered
 
 LABELS = {"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/instance": "batch",

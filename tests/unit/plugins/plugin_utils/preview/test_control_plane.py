@@ -12,6 +12,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -19,6 +20,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._cont
     PREFIX, ControlPlane, remove_leftovers)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
     Writer, check_taints, load_cluster)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki
 
 
 def _gone(pid: int) -> bool:
@@ -60,6 +62,15 @@ def test_it_serves_on_loopback_keeps_taints_as_given_and_leaves_nothing(binaries
                        content_type="application/merge-patch+json")
         with pytest.raises(Exception, match="nodes whose taints differ from the cluster's after the load: n2"):
             check_taints(writer, {"nodes": [node, bare]})
+        # Its own requests trust its own CA alone and authenticate with the preview's client certificate (reading a
+        # node needs a user); a server its CA did not sign is an OSError, which the wait for readiness retries.
+        assert plane._get(plane.url + "/readyz", raw=True) == "ok"  # pylint: disable=protected-access
+        node_read = plane._get(plane.url + "/api/v1/nodes/n1")  # pylint: disable=protected-access
+        assert node_read["metadata"]["name"] == "n1"
+        with tempfile.TemporaryDirectory() as other:
+            stranger = SimpleNamespace(pki=dict(plane.pki, ca=write_pki(other)["ca"]))
+            with pytest.raises(OSError, match="CERTIFICATE_VERIFY_FAILED"):
+                ControlPlane._get(stranger, plane.url + "/readyz", raw=True)  # pylint: disable=protected-access
     assert all(_gone(pid) for pid in pids)
     assert not directory.exists()
     assert list(tmp_path.iterdir()) == []

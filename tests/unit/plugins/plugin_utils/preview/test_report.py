@@ -84,10 +84,11 @@ def _run(placed, seconds=1.0, unschedulable=None):
 
 
 def test_compare_gives_the_spread_over_runs_and_the_pods_that_move():
-    result = {"runs": {
-        "current": [_run({"apps/p1": "n1", "apps/p2": "n2"}), _run({"apps/p1": "n2", "apps/p2": "n1"}, 2.0)],
-        "proposed": [_run({"apps/p1": "n1", "apps/p2": "n1"}),
-                     _run({"apps/p1": "n3", "apps/p2": "n3"}, unschedulable={"apps/p3": "no"})]},
+    result = {
+        "runs": {
+            "current": [_run({"apps/p1": "n1", "apps/p2": "n2"}), _run({"apps/p1": "n2", "apps/p2": "n1"}, 2.0)],
+            "proposed": [_run({"apps/p1": "n1", "apps/p2": "n1"}),
+                         _run({"apps/p1": "n3", "apps/p2": "n3"}, unschedulable={"apps/p3": "no"})]},
         "fixed": []}
     report = compare(SNAPSHOT, result)
     assert report["configs"]["current"]["spread"]["nodes_used"] == {"min": 2, "max": 2}
@@ -112,7 +113,7 @@ def test_the_picture_is_one_svg_with_a_bar_per_node_resource_and_configuration()
     report = compare(SNAPSHOT, result)
     svg = ET.fromstring(picture(report, "LeastAllocated -> MostAllocated <&>"))
     bars = svg.findall("{http://www.w3.org/2000/svg}rect")
-    titles = [bar.find("{http://www.w3.org/2000/svg}title").text for bar in bars if len(bar)]
+    titles = [rect.find("{http://www.w3.org/2000/svg}title").text for rect in bars if len(rect)]
     assert len(titles) == 3 * 2 * 2
     assert "n1 proposed cpu: 25.0%" in titles and "n2 proposed cpu: 0.0%" in titles
     assert "<svg" in html_page(report) and "nodes used" in html_page(report)
@@ -136,8 +137,8 @@ def test_the_cluster_as_it_is_comes_first_and_the_pods_moved_are_between_the_las
     lines = table(report)
     assert [line.split()[1:] for line in lines if line.startswith("seconds")] == [["-", "1.0", "1.0"]]
     svg = ET.fromstring(picture(report))
-    titles = [bar.find("{http://www.w3.org/2000/svg}title").text
-              for bar in svg.iter("{http://www.w3.org/2000/svg}rect") if len(bar)]
+    titles = [rect.find("{http://www.w3.org/2000/svg}title").text
+              for rect in svg.iter("{http://www.w3.org/2000/svg}rect") if len(rect)]
     assert not [title for title in titles if "cluster now" in title] and len(titles) == 3 * 2 * 2
 
 
