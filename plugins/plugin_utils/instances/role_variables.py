@@ -166,6 +166,10 @@ OTHER_VARIABLES = (
     "kube_scheduler_cluster", "kube_scheduler_cluster_groups", "kube_scheduler_canary_cluster", "kube_scheduler_rollout",
     # The cluster's rollout Lease (plugin_utils/cluster/rollout_lease.py): the kubeconfig on the controller, its context.
     "kube_scheduler_rollout_lock_kubeconfig", "kube_scheduler_rollout_lock_context",
+    # A Check job's placement preview (plugin_utils/preview/changes.py): whether, whether a preview that cannot run
+    # fails the job, and what it needs on the controller per cluster.
+    "kube_scheduler_rollout_preview", "kube_scheduler_rollout_preview_required", "kube_scheduler_rollout_preview_kubeconfig",
+    "kube_scheduler_rollout_preview_context", "kube_scheduler_rollout_preview_binaries",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
