@@ -170,6 +170,12 @@ OTHER_VARIABLES = (
     # fails the job, and what it needs on the controller per cluster.
     "kube_scheduler_rollout_preview", "kube_scheduler_rollout_preview_required", "kube_scheduler_rollout_preview_kubeconfig",
     "kube_scheduler_rollout_preview_context", "kube_scheduler_rollout_preview_binaries",
+    # playbooks/preview.yml's: the placement preview's options, each as kube_scheduler_preview_<option>.
+    "kube_scheduler_preview", "kube_scheduler_preview_kubeconfig", "kube_scheduler_preview_context",
+    "kube_scheduler_preview_current", "kube_scheduler_preview_current_src", "kube_scheduler_preview_proposed",
+    "kube_scheduler_preview_proposed_src", "kube_scheduler_preview_names", "kube_scheduler_preview_feature_gates",
+    "kube_scheduler_preview_binaries", "kube_scheduler_preview_binaries_dir", "kube_scheduler_preview_runs",
+    "kube_scheduler_preview_picture",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
