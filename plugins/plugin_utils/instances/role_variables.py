@@ -116,6 +116,12 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_settle": kinds.integer(0, 3600, "a number of seconds"),
         "kube_scheduler_deployment_k8s_kubeconfig": kinds.optional(kinds.path_or_dict),
         "kube_scheduler_deployment_k8s_context": kinds.optional(kinds.text),
+        # A Check job's placement preview (plugin_utils/preview/changes.py), by the rollout playbooks' names.
+        "kube_scheduler_rollout_preview": kinds.boolean,
+        "kube_scheduler_rollout_preview_required": kinds.boolean,
+        "kube_scheduler_rollout_preview_kubeconfig": kinds.optional(kinds.path_or_dict),
+        "kube_scheduler_rollout_preview_context": kinds.optional(kinds.text),
+        "kube_scheduler_rollout_preview_binaries": kinds.optional(kinds.path_or_dict),
         # A PodMonitor for prometheus-operator, beside the reader's token Secret (metrics_access.py).
         "kube_scheduler_deployment_pod_monitor": kinds.auto_or_boolean,
         "kube_scheduler_deployment_metrics_reader": kinds.service_account_reference,

@@ -89,13 +89,13 @@ def changed_names(before, after):
     return out
 
 
-def _settings(host_vars, cluster):
+def _settings(host_vars, where):
     """What the preview of a cluster needs on the controller, from its first master's variables, or the problem."""
     problems = []
     kubeconfig = host_vars.get(KUBECONFIG)
     if kubeconfig is None or kubeconfig == "" or kubeconfig == {}:
-        problems.append("%s: Required value: the preview reads cluster %s (list verbs only) through a kubeconfig on "
-                        "the controller; set it (a path, per cluster in its group's variables)" % (KUBECONFIG, cluster))
+        problems.append("%s: Required value: the preview reads %s (list verbs only) through a kubeconfig on "
+                        "the controller; set it (a path; for a fleet, in each cluster's group variables)" % (KUBECONFIG, where))
     binaries = host_vars.get(BINARIES)
     binaries_dir, paths = None, {}
     if isinstance(binaries, dict) and binaries:
@@ -107,9 +107,9 @@ def _settings(host_vars, cluster):
     elif isinstance(binaries, str) and binaries:
         binaries_dir = binaries
     else:
-        problems.append("%s: Required value: the preview runs etcd, kube-apiserver and kube-scheduler of cluster %s's "
-                        "minor on the controller; set it to a directory holding them (flat, or as the server release "
-                        "tarball unpacks them) or to {etcd, kube_apiserver, kube_scheduler} paths" % (BINARIES, cluster))
+        problems.append("%s: Required value: the preview runs etcd, kube-apiserver and kube-scheduler of the minor of "
+                        "%s on the controller; set it to a directory holding them (flat, or as the server release "
+                        "tarball unpacks them) or to {etcd, kube_apiserver, kube_scheduler} paths" % (BINARIES, where))
     version = host_vars.get(VERSION)
     context = host_vars.get(CONTEXT) or None
     return {"kubeconfig": kubeconfig, "context": context, "binaries": paths, "binaries_dir": binaries_dir,
@@ -140,9 +140,46 @@ def previews(masters, clusters):
                     entry["masters"].append(host)
     out = []
     for entry in found.values():
-        entry.update(_settings(first[entry["cluster"]], entry["cluster"]))
+        entry.update(_settings(first[entry["cluster"]], "cluster " + entry["cluster"]))
+        _no_extenders(entry)
         entry["label"] = "cluster %s, scheduler name %s (%s)" % (entry["cluster"], entry["scheduler_name"],
                                                                  ", ".join(entry["masters"]))
+        out.append(entry)
+    return {"previews": out, "notes": notes}
+
+
+def _no_extenders(entry):
+    """A configuration with extenders is not previewed (the preview refuses them) and never passed on: an extender's
+    TLS keyData would travel with the task's item."""
+    if any((entry.get(side) or {}).get("extenders") for side in ("current", "proposed")):
+        entry.update(current=None, proposed=None, problem="%sa preview does not call extenders (services of the "
+                     "real cluster); this scheduler name is not previewed" % (
+                         entry["problem"] + "; " if entry.get("problem") else ""))
+
+
+CONFIG_KEY = "config.yaml"
+
+
+def deployment_previews(previous, objects, host_vars):
+    """The deployment role's previews: the ConfigMap the cluster holds (``previous``, as read) against the one the
+    role renders (in ``objects``); ``host_vars`` holds the preview's variables (the kubeconfig defaulting to the
+    role's own) and kube_scheduler_version (the role's version). One cluster: the role's."""
+    def config_of(found):
+        maps = [item for item in found or [] if (item or {}).get("kind") == "ConfigMap"]
+        return (configuration(((maps[0].get("data") or {}).get(CONFIG_KEY))) if maps else None,
+                "%s/%s" % (maps[0]["metadata"].get("namespace"), maps[0]["metadata"]["name"]) if maps else "")
+
+    (before, _name), (after, name) = config_of(previous), config_of(objects)
+    out, notes = [], []
+    for change in changed_names(before, after):
+        if "note" in change:
+            notes.append("scheduler name %s (ConfigMap %s) is %s" % (change["name"], name, change["note"]))
+            continue
+        entry = {"cluster": name, "scheduler_name": change["name"], "masters": [], "current": change["current"],
+                 "proposed": change["proposed"],
+                 "label": "scheduler name %s (ConfigMap %s)" % (change["name"], name)}
+        entry.update(_settings(host_vars, "the cluster of ConfigMap " + name))
+        _no_extenders(entry)
         out.append(entry)
     return {"previews": out, "notes": notes}
 

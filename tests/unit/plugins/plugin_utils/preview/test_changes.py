@@ -10,6 +10,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kubesched.schedulers.plugins.filter.deployment_objects import deployment_previews
 from ansible_collections.kubesched.schedulers.plugins.filter.rollout_order import rollout_preview_report, rollout_previews
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import changes
 
@@ -155,3 +156,38 @@ def test_the_report_shows_each_table_under_its_name_and_warns_for_each_preview_t
                                "cluster north, scheduler name default-scheduler (n1): " + planned["previews"][2]["problem"]]
     nothing = rollout_preview_report(rollout_previews(["e1"], masters({"e1": ("east", [])}), True), None)
     assert nothing == {"lines": ["no scheduler name's configuration changes: nothing to preview"], "failed": []}
+
+
+def config_map(config, name="my-scheduler"):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "kube-system"},
+            "data": {"config.yaml": yaml.safe_dump(config)}}
+
+
+def test_the_deployment_role_previews_its_configmap_as_the_cluster_holds_it_against_the_rendered_one():
+    least, most = config(("my-scheduler", LEAST)), config(("my-scheduler", MOST))
+    others = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "my-scheduler"}}]
+    settings = {"kube_scheduler_rollout_preview_kubeconfig": "/k/admin.conf", "kube_scheduler_version": "1.36",
+                "kube_scheduler_rollout_preview_binaries": {"etcd": "/b/etcd", "kube_apiserver": "/b/apiserver",
+                                                            "kube_scheduler": "/b/ks"}}
+    planned = deployment_previews([config_map(least)] + others, others + [config_map(most)], settings)
+    (preview,) = planned["previews"]
+    assert preview["label"] == "scheduler name my-scheduler (ConfigMap kube-system/my-scheduler)"
+    assert (preview["current"], preview["proposed"]) == (least, most)
+    assert preview["kubeconfig"] == "/k/admin.conf" and preview["kubernetes_version"] == "1.36"
+    assert preview["binaries"]["kube_scheduler"] == "/b/ks" and preview["problem"] is None
+    # The same ConfigMap: nothing to preview. None in the cluster yet: the name is new.
+    assert deployment_previews([config_map(most)], [config_map(most)], settings) == {"previews": [], "notes": []}
+    assert deployment_previews(others, [config_map(most)], settings)["notes"] == [
+        "scheduler name my-scheduler (ConfigMap kube-system/my-scheduler) is new (nothing runs it now): nothing to "
+        "compare, not previewed"]
+
+
+def test_a_configuration_with_extenders_is_neither_previewed_nor_passed_on():
+    extender = {"urlPrefix": "https://extender.example", "tlsConfig": {"keyData": "c2VjcmV0"}}
+    before = config(("my-scheduler", LEAST), extenders=[extender])
+    (preview,) = deployment_previews([config_map(before)], [config_map(dict(before, percentageOfNodesToScore=50))],
+                                     {"kube_scheduler_rollout_preview_kubeconfig": "/k", "kube_scheduler_version": "1.36",
+                                      "kube_scheduler_rollout_preview_binaries": "/b"})["previews"]
+    assert preview["current"] is None and preview["proposed"] is None
+    assert preview["problem"].startswith("a preview does not call extenders")
+    assert "c2VjcmV0" not in repr(preview)
