@@ -1,12 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The deployment role's objects (plugin_utils/render/deployment_objects.py)."""
+"""The deployment role's objects (plugin_utils/render/deployment_objects.py), and the scheduler names a Check job
+previews (plugin_utils/preview/changes.py)."""
 
 from __future__ import annotations
 
 import os
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import changes
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import deployment_objects as built
 
 # What the library reads of each argument: a missing one is the role's mistake, named here.
@@ -54,8 +56,14 @@ def deployment_objects(settings, config, real_config, crd_dir):
     return built.objects(settings, config, real_config or {}, _crds(config.get("scheduler_plugins"), crd_dir))
 
 
+def deployment_previews(previous, objects, host_vars):
+    """A Check job's placement previews of the deployment role (plugin_utils/preview/changes.py): the ConfigMap the
+    cluster holds (``previous``, deployment_previous_objects) against the rendered one (``objects``)."""
+    return changes.deployment_previews(previous, objects, host_vars)
+
+
 class FilterModule(object):  # pylint: disable=too-few-public-methods
     """The in-cluster scheduler's objects."""
 
     def filters(self):
-        return {"deployment_objects": deployment_objects}
+        return {"deployment_objects": deployment_objects, "deployment_previews": deployment_previews}

@@ -2,7 +2,8 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The rollout playbooks' apply order and waves, the fleet report after a wave (plugin_utils/rollout/rollout_order.py),
-and why a master's change was held back (plugin_utils/rollout/held_back.py)."""
+why a master's change was held back (plugin_utils/rollout/held_back.py), and which scheduler names a Check job
+previews (plugin_utils/preview/changes.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import changes
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout import temporary_standby
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.held_back import failure_reason, held_back
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_order import (
@@ -142,9 +144,29 @@ def rollout_held_back(host, hosts_all, hosts_left, hostvars, check_mode=False):
         raise _error(str(exc)) from None
 
 
+def rollout_previews(hosts, hostvars, enabled=False, required=False, default_cluster="kube_control_plane"):
+    """A Check job's placement previews (plugin_utils/preview/changes.py): per cluster, each scheduler name whose
+    configuration the planned masters (``hosts``, their plans in hostvars) change; ``enabled`` and ``required`` are
+    kube_scheduler_rollout_preview and kube_scheduler_rollout_preview_required, by the one boolean rule."""
+    try:
+        flags = {"enabled": kinds.boolean(enabled, changes.ENABLED), "required": kinds.boolean(required, changes.REQUIRED)}
+    except kinds.InputError as exc:
+        raise _error(str(exc)) from None
+    if not flags["enabled"]:
+        return dict(flags, previews=[], notes=[])
+    planned = changes.previews([(host, hostvars[host]) for host in hosts], rollout_clusters(hosts, hostvars, default_cluster))
+    return dict(flags, **planned)
+
+
+def rollout_preview_report(planned, results):
+    """The lines of the previews (rollout_previews) and their results (the preview task's, registered)."""
+    return changes.report(planned, (results or {}).get("results") or [])
+
+
 class FilterModule(object):  # pylint: disable=too-few-public-methods
     """The rollout's order and waves."""
 
     def filters(self):
         return {"rollout_waves": rollout_waves, "rollout_report": rollout_report, "rollout_clusters": rollout_clusters,
-                "rollout_cluster_hosts": rollout_cluster_hosts, "rollout_held_back": rollout_held_back}
+                "rollout_cluster_hosts": rollout_cluster_hosts, "rollout_held_back": rollout_held_back,
+                "rollout_previews": rollout_previews, "rollout_preview_report": rollout_preview_report}

@@ -116,6 +116,12 @@ ROLE_VARIABLES = {
         "kube_scheduler_deployment_settle": kinds.integer(0, 3600, "a number of seconds"),
         "kube_scheduler_deployment_k8s_kubeconfig": kinds.optional(kinds.path_or_dict),
         "kube_scheduler_deployment_k8s_context": kinds.optional(kinds.text),
+        # A Check job's placement preview (plugin_utils/preview/changes.py), by the rollout playbooks' names.
+        "kube_scheduler_rollout_preview": kinds.boolean,
+        "kube_scheduler_rollout_preview_required": kinds.boolean,
+        "kube_scheduler_rollout_preview_kubeconfig": kinds.optional(kinds.path_or_dict),
+        "kube_scheduler_rollout_preview_context": kinds.optional(kinds.text),
+        "kube_scheduler_rollout_preview_binaries": kinds.optional(kinds.path_or_dict),
         # A PodMonitor for prometheus-operator, beside the reader's token Secret (metrics_access.py).
         "kube_scheduler_deployment_pod_monitor": kinds.auto_or_boolean,
         "kube_scheduler_deployment_metrics_reader": kinds.service_account_reference,
@@ -166,6 +172,16 @@ OTHER_VARIABLES = (
     "kube_scheduler_cluster", "kube_scheduler_cluster_groups", "kube_scheduler_canary_cluster", "kube_scheduler_rollout",
     # The cluster's rollout Lease (plugin_utils/cluster/rollout_lease.py): the kubeconfig on the controller, its context.
     "kube_scheduler_rollout_lock_kubeconfig", "kube_scheduler_rollout_lock_context",
+    # A Check job's placement preview (plugin_utils/preview/changes.py): whether, whether a preview that cannot run
+    # fails the job, and what it needs on the controller per cluster.
+    "kube_scheduler_rollout_preview", "kube_scheduler_rollout_preview_required", "kube_scheduler_rollout_preview_kubeconfig",
+    "kube_scheduler_rollout_preview_context", "kube_scheduler_rollout_preview_binaries",
+    # playbooks/preview.yml's: the placement preview's options, each as kube_scheduler_preview_<option>.
+    "kube_scheduler_preview", "kube_scheduler_preview_kubeconfig", "kube_scheduler_preview_context",
+    "kube_scheduler_preview_current", "kube_scheduler_preview_current_src", "kube_scheduler_preview_proposed",
+    "kube_scheduler_preview_proposed_src", "kube_scheduler_preview_names", "kube_scheduler_preview_feature_gates",
+    "kube_scheduler_preview_binaries", "kube_scheduler_preview_binaries_dir", "kube_scheduler_preview_runs",
+    "kube_scheduler_preview_picture",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",

@@ -11,6 +11,7 @@ Public:
 - binaries: the etcd, kube-apiserver and kube-scheduler a preview runs, found and checked by component and minor
 - placement: each configuration run by the real kube-scheduler over the snapshot, N times
 - report: the runs' aggregates side by side, as a table and as a picture
+- changes: the scheduler names a rollout's change moves, per cluster, as pairs of configurations to preview
 
 Uses: core.
 """
