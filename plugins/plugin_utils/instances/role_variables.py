@@ -187,12 +187,6 @@ OTHER_VARIABLES = (
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
     "kube_scheduler_metrics_token_file", "kube_scheduler_metrics_scrape_config_path", "kube_scheduler_metrics",
     "kube_scheduler_metrics_resolved", "kube_scheduler_metrics_crd", "kube_scheduler_metrics_namespace",
-    # playbooks/preview.yml's: the placement_preview options, and what it registers.
-    "kube_scheduler_preview", "kube_scheduler_preview_kubeconfig", "kube_scheduler_preview_context",
-    "kube_scheduler_preview_current", "kube_scheduler_preview_current_src", "kube_scheduler_preview_proposed",
-    "kube_scheduler_preview_proposed_src", "kube_scheduler_preview_names", "kube_scheduler_preview_feature_gates",
-    "kube_scheduler_preview_binaries", "kube_scheduler_preview_binaries_dir", "kube_scheduler_preview_runs",
-    "kube_scheduler_preview_picture",
 )
 
 
