@@ -52,7 +52,7 @@ def settings(name):
             "secure_port": 10259, "image": "registry.k8s.io/kube-scheduler:v" + VERSION,
             "image_pull_policy": "IfNotPresent", "resources": {}, "priority_class_name": "", "priority_classes": [],
             "run_as_user": 65532, "node_selector": {}, "tolerations": [], "spread_when_unsatisfiable": "ScheduleAnyway",
-            "pdb_max_unavailable": 1, "wait_timeout": 300, "labels": labels(name),
+            "pdb_max_unavailable": 1, "wait_timeout": 300, "settle": 10, "labels": labels(name),
             "selector": {"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/instance": name},
             "rbac_prefix": "kubesched:%s:%s" % (NAMESPACE, name), "control_plane_selector": {},
             "control_plane_tolerations": [], "controller": False}

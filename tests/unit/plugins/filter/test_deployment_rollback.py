@@ -33,7 +33,7 @@ SETTINGS = {
     "secure_port": 10259, "image": "registry.k8s.io/kube-scheduler:v1.35.4", "image_pull_policy": "IfNotPresent",
     "resources": {"requests": {"cpu": "100m"}}, "priority_class_name": "", "priority_classes": [],
     "run_as_user": 65532, "node_selector": {}, "tolerations": [], "spread_when_unsatisfiable": "ScheduleAnyway",
-    "pdb_max_unavailable": 1, "wait_timeout": 300, "labels": LABELS, "selector": SELECTOR,
+    "pdb_max_unavailable": 1, "wait_timeout": 300, "settle": 10, "labels": LABELS, "selector": SELECTOR,
     "rbac_prefix": "kubesched:%s:%s" % (NAMESPACE, NAME),
     "control_plane_selector": {"node-role.kubernetes.io/control-plane": ""},
     "control_plane_tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists",

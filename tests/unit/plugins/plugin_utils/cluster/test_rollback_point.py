@@ -28,7 +28,7 @@ SELECTOR = {"app.kubernetes.io/name": "kube-scheduler", "app.kubernetes.io/insta
 SETTINGS = {"name": "batch", "namespace": "kube-system", "kind": "Deployment", "labels": LABELS, "selector": SELECTOR,
             "replicas": 2, "lease_name": "batch", "secure_port": 10259, "image": "registry.k8s.io/kube-scheduler:v1.35.4",
             "image_pull_policy": "IfNotPresent", "resources": {}, "priority_class_name": "", "run_as_user": 65532,
-            "node_selector": {}, "tolerations": [], "spread_when_unsatisfiable": "ScheduleAnyway", "wait_timeout": 300,
+            "node_selector": {}, "tolerations": [], "spread_when_unsatisfiable": "ScheduleAnyway", "wait_timeout": 300, "settle": 10,
             "control_plane_selector": {}, "control_plane_tolerations": []}
 CONFIG = {"checksum": "old", "profiles": ["batch"], "rendered": "keyData: c2VjcmV0\n",
           "health_paths": {"liveness": "/livez", "readiness": "/readyz"}, "effective": {}}
