@@ -216,3 +216,34 @@ def test_the_roles_own_point_of_stored_objects_passes_and_a_forged_one_read_back
                        r"previous\[1\]\.spec\.template\.spec\.serviceAccountName"):
         deployment_rollback_decision([read(api, "v1", "Secret", name + "-rollback-point", NAMESPACE)], [], [],
                                      settings(name))
+
+
+def test_removing_the_scheduler_removes_only_its_own_point_and_names_the_secrets_it_left(api, tmp_path, case_plays):
+    # A stopped run's point (the role's own), and two Secrets with the point's label that are not it: a copy of it
+    # under another name (someone's evidence, or a decoy), and one at another name holding a ClusterRoleBinding.
+    name = "gone"
+    own = point_secret(name)
+    create(api, own)
+    copied = copy.deepcopy(own)
+    copied["metadata"]["name"] = "gone-kept-by-team-a"
+    create(api, copied)
+    forged = point_secret(name, forged_record(name, [CLUSTER_ADMIN]))
+    forged["metadata"]["name"] = "gone-forged"
+    create(api, forged)
+    run, results = case_plays(tmp_path, PLAY, {"absent": {
+        "kube_scheduler_deployment_state": "absent", "kube_scheduler_deployment_name": name,
+        "kube_scheduler_deployment_lease_name": name, "kube_scheduler_deployment_version": VERSION,
+        "kube_scheduler_deployment_namespace": NAMESPACE, "kube_scheduler_deployment_wait": False,
+        "kube_scheduler_deployment_pod_monitor": False, "kube_scheduler_deployment_k8s_kubeconfig": str(api.kubeconfig),
+        "kube_scheduler_deployment_config": {"profiles": [{"schedulerName": name + "-scheduler"}]}}}, timeout=600)
+    assert run.returncode == 0 and results["absent"] == {"passed": True}, run.stdout[-5000:] + run.stderr[-3000:]
+    assert read(api, "v1", "Secret", name + "-rollback-point", NAMESPACE) is None
+    assert read(api, "v1", "Secret", "gone-kept-by-team-a", NAMESPACE) is not None
+    assert read(api, "v1", "Secret", "gone-forged", NAMESPACE) is not None
+    out = run.stdout
+    assert "Left in place, not this role's rollback point" in out, out[-5000:]
+    assert "the rollback point Secret team-a/gone-kept-by-team-a is refused: metadata.name: Invalid value" in out, \
+        out[-5000:]
+    assert "the rollback point Secret team-a/gone-forged is refused: metadata.name" in out, out[-5000:]
+    # Names and fields only: nothing of a point's content.
+    assert "cluster-admin" not in out and own["data"]["rollback.json"] not in out
