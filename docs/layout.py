@@ -195,11 +195,13 @@ def inside(repo: Path = REPO) -> str:
     """README.md's table of what is inside."""
     tracked = files(repo)
     rows = []
-    # A role's own filters (named <role>_...) are its steps in tested Python: one row per role, each filter named.
+    # A role's own filters (named <role>_..., the internal _rollout role's rollout_...) are its steps in tested Python:
+    # one row per role, each filter named.
+    prefixes = dict((role.lstrip("_"), role) for role in roles(tracked))
     own = {}
     for kind, name, description in plugin_rows(repo, tracked):
         role = name.split("_")[0]
-        if kind == "filter" and role in roles(tracked):
+        if kind == "filter" and role in prefixes:
             if role not in own:
                 own[role] = []
                 rows.append((kind, role, None))
@@ -207,7 +209,8 @@ def inside(repo: Path = REPO) -> str:
         else:
             rows.append((kind, "`%s`" % name, description))
     rows = [(kind, "`%s_*`: %s" % (name, ", ".join("`%s`" % f[len(name) + 1:] for f in own[name])),
-             "The %s role's steps, in tested Python" % name) if description is None else (kind, name, description)
+             ("The %s engine's steps, in tested Python" if prefixes[name].startswith("_") else
+              "The %s role's steps, in tested Python") % name) if description is None else (kind, name, description)
             for kind, name, description in rows]
     books = {Path(name).stem: name for name in playbooks(tracked)}
     for role in roles(tracked):

@@ -41,6 +41,14 @@ def deployment_rollback_point_checked(secrets, settings):
     return secret["metadata"]["name"]
 
 
+def deployment_rollback_points(secrets, settings):
+    """The Secrets of the namespace with the point's label, as read, split into the role's own rollback point
+    (``own``: names) and the others (``others``: why each is not the role's), by the check a point passes before it
+    is used."""
+    own, others = rollback_point.own_points(secrets, settings)
+    return {"own": own, "others": others}
+
+
 def deployment_rollback_decision(secrets, workloads, pods, settings, check_mode=False):
     """``commit`` or ``restore`` for the rollback point an earlier run left (``secrets``: the Secrets of the namespace
     with the point's label, as read), from its workload (the k8s_info resources: one or none) and its pods; with the
@@ -70,6 +78,7 @@ class FilterModule(object):  # pylint: disable=too-few-public-methods
         return {"deployment_previous_objects": deployment_previous_objects,
                 "deployment_rollback_point": deployment_rollback_point,
                 "deployment_rollback_point_checked": deployment_rollback_point_checked,
+                "deployment_rollback_points": deployment_rollback_points,
                 "deployment_rollback_decision": deployment_rollback_decision,
                 "deployment_pod_states": deployment_pod_states,
                 "deployment_label_selectors": deployment_label_selectors}

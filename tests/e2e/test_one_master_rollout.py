@@ -14,6 +14,9 @@ ansible-playbook's process group and to the engine on m1, once m1's manifest has
   process of the test takes it once the apply step began (its first write, the standby's manifest). The next plain
   run finds the record, gates the change again, restores the old manifest, sees the old process healthy and holding
   the lease, removes the standby only then, and fails naming the instance.
+- An instance dropped from the inventory: the killed change also made a second instance, batch, whose port a process
+  of the test takes once the apply step began; the next run names kube-scheduler only, gates batch from its record,
+  fails naming it, and puts the master back as it was before the killed change.
 - A good change: its record cut short first, the Check job and a plain run fail naming it and change nothing; put
   back, the next run gates it from the record, commits it (the backup goes), removes the standby; the run after
   changes nothing.
@@ -53,7 +56,7 @@ PLAN_LINE = "holds lease kube-system/kube-scheduler and no other master stands b
 LISTED = "--- the manifest ---"
 # A process of the test's that holds the port and answers nothing (kube-scheduler's bind then fails).
 SQUATTER = ("import socket, time\ns = socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-            "s.bind(('0.0.0.0', %d))\ns.listen(8)\ntime.sleep(3600)\n" % TAKEN_PORT)
+            "s.bind(('0.0.0.0', %d))\ns.listen(8)\ntime.sleep(3600)\n")
 
 
 def holder(cluster):
@@ -80,10 +83,13 @@ def run(cluster, score, secure_port=None, options=()):
                             check=False, options=("--limit", cluster.masters[0]) + tuple(options))
 
 
-def start(cluster, score, secure_port=None, settle=30):
-    """The playbook as run() runs it, its gates held open, in a process group of its own (to be killed)."""
+def start(cluster, score, secure_port=None, settle=30, more=None):
+    """The playbook as run() runs it, its gates held open, in a process group of its own (to be killed); ``more``:
+    instances after kube-scheduler."""
     extra = cluster.directory / "killed-run-vars.json"
-    extra.write_text(json.dumps(variables(cluster, score, secure_port, settle=settle)))
+    killed_vars = variables(cluster, score, secure_port, settle=settle)
+    killed_vars["kube_scheduler_instances"] += more or []
+    extra.write_text(json.dumps(killed_vars))
     return subprocess.Popen(
         [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(cluster.real.inventory()),
          "-e", "@%s" % extra, "--limit", cluster.masters[0], "playbooks/static_pod.yml"],
@@ -96,6 +102,14 @@ def engine_pids(real, host, spare=()):
     listing = real.node_exec(host, "ps", "-eo", "pid=,args=")
     return [pid for pid, args in (line.strip().split(None, 1) for line in listing.splitlines() if line.strip())
             if re.match(r"(/usr/bin/)?python3?\b", args) and "import socket" not in args and pid not in spare]
+
+
+def stop(real, host, squatter):
+    """The test's process on a port of ``host`` (SQUATTER), if it was started."""
+    if squatter is not None:
+        real.node_exec(host, "sh", "-c", "pkill -f 'SO_REUSEAD[D]R' || true")
+        squatter.kill()
+        squatter.wait()
 
 
 def exists(real, host, path):
@@ -172,7 +186,7 @@ def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_f
 
         def take_the_port():
             nonlocal squatter
-            squatter = subprocess.Popen(["podman", "exec", m1, "python3", "-c", SQUATTER])
+            squatter = subprocess.Popen(["podman", "exec", m1, "python3", "-c", SQUATTER % TAKEN_PORT])
 
         kill_once_written(cluster, playbook, lambda text: "--secure-port=%d" % TAKEN_PORT in text,
                           on_first_write=take_the_port)
@@ -197,10 +211,7 @@ def test_a_killed_change_that_fails_at_start_is_restored_by_the_next_run_which_f
         assert real.node_exec(m1, "ss", "-Hltn", "sport = :10259").strip()
         no_standby_left(cluster)
     finally:
-        if squatter is not None:
-            real.node_exec(m1, "sh", "-c", "pkill -f 'SO_REUSEAD[D]R' || true")
-            squatter.kill()
-            squatter.wait()
+        stop(real, m1, squatter)
 
 
 def damaged_record_stops_the_check_job_and_the_run(cluster):
@@ -341,3 +352,49 @@ def test_a_second_run_while_the_first_holds_the_master_is_refused_naming_it_and_
     assert "percentageOfNodesToScore: 40" in configs(real, m1)
     assert not exists(real, m1, LOCK) and not exists(real, m1, RECORD)
     no_standby_left(cluster)
+
+
+# A second instance of m1, with a lease of its own that kubeadm's identity may take (system:kube-scheduler may get and
+# update a Lease named kube-scheduler in any namespace), so the plan's lease check passes and still names the standby.
+BATCH_PORT = 10273
+BATCH = {"name": "batch", "secure_port": BATCH_PORT,
+         "config": {"leaderElection": {"resourceName": "kube-scheduler", "resourceNamespace": "default"},
+                    "profiles": [{"schedulerName": "batch"}]}}
+
+
+@pytest.mark.usefixtures("only_m1_elects")
+def test_an_instance_dropped_after_a_killed_run_is_gated_from_its_record_and_restored_when_it_does_not_answer(cluster):
+    """A killed change recorded two instances (kube-scheduler's new config and a new batch, whose port a process of
+    the test takes once the apply began); the next run names kube-scheduler only. It gates batch from its record
+    (its manifest, port and health URL), which does not answer, so the master goes back to before the killed change
+    (batch's manifest gone, kube-scheduler's as it was) and the run fails naming batch; it never commits batch
+    ungated (once: committed ['kube-scheduler', 'batch'] with nothing on batch's port)."""
+    real, m1 = cluster.real, cluster.masters[0]
+    before = real.node_exec(m1, "cat", MANIFEST)
+    squatter = None
+    try:
+        playbook = start(cluster, 65, more=[BATCH])
+
+        def take_the_port():
+            nonlocal squatter
+            squatter = subprocess.Popen(["podman", "exec", m1, "python3", "-c", SQUATTER % BATCH_PORT])
+
+        kill_once_written(cluster, playbook, lambda text: text.strip() and text != before
+                          and exists(real, m1, "/etc/kubernetes/manifests/batch.yaml"), on_first_write=take_the_port)
+        record = json.loads(real.node_exec(m1, "cat", RECORD))
+        assert record["gate_passed"] is False
+        assert sorted(i["name"] for i in record["instances"]) == ["batch", "kube-scheduler"], record["instances"]
+
+        since = time.time()
+        again = run(cluster, 65)  # kube-scheduler only: batch is dropped from the inventory
+        output = again.stdout + again.stderr
+        assert again.returncode != 0, output[-6000:]
+        assert "was never gated to the end" in output, output[-6000:]
+        assert "batch gave no healthy answer from a new process" in again.stdout, output[-6000:]
+        assert "batch" not in real.node_exec(m1, "ls", "/etc/kubernetes/manifests")
+        assert real.node_exec(m1, "cat", MANIFEST) == before
+        assert not exists(real, m1, RECORD)
+        wait_for("m1's restored scheduler to renew the lease", lambda: renewed_by_m1(cluster, since), timeout=90)
+        no_standby_left(cluster)
+    finally:
+        stop(real, m1, squatter)

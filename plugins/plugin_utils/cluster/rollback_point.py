@@ -249,6 +249,21 @@ def read(secret, settings):
     return record
 
 
+def own_points(secrets, settings):
+    """``secrets`` (the Secrets of the namespace with the point's label) split by the check a point passes before it
+    is used (``read``): (the names of the role's own, one line per other Secret saying why it is not). What removes
+    the role's points removes only its own: a label is no proof of who wrote a Secret."""
+    own, others = [], []
+    for secret in secrets or []:
+        try:
+            read(secret, settings)
+        except RollbackPointError as exc:
+            others.append(str(exc))
+        else:
+            own.append(secret["metadata"]["name"])
+    return own, others
+
+
 def left_point(secrets, settings):
     """The one rollback point among ``secrets`` (the Secrets of the namespace with the point's label), or None:
     each must be the one the role writes; the first that is not is refused."""

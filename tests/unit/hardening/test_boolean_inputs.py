@@ -1,14 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One boolean: every boolean variable of every role is converted once, by the input model's one rule
-(plugin_utils/inputs/kinds.py boolean), and the role renders and decides with that conversion.
+"""One boolean: every boolean variable of every role and of every playbook is converted once, by the input model's
+one rule (plugin_utils/inputs/kinds.py boolean), and the role or playbook decides with that conversion.
 
 ansible-core reads booleans two ways: its argument specs strip and accept y/t/on/1 ("yes " is true), its bool filter
 does not strip ("yes " is false, "y" is false). So the rule accepts only the spellings both read alike - true and
 false, or as text true/false/yes/no in any case with nothing around it - and role_inputs refuses every other, naming
 the variable, the value and the accepted spellings. Walked over every `type: bool` variable of every role's
-argument specs, with hostile spellings; and no role reads a role variable through `| bool` again."""
+argument specs and every boolean a playbook's header documents, with hostile spellings; and no role or playbook
+reads a variable of ours through `| bool`."""
 
 from __future__ import annotations
 
@@ -116,29 +117,75 @@ def test_every_host_of_a_run_once_check_gets_its_own_booleans():
     assert result["hosts"] == {"m1": {"kube_scheduler_profiling": True}, "m2": {"kube_scheduler_profiling": False}}
 
 
-# `| bool` on a role variable would be a second conversion. What may still use it: the roles' own derived values
-# (__*, computed from converted ones) and the playbooks' own variables, which no role checks.
-ROLE_BOOL = re.compile(r"\b(kube_scheduler_[a-z0-9_]+)\s*(?:\|\s*default\([^)]*\)\s*)?\|\s*bool\b")
-# The rollout's hold is set by the playbooks and by the static_pod role itself (block vars), after role_inputs ran:
-# the value it reads is theirs, a boolean they wrote; a user's own value was refused by the one rule first.
-SET_BY_THE_COLLECTION = {"kube_scheduler_rollout_hold"}
-PLAYBOOK_VARIABLES = {"kube_scheduler_rollout_verify", "kube_scheduler_upgrade_convert",
-                      "kube_scheduler_upgrade_scan_fail"}
+# `| bool` on a variable of ours would be a second conversion, by another rule. What may still use it: the roles' own
+# derived values (__*, computed from converted ones).
+USER_BOOL = re.compile(r"\b(?<!__)(kube_scheduler_[a-z0-9_]+)\s*(?:\|\s*default\([^)]*\)\s*)?\|\s*bool\b")
+PLAYBOOKS = sorted((REPO / "playbooks").glob("*.yml"))
+# A boolean a playbook's header documents: "kube_scheduler_rollout_verify: true", "-e kube_scheduler_upgrade_convert=true".
+DOCUMENTED_BOOLEAN = re.compile(r"\b(kube_scheduler_[a-z0-9_]+)(?::\s*|=)(?:true|false)\b")
 
 
-def test_no_role_reads_a_role_variable_through_bool_again():
+def header(path):
+    """The playbook's own documentation: the comment lines it starts with."""
+    lines = path.read_text().splitlines()[1:]
+    return "\n".join(line for line in lines[:next((i for i, line in enumerate(lines) if not line.startswith("#")),
+                                                   len(lines))])
+
+
+def playbook_booleans():
+    """The booleans the playbooks document for the user (their headers), which no role checks: playbook -> names."""
     role_variables = {name for variables in ROLE_VARIABLES.values() for name in variables}
+    found = {path.name: sorted(set(DOCUMENTED_BOOLEAN.findall(header(path))) - role_variables) for path in PLAYBOOKS}
+    return {name: names for name, names in found.items() if names}
+
+
+PLAYBOOK_BOOLEANS = playbook_booleans()
+EVERY_PLAYBOOK_BOOLEAN = sorted({(playbook, name) for playbook, names in PLAYBOOK_BOOLEANS.items() for name in names})
+
+
+def test_every_boolean_a_playbook_documents_is_found():
+    assert PLAYBOOK_BOOLEANS == {"_rollout_engine.yml": ["kube_scheduler_rollout_verify"],
+                                 "upgrade_check.yml": ["kube_scheduler_upgrade_convert"],
+                                 "upgrade_scan.yml": ["kube_scheduler_upgrade_convert",
+                                                      "kube_scheduler_upgrade_scan_fail"]}
+
+
+@pytest.mark.parametrize("playbook, name", EVERY_PLAYBOOK_BOOLEAN)
+def test_a_playbook_reads_its_booleans_only_through_the_one_rule(playbook, name):
+    """Every line of the playbook that reads the variable converts it by the one rule (kinds.boolean, through the
+    boolean_input filter), naming it; the rest of the playbook reads the conversion."""
+    text = "\n".join(line for line in (REPO / "playbooks" / playbook).read_text().splitlines()
+                     if not line.lstrip().startswith(("#", "- name:")))
+    conversions = re.findall(r"\b%s\s*\|\s*default\((?:true|false)\)\s*\|\s*kubesched\.schedulers\.boolean_input\('%s'\)"
+                             % (name, name), text)
+    assert conversions, (playbook, name)
+    # Each conversion names the variable twice (read, and named for the refusal): no other read.
+    assert len(re.findall(r"\b%s\b" % name, text)) == 2 * len(conversions), (playbook, name)
+
+
+@pytest.mark.parametrize("name", sorted({name for _playbook, name in EVERY_PLAYBOOK_BOOLEAN}
+                                        | {"kube_scheduler_rollout_hold"}))
+def test_the_playbooks_booleans_and_the_hold_have_the_one_rule(name):
+    from ansible_collections.kubesched.schedulers.plugins.filter.boolean_input import boolean_input
+    from ansible.errors import AnsibleFilterError
+    for value in HOSTILE:
+        with pytest.raises(AnsibleFilterError) as refused:
+            boolean_input(value, name)
+        assert str(refused.value).startswith("%s: Invalid value: %s: must be true or false (as text also yes or no, "
+                                             "in any case, with nothing around it)" % (name, kinds.shown(value)))
+    for value, meaning in ACCEPTED.items():
+        assert boolean_input(value, name) is meaning and to_bool(value) is meaning, value
+
+
+def test_no_role_or_playbook_reads_a_variable_of_ours_through_bool():
     found = []
-    for path in sorted(list(ROLES.rglob("*.yml")) + list(ROLES.rglob("*.j2")) + list((REPO / "playbooks").glob("*.yml"))):
+    for path in sorted(list(ROLES.rglob("*.yml")) + list(ROLES.rglob("*.j2")) + PLAYBOOKS):
         if path.name == "argument_specs.yml":
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if line.lstrip().startswith("#"):
                 continue
-            for name in ROLE_BOOL.findall(line):
-                if name in role_variables and name not in SET_BY_THE_COLLECTION:
-                    found.append("%s:%d: %s" % (path.relative_to(REPO), number, name))
-                assert name in role_variables or name in PLAYBOOK_VARIABLES, (path, number, name)
+            found.extend("%s:%d: %s" % (path.relative_to(REPO), number, name) for name in USER_BOOL.findall(line))
     assert found == []
 
 

@@ -11,6 +11,7 @@ scenarios run those), become lines saying what each would do."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -40,14 +41,18 @@ def apply_play(gate_fails):
         return stubbed
 
     block = dict(block, block=[stub(task) for task in block["block"]], rescue=[stub(task) for task in block["rescue"]])
-    return [dict(play, hosts="kube_control_plane", serial=1, become=False, tasks=[block], vars={"gate_fails": gate_fails})]
+    # The plan play's conversion of the run's own booleans, which the apply play reads.
+    (plan,) = [play for play in plays if play.get("name", "").startswith("Plan")]
+    (convert,) = [task for task in plan["tasks"] if task.get("name", "").startswith("Convert")]
+    return [dict(play, hosts="kube_control_plane", serial=1, become=False, tasks=[convert, block],
+                 vars={"gate_fails": gate_fails})]
 
 
 def run(ansible_playbook, tmp_path, verify, gate_fails=False):
     (tmp_path / "playbook.yml").write_text(yaml.safe_dump(apply_play(gate_fails), sort_keys=False))
     (tmp_path / "inventory.ini").write_text(
         "[kube_control_plane]\nks-m1 ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
-    proc = ansible_playbook(["-i", "inventory.ini", "playbook.yml", "-e", "kube_scheduler_rollout_verify=%s" % verify],
+    proc = ansible_playbook(["-i", "inventory.ini", "playbook.yml", "-e", json.dumps({"kube_scheduler_rollout_verify": str(verify)})],
                             cwd=tmp_path, env={"ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
     return proc, re.findall(r'"msg": "(\w+) hold=(\w+)"', proc.stdout)
 
@@ -67,3 +72,10 @@ def test_with_the_metrics_gate_the_change_is_held_for_it_then_committed(tmp_path
 def test_a_metrics_gate_that_refuses_the_held_change_restores_it(tmp_path, ansible_playbook):
     proc, steps = run(ansible_playbook, tmp_path, verify=True, gate_fails=True)
     assert steps == [("apply", "True"), ("restore", "unset")], proc.stdout
+
+
+def test_a_padded_verify_is_refused_naming_it_before_any_step(tmp_path, ansible_playbook):
+    # | bool read "yes " as false: the metrics gate asked for was skipped and the change committed without it.
+    proc, steps = run(ansible_playbook, tmp_path, verify="yes ")
+    assert proc.returncode == 2 and steps == [], proc.stdout
+    assert "kube_scheduler_rollout_verify: Invalid value: 'yes ': must be true or false" in proc.stdout + proc.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from conftest import REPO
@@ -51,3 +52,18 @@ def test_configs_that_start_everywhere_pass(ansible_playbook, tmp_path):
     proc = run(ansible_playbook, tmp_path, [{"name": "kube-scheduler", "default_scheduler": True}], "1.35")
     assert proc.returncode == 0, proc.stdout
     assert "-> 1.35: starts" in proc.stdout
+
+
+@pytest.mark.parametrize("playbook, name", [("upgrade_check.yml", "kube_scheduler_upgrade_convert"),
+                                            ("upgrade_scan.yml", "kube_scheduler_upgrade_convert"),
+                                            ("upgrade_scan.yml", "kube_scheduler_upgrade_scan_fail")])
+def test_a_padded_boolean_of_the_playbook_is_refused_naming_it_before_anything_is_read(ansible_playbook, tmp_path,
+                                                                                      playbook, name):
+    # | bool read "yes " as false: no conversion asked for, or a scan that only reports when asked to fail.
+    proc = ansible_playbook([
+        "-i", inventory(tmp_path, [{"name": "kube-scheduler", "default_scheduler": True}]), REPO / "playbooks" / playbook,
+        "-e", json.dumps({"kube_scheduler_upgrade_to": "1.35", name: "yes "})],
+        env={"ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.default"})
+    assert proc.returncode == 2, proc.stdout
+    assert "%s: Invalid value: 'yes ': must be true or false" % name in proc.stdout, proc.stdout
+    assert "Require the target minors" not in proc.stdout, proc.stdout

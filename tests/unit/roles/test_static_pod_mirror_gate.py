@@ -74,12 +74,12 @@ def mirror_pod(api, name):
     return core
 
 
-def gate(api, tmp_path, name, during_settle=None):
+def gate(api, tmp_path, name, during_settle=None, hold=True):
     """The role's mirror-pod tasks for instance ``name``, with ``during_settle`` called once they wait for the
     settle; returns (rc, output)."""
     (tmp_path / "pb.yml").write_text(PLAYBOOK)
     extra = {"kube_scheduler_version": "1.35.4", "kube_scheduler_static_pod_api_kubeconfig": str(api.kubeconfig),
-             "kube_scheduler_static_pod_node_name": NODE, "kube_scheduler_rollout_hold": True,
+             "kube_scheduler_static_pod_node_name": NODE, "kube_scheduler_rollout_hold": hold,
              "kube_scheduler_health_timeout": 10, "kube_scheduler_health_settle": SETTLE,
              "kube_scheduler_applied": {"applied": {name: {"restarted": True}}, "drift": {name: {"checksum": CHECKSUM}}}}
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0", PYTHONUNBUFFERED="1")
@@ -116,3 +116,11 @@ def test_a_mirror_pod_that_stays_ready_with_the_same_container_passes(api, tmp_p
     assert rc == 0, output
     assert "The mirror pod stays-%s did not stay Ready" % NODE not in output, output
     assert "ok: [localhost] => (item=stays)" in output, output  # read again after the settle
+
+
+def test_a_padded_hold_is_refused_naming_it_never_read_as_false(api, tmp_path):
+    # | bool read "yes " as false: the change held for a later gate was committed after the mirror pods.
+    mirror_pod(api, "padded")
+    rc, output = gate(api, tmp_path, "padded", hold="yes ")
+    assert rc == 2, output
+    assert "kube_scheduler_rollout_hold: Invalid value: 'yes ': must be true or false" in output, output
