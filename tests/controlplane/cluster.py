@@ -45,6 +45,8 @@ class Certificates:
                         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
                         .add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False),
                                        critical=True)
+                        .add_extension(x509.SubjectKeyIdentifier.from_public_key(self.ca_key.public_key()),
+                                       critical=False)
                         .sign(self.ca_key, hashes.SHA256()))
         self.ca_file = self._write("ca.crt", self.ca_cert.public_bytes(serialization.Encoding.PEM))
         sa_key = _key()
@@ -75,7 +77,10 @@ class Certificates:
                    .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
                    .add_extension(x509.KeyUsage(True, False, True, False, False, False, False, False, False),
                                   critical=True)
-                   .add_extension(x509.ExtendedKeyUsage([usage]), critical=False))
+                   .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+                   # Python 3.13's clients verify X.509 strictly (VERIFY_X509_STRICT): a certificate names its issuer's key.
+                   .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self.ca_key.public_key()),
+                                  critical=False))
         if server_names:
             alternative = []
             for entry in server_names:

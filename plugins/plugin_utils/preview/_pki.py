@@ -66,6 +66,7 @@ def write_pki(directory: str) -> dict:
     ca_cert = (builder(_name("kubesched-preview-ca"), _name("kubesched-preview-ca"), ca_key.public_key())
                .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
                .add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True)
+               .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
                .sign(ca_key, hashes.SHA256()))
 
     def issue(common_name, organization=None, server=False):
@@ -74,7 +75,9 @@ def write_pki(directory: str) -> dict:
         cert = (builder(_name(common_name, organization), ca_cert.subject, key.public_key())
                 .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
                 .add_extension(x509.KeyUsage(True, False, True, False, False, False, False, False, False), critical=True)
-                .add_extension(x509.ExtendedKeyUsage([usage]), critical=False))
+                .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+                # Python 3.13's clients verify X.509 strictly (VERIFY_X509_STRICT): a certificate names its issuer's key.
+                .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False))
         if server:
             cert = cert.add_extension(x509.SubjectAlternativeName([
                 x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]), critical=False)

@@ -76,9 +76,13 @@ def test_it_serves_on_loopback_keeps_taints_as_given_and_leaves_nothing(binaries
     assert list(tmp_path.iterdir()) == []
 
 
+# A preview run from a terminal: Ctrl-C reaches it as SIGINT, which Python turns into KeyboardInterrupt. A background
+# job of a non-interactive shell (make test's chains) starts with SIGINT ignored, and Python keeps it ignored: the
+# child puts Python's own handler back, as a foreground process has it.
 CHILD = textwrap.dedent("""
-    import json, sys, time
+    import json, signal, sys, time
     from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import ControlPlane
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with ControlPlane(json.loads(sys.argv[1]), parent=sys.argv[2]) as plane:
         print(json.dumps({"pids": [p.pid for p in plane.processes], "directory": plane.directory}), flush=True)
         time.sleep(600)
