@@ -128,8 +128,8 @@ DOCUMENTED_BOOLEAN = re.compile(r"\b(kube_scheduler_[a-z0-9_]+)(?::\s*|=)(?:true
 def header(path):
     """The playbook's own documentation: the comment lines it starts with."""
     lines = path.read_text().splitlines()[1:]
-    return "\n".join(line for line in lines[:next((i for i, line in enumerate(lines) if not line.startswith("#")),
-                                                   len(lines))])
+    end = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    return "\n".join(lines[:end])
 
 
 def playbook_booleans():

@@ -57,8 +57,8 @@ def test_configs_that_start_everywhere_pass(ansible_playbook, tmp_path):
 @pytest.mark.parametrize("playbook, name", [("upgrade_check.yml", "kube_scheduler_upgrade_convert"),
                                             ("upgrade_scan.yml", "kube_scheduler_upgrade_convert"),
                                             ("upgrade_scan.yml", "kube_scheduler_upgrade_scan_fail")])
-def test_a_padded_boolean_of_the_playbook_is_refused_naming_it_before_anything_is_read(ansible_playbook, tmp_path,
-                                                                                      playbook, name):
+def test_a_padded_boolean_of_the_playbook_is_refused_naming_it_before_anything_is_read(
+        ansible_playbook, tmp_path, playbook, name):
     # | bool read "yes " as false: no conversion asked for, or a scan that only reports when asked to fail.
     proc = ansible_playbook([
         "-i", inventory(tmp_path, [{"name": "kube-scheduler", "default_scheduler": True}]), REPO / "playbooks" / playbook,
