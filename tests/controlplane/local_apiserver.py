@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import yaml
@@ -98,6 +99,20 @@ class LocalApiServer:
                     raise
             core.create_namespaced_service_account(name, client.V1ServiceAccount(
                 metadata=client.V1ObjectMeta(name="default")))
+
+    def ready_nodes(self, labels: dict, resources: dict) -> None:
+        """A Node per name of ``labels`` (name: its labels beside kubernetes.io/hostname), Ready with ``resources``
+        as capacity and allocatable, and only the taints it is given: the API server's admission gives a new Node
+        node.kubernetes.io/not-ready:NoSchedule, which only the node lifecycle controller (none here) takes off."""
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+        core = client.CoreV1Api(self.client)
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        for name, extra in labels.items():
+            core.create_node({"metadata": {"name": name, "labels": dict(extra, **{"kubernetes.io/hostname": name})}})
+            core.patch_node(name, {"spec": {"taints": None}})
+            core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources, "conditions": [
+                {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "",
+                 "lastHeartbeatTime": now, "lastTransitionTime": now}]}})
 
     def _alive(self) -> bool:
         for process in self.processes:

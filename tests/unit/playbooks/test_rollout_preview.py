@@ -184,13 +184,7 @@ def test_with_the_real_binaries_the_check_job_prints_the_table(tmp_path, ansible
     with LocalApiServer(tmp_path / "cluster") as api:
         from kubernetes import client  # pylint: disable=import-outside-toplevel
         core = client.CoreV1Api(api.client)
-        resources = {"cpu": "4", "memory": "8Gi", "pods": "110"}
-        for index in range(3):
-            name = "node-%d" % index
-            core.create_node({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}})
-            core.patch_node(name, {"spec": {"taints": None}})
-            core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources, "conditions": [
-                {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": ""}]}})
+        api.ready_nodes(dict(("node-%d" % index, {}) for index in range(3)), {"cpu": "4", "memory": "8Gi", "pods": "110"})
         api.namespaces("apps")
         for index in range(4):
             core.create_namespaced_pod("apps", {"metadata": {"name": "web-%d" % index}, "spec": {"containers": [

@@ -44,13 +44,7 @@ def api(tmp_path_factory):
         from kubernetes import client  # pylint: disable=import-outside-toplevel
         core = client.CoreV1Api(server.client)
         server.namespaces("default", "kube-system", NAMESPACE, "apps")
-        resources = {"cpu": "4", "memory": "8Gi", "pods": "110"}
-        for index in range(3):
-            name = "node-%d" % index
-            core.create_node({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}})
-            core.patch_node(name, {"spec": {"taints": None}})
-            core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources, "conditions": [
-                {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": ""}]}})
+        server.ready_nodes(dict(("node-%d" % index, {}) for index in range(3)), {"cpu": "4", "memory": "8Gi", "pods": "110"})
         for index in range(4):
             core.create_namespaced_pod("apps", {"metadata": {"name": "batch-%d" % index}, "spec": {
                 "schedulerName": NAME, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",

@@ -54,20 +54,8 @@ class Cluster:
         self.scheduler = None
 
     def add_nodes(self):
-        resources = {"cpu": "4", "memory": "8Gi", "pods": "110"}
-        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        for index in range(NODES):
-            name = "node-%d" % index
-            self.core.create_node({"metadata": {"name": name, "labels": {
-                "kubernetes.io/hostname": name, "topology.kubernetes.io/zone": "zone-%s" % "ab"[index % 2]}}})
-            # The API server's admission gave it node.kubernetes.io/not-ready:NoSchedule; no node lifecycle
-            # controller runs here to take it off when the node is Ready.
-            self.core.patch_node(name, {"spec": {"taints": None}})
-            self.core.patch_node_status(name, {"status": {"capacity": resources, "allocatable": resources,
-                                                          "conditions": [{"type": "Ready", "status": "True",
-                                                                          "reason": "KubeletReady", "message": "",
-                                                                          "lastHeartbeatTime": now,
-                                                                          "lastTransitionTime": now}]}})
+        self.api.ready_nodes(dict(("node-%d" % index, {"topology.kubernetes.io/zone": "zone-%s" % "ab"[index % 2]})
+                                  for index in range(NODES)), {"cpu": "4", "memory": "8Gi", "pods": "110"})
 
     def start_scheduler(self, kind):
         config = dict(strategy(kind), clientConnection={"kubeconfig": str(self.api.kubeconfig)},
