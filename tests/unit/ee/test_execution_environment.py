@@ -18,6 +18,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(REPO / "tests" / "controlplane"))
+from preview_binaries import real_binaries  # noqa: E402  pylint: disable=wrong-import-position
 
 
 MAKEFILE = (REPO / "Makefile").read_text()
@@ -124,3 +126,71 @@ def test_the_image_build_would_install_the_collections_python_and_system_needs(c
                  "kubernetes>=24.2.0  # from collection kubesched.schedulers", "jsonpatch  # from collection kubernetes.core"):
         assert line in data["python"], python
     assert any(line.startswith("ca-certificates") and "kubesched.schedulers" in line for line in data["system"])
+
+
+# The preview variant: execution-environment.yml with the three binaries a placement preview runs.
+PREVIEW_DEFINITION = REPO / "docs" / "ee" / "execution-environment-preview.yml"
+PREVIEW_ADDITIONS = {"additional_build_steps"}
+
+
+def test_the_preview_variant_is_the_execution_environment_with_its_binaries_added():
+    base = yaml.safe_load((REPO / "docs" / "ee" / "execution-environment.yml").read_text())
+    preview = yaml.safe_load(PREVIEW_DEFINITION.read_text())
+    # The same image otherwise: a change to one definition that the other misses fails here.
+    assert dict((k, v) for k, v in preview.items() if k not in PREVIEW_ADDITIONS | {"additional_build_files"}) == \
+        dict((k, v) for k, v in base.items() if k != "additional_build_files")
+    assert preview["additional_build_files"][:len(base["additional_build_files"])] == base["additional_build_files"]
+    assert set(preview) - set(base) == PREVIEW_ADDITIONS
+
+
+def _server_tarball(path, binaries):
+    """A tarball laid out as upstream's kubernetes-server-linux-amd64.tar.gz (kubernetes/server/bin/<component>, with
+    other members beside them that the image must not unpack)."""
+    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
+        for component in ("kube-apiserver", "kube-scheduler"):
+            tar.add(binaries[component], "kubernetes/server/bin/" + component)
+        tar.add(REPO / "LICENSE", "kubernetes/LICENSES")
+
+
+def _etcd_tarball(path, etcd, version):
+    """A tarball laid out as an etcd release's etcd-vX.Y.Z-linux-amd64.tar.gz (its binaries in one folder)."""
+    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
+        tar.add(etcd, "etcd-v%s-linux-amd64/etcd" % version)
+        tar.add(REPO / "LICENSE", "etcd-v%s-linux-amd64/README.md" % version)
+
+
+def test_the_preview_image_holds_binaries_the_preview_finds_and_accepts(artifact, tmp_path):
+    """ansible-builder create turns the variant into a build context; its final stage's COPY and RUN, run as the
+    image build runs them (the RUN by sh, with the image's /opt and /tmp under this test's directory), put the real
+    binaries where binaries_dir /opt/kubernetes-server finds them, and the preview's own check accepts them."""
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import binaries  # pylint: disable=import-outside-toplevel
+    minor, found = real_binaries()
+    if minor is None:
+        pytest.skip("no preview binaries: " + found)
+    etcd_version = binaries.check(found, minor)["etcd"]
+    work = tmp_path / "ee"
+    work.mkdir()
+    shutil.copy(PREVIEW_DEFINITION, work / "execution-environment.yml")
+    shutil.copy(artifact, work / "kubesched-schedulers.tar.gz")
+    _server_tarball(work / "kubernetes-server-linux-amd64.tar.gz", found)
+    _etcd_tarball(work / "etcd-linux-amd64.tar.gz", found["etcd"], etcd_version)
+    run([BIN / "ansible-builder", "create", "-f", work / "execution-environment.yml", "-c", work / "context",
+         "--output-filename", "Containerfile"], cwd=work)
+    context = work / "context"
+    final = (context / "Containerfile").read_text().split("\nFROM ")[-1]
+    copies = re.findall(r"^COPY (_build/preview/) (/tmp/\S+)$", final, re.M)
+    runs = [line[len("RUN "):] for line in final.splitlines() if line.startswith("RUN ") and "kubernetes-server" in line]
+    assert len(copies) == 1 and len(runs) == 1, final
+    image = tmp_path / "image"
+    (image / "tmp").mkdir(parents=True)
+    source, target = copies[0]
+    shutil.copytree(context / source, image / target.lstrip("/"))
+    run(["sh", "-ec", re.sub(r"(?<![\w/.])/(opt|tmp)/", lambda m: "%s/%s/" % (image, m.group(1)), runs[0])])
+    assert list((image / "tmp").iterdir()) == []
+    paths = binaries.resolve({}, str(image / "opt" / "kubernetes-server"))
+    assert paths == dict((component, str(image / "opt/kubernetes-server/kubernetes/server/bin" / component))
+                         for component in binaries.COMPONENTS)
+    assert binaries.check(paths, minor)["kube-scheduler"].startswith(minor + ".")
+    # Only the three binaries, not the rest of the tarballs.
+    assert sorted(p.name for p in (image / "opt" / "kubernetes-server").rglob("*") if p.is_file()) == \
+        sorted(binaries.COMPONENTS)
