@@ -151,7 +151,10 @@ sanity:
 	  $(SANITY_TARGETS)
 
 lint: deps
-	ansible-lint --profile production --strict
+	# ansible-lint installs the collection it lints into ANSIBLE_HOME's collections (~/.ansible without it), where
+	# every later ansible-lint or ansible-playbook on this machine would find that stale copy before the checkout.
+	rm -rf $(BUILD)/lint-home
+	ANSIBLE_HOME=$(BUILD)/lint-home ansible-lint --profile production --strict
 	antsibull-changelog lint
 
 # Unit tests, and the differential tests that compare the library with the real kube-scheduler (DIFF_MINORS), on
