@@ -3,6 +3,8 @@ kubelet would, and reported), a pod of a scheduler name no configuration serves 
 its node, a gated pod stays gated, each run starts from the same cluster."""
 from __future__ import annotations
 
+import pytest
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.placement import preview
 
 READY = [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "",
@@ -23,7 +25,9 @@ def _pod(name, cpu, created, priority=0, **spec):
     return {"metadata": {"name": name, "namespace": "apps", "creationTimestamp": created}, "spec": body}
 
 
-def test_preemption_other_schedulers_mirror_and_gated_pods(binaries):
+# make test: one configuration, one run; make preview-tests: two configurations twice, each run from the same cluster.
+@pytest.mark.parametrize("labels, runs", [(("a",), 1), pytest.param(("a", "b"), 2, marks=pytest.mark.slow_preview)])
+def test_preemption_other_schedulers_mirror_and_gated_pods(binaries, labels, runs):
     _minor, paths = binaries
     mirror = _pod("etcd-n1", "100m", "2026-01-01T00:00:00Z", nodeName="n1")
     mirror["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "x"}
@@ -36,9 +40,10 @@ def test_preemption_other_schedulers_mirror_and_gated_pods(binaries):
                  _pod("gated", "100m", "2026-01-01T00:00:02Z", schedulingGates=[{"name": "wait"}]),
                  _pod("high", "1", "2026-01-01T00:00:03Z", priority=1000, priorityClassName="high")],
     }
-    result = preview(snapshot, [("a", CONFIG), ("b", CONFIG)], paths, runs=2, timeout=120)
+    result = preview(snapshot, [(label, CONFIG) for label in labels], paths, runs=runs, timeout=120)
     assert sorted(result["fixed"]) == ["apps/batch-job", "apps/etcd-n1"]
-    for label in ("a", "b"):
+    for label in labels:
+        assert len(result["runs"][label]) == runs
         for run in result["runs"][label]:
             # 2 CPUs, 400m free beside the mirror pod and the batch scheduler's pod. high (1 CPU, priority 1000)
             # leaves kube-scheduler's queue first and preempts the batch pod, which is deleted at once (no kubelet
