@@ -136,15 +136,18 @@ class ActionModule(ControllerOnly, ActionBase):
                             for label, data in compared["configs"].items()),
             "observed": OBSERVED,
             "moved": compared.get("moved"),
-            "snapshot": {"nodes": len(taken["nodes"]), "pods": len(taken["pods"]),
-                         "namespaces": len(taken["namespaces"]), "priority_classes": len(taken["priority_classes"]),
-                         "kept_on_their_node": len(outcome["fixed"])},
+            "snapshot": dict(((name, len(taken[name])) for name in snapshot.KEYS), dra=taken["dra"],
+                             kept_on_their_node=len(outcome["fixed"])),
             "not_reproduced": {
-                "pods_with_claims": dict(list(missing.items())[:100]),
+                "pods": dict(list(missing.items())[:100]),
                 "note": "Pods keep no node of their own: every pod a previewed scheduler name serves is placed "
                         "again, DaemonSet pods by their node affinity; mirror pods and bound pods of other "
                         "scheduler names keep their node. Ties kube-scheduler breaks at random show as the runs' "
-                        "spread. Volume claims, PodDisruptionBudgets and DRA objects are not in the snapshot.",
+                        "spread. A claim kube-scheduler binds is bound as the cluster's PersistentVolume "
+                        "controller would, one it provisions gets a volume on the chosen node's topology (its "
+                        "CSINode's); disruption budgets keep the status the cluster gave them; ResourceClaims are "
+                        "allocated again (those of pods that keep their node too). Pods with generic ephemeral "
+                        "volumes or ResourceClaimTemplates are listed under pods.",
             },
             "binaries": versions,
             "picture": written,

@@ -11,8 +11,11 @@ module: placement_preview
 short_description: See where the real kube-scheduler would place the cluster's pods under a proposed configuration
 version_added: 1.1.0
 description:
-  - Takes a read-only snapshot of the cluster (Nodes with their labels, taints, allocatable, conditions and images;
-    Namespaces; PriorityClasses; every bound or pending Pod) with the verb C(list) only, starts a throwaway control
+  - Takes a read-only snapshot of the cluster with the verb C(list) only - Nodes with their labels, taints,
+    allocatable, conditions and images; Namespaces; PriorityClasses; every bound or pending Pod; what the volume
+    plugins read (PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+    CSIStorageCapacities); PodDisruptionBudgets (preemption); and DeviceClasses, ResourceSlices and ResourceClaims where
+    the cluster serves C(resource.k8s.io/v1) (its discovery says) - starts a throwaway control
     plane on the controller (etcd and kube-apiserver on 127.0.0.1, on free ports, with certificates of its own, in a
     private temp directory), loads the snapshot into it and runs the real kube-scheduler of O(kubernetes_version)
     with the current and then the proposed configuration, O(runs) times each, until every pod is bound or
@@ -41,8 +44,16 @@ description:
     the ones the cluster bound first. They come without their node, with their own priority, tolerations and
     overhead. Mirror pods and bound pods of a scheduler name neither
     configuration serves keep their node. A pod kube-scheduler preempts is deleted at once, as a kubelet would.
-  - Not reproduced yet - pods with PersistentVolumeClaims or ResourceClaims (the snapshot carries no volumes, PDBs
-    or DRA objects; RV(not_reproduced) lists such pods, which show as unschedulable), pods bound by their own
+  - Claims, budgets and devices as the cluster holds them - a bound claim keeps its volume (and the volume its node
+    affinity), an unbound WaitForFirstConsumer claim stays unbound until kube-scheduler chooses; the claim it then
+    binds to a volume is bound as the cluster's PersistentVolume controller would, and one it provisions gets a volume
+    on the chosen node's topology (the keys that node's CSINode reports for the provisioner). Each
+    PodDisruptionBudget keeps the status the cluster's disruption controller gave it, which preemption counts.
+    ResourceClaims are loaded unallocated and allocated again by kube-scheduler, also those of pods that keep their
+    node.
+  - Not reproduced - pods with generic ephemeral volumes or claims from ResourceClaimTemplates (kube-controller-manager
+    makes those claims for the pod the cluster runs; RV(not_reproduced) lists such pods, which show as
+    unschedulable), ResourceClaims where the cluster serves no C(resource.k8s.io/v1), pods bound by their own
     C(nodeName) (they are placed again), scheduler-plugins' schedulers.
 requirements:
   - On the controller, the Python packages C(kubernetes), C(urllib3) and C(cryptography); without urllib3 or
@@ -63,8 +74,11 @@ options:
     description:
       - The cluster's kubeconfig on the controller - a path, or the kubeconfig as a dict. Omitted or empty, the
         C(kubernetes) client's default (C(KUBECONFIG) or C(~/.kube/config)).
-      - Its identity needs C(list) on nodes, namespaces, pods and C(priorityclasses.scheduling.k8s.io),
-        cluster-wide; the task names what is missing and the ClusterRole that grants it.
+      - Its identity needs C(list), cluster-wide, on nodes, namespaces, pods, persistentvolumeclaims,
+        persistentvolumes, C(priorityclasses.scheduling.k8s.io), C(storageclasses), C(csinodes), C(csidrivers) and
+        C(csistoragecapacities) of C(storage.k8s.io), C(poddisruptionbudgets.policy), and, where the cluster serves
+        C(resource.k8s.io/v1), its C(deviceclasses), C(resourceslices) and C(resourceclaims); the task names what is
+        missing and the ClusterRole that grants it (docs/docsite/rst/placement_preview.rst shows it whole).
     type: raw
   context:
     description: The kubeconfig context.
@@ -188,11 +202,18 @@ moved:
   returned: success
   type: dict
 snapshot:
-  description: How many nodes, pods, namespaces and priority classes were read, and how many pods kept their node.
+  description:
+    - How many of each kind were read (C(nodes), C(pods), C(namespaces), C(priority_classes),
+      C(persistent_volume_claims), C(persistent_volumes), C(storage_classes), C(csi_nodes), C(csi_drivers),
+      C(csi_storage_capacities), C(pod_disruption_budgets), C(device_classes), C(resource_slices),
+      C(resource_claims)), C(dra) (whether the cluster serves C(resource.k8s.io/v1)), and how many pods kept their node
+      (C(kept_on_their_node)).
   returned: success
   type: dict
 not_reproduced:
-  description: What the preview cannot reproduce, and the pods with claims (at most 100).
+  description: >-
+    What the preview cannot reproduce (C(note)), and C(pods) - namespace/name to what of the pod it cannot reproduce
+    (at most 100).
   returned: success
   type: dict
 observed:

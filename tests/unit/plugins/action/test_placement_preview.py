@@ -212,7 +212,10 @@ def test_what_it_refuses_before_anything_starts(cluster, ansible_playbook, tmp_p
     assert msg["wrong minor"].startswith("binaries: kube-apiserver: %s is v%s" % (BINARIES["kube-apiserver"], MINOR))
     assert "the preview is for Kubernetes 1.37" in msg["wrong minor"]
     refusal = msg["no permission"]
-    assert "may not list nodes, namespaces, priorityclasses.scheduling.k8s.io, pods cluster-wide" in refusal
+    assert ("may not list nodes, namespaces, priorityclasses.scheduling.k8s.io, pods, persistentvolumeclaims, "
+            "persistentvolumes, storageclasses.storage.k8s.io, csinodes.storage.k8s.io, csidrivers.storage.k8s.io, "
+            "csistoragecapacities.storage.k8s.io, poddisruptionbudgets.policy, deviceclasses.resource.k8s.io, "
+            "resourceslices.resource.k8s.io, resourceclaims.resource.k8s.io cluster-wide") in refusal
     role = yaml.safe_load(refusal.split("ClusterRoleBinding to the identity):\n", 1)[1])
     assert role["kind"] == "ClusterRole" and all(rule["verbs"] == ["list"] for rule in role["rules"])
 
@@ -232,3 +235,4 @@ def test_without_urllib3_and_cryptography_it_names_them_before_anything_starts(a
     assert results["preview"]["failed"] is True
     assert results["preview"]["msg"] == ("the preview needs the Python packages urllib3 and cryptography on the "
                                          "controller (pip install urllib3 cryptography)")
+
