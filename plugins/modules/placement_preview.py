@@ -54,7 +54,12 @@ description:
   - Not reproduced - pods with generic ephemeral volumes or claims from ResourceClaimTemplates (kube-controller-manager
     makes those claims for the pod the cluster runs; RV(not_reproduced) lists such pods, which show as
     unschedulable), ResourceClaims where the cluster serves no C(resource.k8s.io/v1), pods bound by their own
-    C(nodeName) (they are placed again), scheduler-plugins' schedulers.
+    C(nodeName) (they are placed again).
+  - With O(scheduler_plugins_version), the scheduler is that scheduler-plugins release's (give its binary as
+    O(binaries.kube_scheduler)); the throwaway control plane gets scheduler-plugins' own CRDs that the enabled plugins
+    read (PodGroups for Coscheduling, ElasticQuotas for CapacityScheduling, as the deployment role applies them),
+    the snapshot their objects, and the scheduler the RBAC rules it needs for them. Plugins that read other projects'
+    objects (NodeResourceTopologyMatch, NetworkOverhead, TopologicalSort, SySched) are refused.
 requirements:
   - On the controller, the Python packages C(kubernetes), C(urllib3) and C(cryptography); without urllib3 or
     cryptography the task fails before anything starts, naming them.
@@ -86,7 +91,16 @@ options:
   kubernetes_version:
     description:
       - The minor the cluster's kube-scheduler runs, such as V(1.37) or V(1.37.2); both configurations are checked
-        for it and the binaries must be of it. Defaults to the newest supported minor.
+        for it and the binaries must be of it (kube-apiserver may be one minor newer, as the version skew policy lets
+        a cluster run it). Defaults to the newest supported minor.
+      - With O(scheduler_plugins_version), the minor that release is built on (V(1.34) for V(0.34.7)), as the
+        deployment role's C(kube_scheduler_deployment_version).
+    type: str
+  scheduler_plugins_version:
+    description:
+      - Preview kubernetes-sigs/scheduler-plugins' scheduler of this release (such as V(0.34.7)) instead of
+        kube-scheduler; both configurations are checked as M(kubesched.schedulers.scheduler_config) checks them with
+        its O(kubesched.schedulers.scheduler_config#module:scheduler_plugins_version).
     type: str
   current:
     description: The configuration running now, as a dict in upstream field names (a KubeSchedulerConfiguration).
@@ -120,7 +134,7 @@ options:
         description: kube-apiserver of O(kubernetes_version).
         type: path
       kube_scheduler:
-        description: kube-scheduler of O(kubernetes_version).
+        description: kube-scheduler of O(kubernetes_version), or scheduler-plugins' scheduler of O(scheduler_plugins_version).
         type: path
   binaries_dir:
     description:

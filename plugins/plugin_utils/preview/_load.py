@@ -124,6 +124,7 @@ def load_cluster(writer: Writer, snapshot: dict) -> None:
     load_disruption_budgets(writer, snapshot)
     if snapshot.get("dra"):
         load_dra(writer, snapshot)
+    load_scheduler_plugins(writer, snapshot)
 
 
 STORAGE_CLASS_FIELDS = ("provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
@@ -255,3 +256,20 @@ def fixed_pods(snapshot: dict, served_names) -> list:
     scheduler name no configuration previewed serves."""
     return [pod for pod in snapshot["pods"] if (pod.get("spec") or {}).get("nodeName") and (
         is_mirror(pod) or (pod["spec"].get("schedulerName") or "default-scheduler") not in served_names)]
+
+
+# scheduler-plugins' own objects: (the snapshot's key, apiVersion, resource, kind).
+SCHEDULER_PLUGINS_OBJECTS = (("pod_groups", "scheduling.x-k8s.io/v1alpha1", "podgroups", "PodGroup"),
+                             ("elastic_quotas", "scheduling.x-k8s.io/v1alpha1", "elasticquotas", "ElasticQuota"))
+
+
+def load_scheduler_plugins(writer: Writer, snapshot: dict) -> None:
+    """PodGroups and ElasticQuotas (their CRDs installed with the control plane), oldest first (Coscheduling's queue
+    takes the pods of an older group first), each with the status scheduler-plugins' controller gave it."""
+    for items, api_version, resource, kind in SCHEDULER_PLUGINS_OBJECTS:
+        for obj in sorted(snapshot.get(items) or (), key=lambda obj: (
+                (obj.get("metadata") or {}).get("creationTimestamp") or "", key(obj))):
+            meta = _metadata(obj, namespaced=True)
+            path = "/apis/%s/namespaces/%s/%s" % (api_version, meta["namespace"], resource)
+            writer.create(path, {"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": obj.get("spec") or {}})
+            _status(writer, "%s/%s" % (path, meta["name"]), obj.get("status"))

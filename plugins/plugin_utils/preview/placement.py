@@ -292,9 +292,11 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
 
 
 def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeout: float = 1800,
-            feature_gates=None, progress=None) -> dict:
+            feature_gates=None, progress=None, crds=(), scheduler_rules=()) -> dict:
     """{"runs": {config name: [outcome of each run]}, "load_seconds", "total_seconds"} for ``configs``, a list of
-    (name, KubeSchedulerConfiguration mapping), each run ``runs`` times, in turn."""
+    (name, KubeSchedulerConfiguration mapping), each run ``runs`` times, in turn. ``crds`` (CustomResourceDefinition
+    mappings) are installed in each control plane before the snapshot is loaded, and ``scheduler_rules`` (RBAC rules)
+    granted to kube-scheduler there: scheduler-plugins' scheduler needs both for its own objects."""
     started = time.monotonic()
     served = set(name for _label, config in configs for name in scheduler_names(config))
     fixed = fixed_pods(snapshot, served)
@@ -307,7 +309,7 @@ def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeou
             # A control plane of its own per run: every run starts from the snapshot, and starting etcd and
             # kube-apiserver again costs less than deleting tens of thousands of pods.
             began = time.monotonic()
-            with ControlPlane(binaries) as plane:
+            with ControlPlane(binaries, crds=crds, scheduler_rules=scheduler_rules) as plane:
                 writer = Writer(plane.client())
                 load_cluster(writer, snapshot)
                 create_pods(writer, fixed, keep_node=True)

@@ -41,6 +41,14 @@ DRA_READS = tuple(("/apis/%s/%s/%s" % (DRA_GROUP, DRA_VERSION, resource), resour
                                         ("resourceclaims", "resource_claims")))
 # The snapshot's keys of lists; "dra" says whether the cluster serves DRA_VERSION.
 KEYS = tuple(read[3] for read in READS + DRA_READS)
+# The objects of scheduler-plugins' own CRDs, read where the profile enables a plugin that reads them (its CRD's
+# name, as scheduler_plugins.OutOfTree.needs() names it).
+CUSTOM_READS = {
+    "podgroups.scheduling.x-k8s.io": (
+        "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "podgroups", "scheduling.x-k8s.io", "pod_groups"),
+    "elasticquotas.scheduling.x-k8s.io": (
+        "/apis/scheduling.x-k8s.io/v1alpha1/elasticquotas", "elasticquotas", "scheduling.x-k8s.io", "elastic_quotas"),
+}
 PAGE = 500
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 CLUSTER_ROLE_NAME = "kubesched-placement-preview"
@@ -50,11 +58,11 @@ class SnapshotError(Exception):
     """The cluster could not be read: unreachable, or a list refused (the message names what to grant)."""
 
 
-def cluster_role(resources=None) -> str:
-    """The ClusterRole that grants what the snapshot reads (``resources``, default all of it), as YAML text an
-    operator applies."""
+def cluster_role(resources=None, custom=()) -> str:
+    """The ClusterRole that grants what the snapshot reads (``resources``, default all of it, with the ``custom``
+    reads), as YAML text an operator applies."""
     groups = {}
-    for _path, resource, group, _key in READS + DRA_READS:
+    for _path, resource, group, _key in READS + DRA_READS + tuple(custom):
         if resources is None or resource in resources:
             groups.setdefault(group, []).append(resource)
     rules = "".join("  - apiGroups: [\"%s\"]\n    resources: [%s]\n    verbs: [list]\n"
@@ -78,19 +86,22 @@ def serves_dra(api) -> bool:
     return any(version.get("version") == DRA_VERSION for version in group.get("versions") or ())
 
 
-def reads(dra: bool) -> tuple:
-    return READS + (DRA_READS if dra else ())
+def reads(dra: bool, custom=()) -> tuple:
+    return READS + (DRA_READS if dra else ()) + tuple(custom)
 
 
-def missing_permissions(api, dra: bool = False) -> list:
+def missing_permissions(api, dra: bool = False, custom=()) -> list:
     """The (resource, group) pairs this identity may not list cluster-wide, found by listing one of each."""
     missing = []
-    for path, resource, group, _key in reads(dra):
+    for path, resource, group, _key in reads(dra, custom):
         try:
             _get(api, path, {"limit": 1})
         except ApiError as exc:
             if exc.status in (401, 403):
                 missing.append((resource, group))
+            elif exc.status == 404 and (path, resource, group, _key) in tuple(custom):
+                raise SnapshotError("the profile enables a plugin that reads %s.%s, which the cluster does not serve: "
+                                    "install scheduler-plugins' CRDs (the deployment role does)" % (resource, group))
             else:
                 raise SnapshotError("listing %s failed: %s" % (resource, exc)) from None
     return missing
@@ -100,11 +111,11 @@ def _names(pairs) -> str:
     return ", ".join("%s%s" % (resource, "." + group if group else "") for resource, group in pairs)
 
 
-def refusal(missing, dra: bool = False) -> str:
+def refusal(missing, dra: bool = False, custom=()) -> str:
     return ("kubeconfig: this identity may not list %s cluster-wide; the snapshot reads with the verb list only "
             "(%s). Grant it this ClusterRole (and a ClusterRoleBinding to the identity):\n%s"
-            % (_names(missing), _names((read[1], read[2]) for read in reads(dra)),
-               cluster_role([pair[0] for pair in missing])))
+            % (_names(missing), _names((read[1], read[2]) for read in reads(dra, custom)),
+               cluster_role([pair[0] for pair in missing], custom)))
 
 
 def _list(api, path: str) -> list:
@@ -120,15 +131,17 @@ def _list(api, path: str) -> list:
             return items
 
 
-def take(api) -> dict:
+def take(api, crds=()) -> dict:
     """The snapshot: a list of the API's own objects (plain dicts) under each of KEYS (the DRA ones empty where the
-    cluster does not serve DRA_VERSION), and "dra" (whether it does); refused reads are named first, all at once."""
+    cluster does not serve DRA_VERSION) and of the CUSTOM_READS of ``crds``, and "dra" (whether it serves it);
+    refused reads are named first, all at once."""
+    custom = tuple(CUSTOM_READS[crd] for crd in crds)
     try:
         dra = serves_dra(api)
-        missing = missing_permissions(api, dra)
+        missing = missing_permissions(api, dra, custom)
         if missing:
-            raise SnapshotError(refusal(missing, dra))
-        data = dict((key, _list(api, path)) for path, _resource, _group, key in reads(dra))
+            raise SnapshotError(refusal(missing, dra, custom))
+        data = dict((key, _list(api, path)) for path, _resource, _group, key in reads(dra, custom))
     except ApiError as exc:
         raise SnapshotError("the cluster could not be read: %s" % exc) from None
     except (OSError, ValueError) as exc:
@@ -139,7 +152,7 @@ def take(api) -> dict:
         raise SnapshotError("the cluster could not be read: %s" % str(exc).splitlines()[0]) from None
     data["pods"] = [pod for pod in data["pods"]
                     if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
-    snapshot = dict((name, data.get(name) or []) for name in KEYS)
+    snapshot = dict((name, data.get(name) or []) for name in KEYS + tuple(read[3] for read in custom))
     snapshot["dra"] = dra
     return snapshot
 
