@@ -93,13 +93,14 @@ def reads(dra: bool, custom=()) -> tuple:
 def missing_permissions(api, dra: bool = False, custom=()) -> list:
     """The (resource, group) pairs this identity may not list cluster-wide, found by listing one of each."""
     missing = []
-    for path, resource, group, _key in reads(dra, custom):
+    for read in reads(dra, custom):
+        path, resource, group, _key = read
         try:
             _get(api, path, {"limit": 1})
         except ApiError as exc:
             if exc.status in (401, 403):
                 missing.append((resource, group))
-            elif exc.status == 404 and (path, resource, group, _key) in tuple(custom):
+            elif exc.status == 404 and read in tuple(custom):
                 raise SnapshotError("the profile enables a plugin that reads %s.%s, which the cluster does not serve: "
                                     "install scheduler-plugins' CRDs (the deployment role does)" % (resource, group))
             else:
