@@ -3,8 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The three binaries a preview runs, found and checked before anything starts: each must be the component it is
 given as (its own --help names it) and, for kube-apiserver and kube-scheduler, of the minor previewed (its own
---version says it; kube-apiserver may be one minor newer, as Kubernetes' version skew policy lets a cluster's API
-server be: scheduler-plugins' scheduler of a minor runs on the next minor's clusters)."""
+--version says it; kube-apiserver may be one minor newer, as the version skew policy allows)."""
 
 from __future__ import annotations
 
