@@ -4,12 +4,12 @@
 """Where the real kube-scheduler places a snapshot's pods under each configuration, in a throwaway control plane.
 
 A control plane of its own for each run of each configuration: the snapshot's namespaces, priority classes, nodes,
-storage objects, disruption budgets and DRA objects are loaded, with the pods that keep their node (mirror pods, bound pods of a scheduler name no configuration serves);
-kube-scheduler starts with that configuration and, once it schedules, every other pod is created without its node
-(oldest first: kube-scheduler's queue meets them in the order the cluster did); the run ends when each pod of a
-scheduler name the configuration serves is bound or reported unschedulable (its PodScheduled condition,
-kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted by kube-scheduler)
-is removed at once, as a kubelet would, and reported; a volume claim kube-scheduler binds is bound as
+storage objects, disruption budgets and DRA objects are loaded, with the pods that keep their node (mirror pods, bound
+pods of a scheduler name no configuration serves); kube-scheduler starts with that configuration and, once it schedules,
+every other pod is created without its node (oldest first: kube-scheduler's queue meets them in the order the cluster
+did); the run ends when each pod of a scheduler name the configuration serves is bound or reported unschedulable (its
+PodScheduled condition, kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted
+by kube-scheduler) is removed at once, as a kubelet would, and reported; a volume claim kube-scheduler binds is bound as
 kube-controller-manager and a provisioner would (_Volumes). Then the control plane is removed.
 """
 

@@ -247,7 +247,6 @@ def test_without_urllib3_and_cryptography_it_names_them_before_anything_starts(a
                                          "controller (pip install urllib3 cryptography)")
 
 
-
 GANG = "gang"
 PLUGINS_RELEASE = "0.34.7"
 PLUGINS_GROUP = "scheduling.x-k8s.io"

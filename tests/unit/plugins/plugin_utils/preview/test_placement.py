@@ -230,9 +230,12 @@ def test_claims_budgets_and_devices_place_as_the_cluster_places_them(binaries, t
             assert not cluster.core.read_namespaced_persistent_volume_claim("data", "apps").spec.volume_name
 
             cluster.scheduler()
-            placed = cluster.until("reader, db and urgent bound", lambda: (lambda bound: bound if all(
-                bound.get(name) for name in ("reader", "db", "urgent", "gpu")) else None)(dict(
-                    (pod.metadata.name, pod.spec.node_name) for pod in cluster.core.list_namespaced_pod("apps").items)))
+
+            def bound():
+                nodes = dict((pod.metadata.name, pod.spec.node_name)
+                             for pod in cluster.core.list_namespaced_pod("apps").items)
+                return nodes if all(nodes.get(name) for name in ("reader", "db", "urgent", "gpu")) else None
+            placed = cluster.until("reader, db, urgent and gpu bound", bound)
         finally:
             cluster.stop()
     assert placed["reader"] == placed["db"] == placed["gpu"] == "node-a"

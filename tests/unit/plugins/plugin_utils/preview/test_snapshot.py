@@ -52,7 +52,7 @@ def test_what_the_preview_cannot_reproduce_is_named_per_pod():
                 {"name": "g", "resourceClaimTemplateName": "gpu"}]}},
             {"metadata": {"name": "web", "namespace": "a"}, "spec": {"volumes": [{"name": "t", "emptyDir": {}}]}}]
     # A claim of the snapshot is loaded: a pod with a PersistentVolumeClaim or a ResourceClaim places as it would.
-    assert unsupported({"pods": pods, "dra": True}) == {"a/scratch": ["generic ephemeral volumes"],
-                                                         "a/gpus": ["ResourceClaimTemplates"]}
+    assert unsupported({"pods": pods, "dra": True}) == {
+        "a/scratch": ["generic ephemeral volumes"], "a/gpus": ["ResourceClaimTemplates"]}
     assert unsupported({"pods": pods, "dra": False})["a/gpu"] == [
         "ResourceClaims (the cluster serves no resource.k8s.io/v1)"]
