@@ -34,7 +34,9 @@ def _pod(name, cpu, created, priority=0, **spec):
 
 
 # make test: one configuration, one run; make preview-tests: two configurations twice, each run from the same cluster.
-@pytest.mark.parametrize("labels, runs", [(("a",), 1), pytest.param(("a", "b"), 2, marks=pytest.mark.slow_preview)])
+@pytest.mark.parametrize("labels, runs", [
+    pytest.param(("a",), 1, id="one-run"),
+    pytest.param(("a", "b"), 2, id="two-configurations-twice", marks=pytest.mark.slow_preview)])
 def test_preemption_other_schedulers_mirror_and_gated_pods(binaries, labels, runs):
     _minor, paths = binaries
     mirror = _pod("etcd-n1", "100m", "2026-01-01T00:00:00Z", nodeName="n1")
