@@ -164,8 +164,18 @@ lint: deps
 UNIT_TESTS ?= tests/unit tests/differential
 CORE_UNIT_TESTS := tests/unit/plugins/action tests/unit/plugins/modules tests/unit/plugins/filter tests/unit/playbooks \
   tests/unit/ee/test_runtime_metadata.py tests/unit/ee/test_readme_install.py
+# UNIT_MARKERS: a pytest -m expression; by default it leaves out the placement preview's slow real-binary cases
+# (marker slow_preview, tests/unit/conftest.py: make preview-tests runs them; UNIT_MARKERS= runs everything).
+UNIT_MARKERS ?= not slow_preview
 unit: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=15 $(UNIT_TESTS)
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=15 -m "$(UNIT_MARKERS)" $(UNIT_TESTS)
+
+## preview-tests: the placement preview's real-binary cases that make test leaves out (pytest marker slow_preview):
+## every signal an interrupted preview meets, several runs of several configurations, the deployment role's and the
+## rollout's Check jobs on the real preview, scheduler-plugins' scheduler; make test keeps one small case of each behaviour
+.PHONY: preview-tests
+preview-tests: deps binaries
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=15 -m slow_preview tests/unit
 
 ## matrix: every supported ansible-core (CORES): its sanity and its unit tests (MATRIX_UNIT_TESTS, default all of
 ## them), each core on its own venv; make test runs the same with CORE_UNIT_TESTS on the older cores

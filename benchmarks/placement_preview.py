@@ -46,6 +46,11 @@ def binaries():
     sys.exit("no kube-apiserver and kube-scheduler of one minor, or no etcd: run through make (make binaries)")
 
 
+def load() -> str:
+    """The machine's load average (1 minute) now, printed beside each figure: the machine is shared."""
+    return "load %.1f" % os.getloadavg()[0]
+
+
 def strategy(kind):
     return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
             "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
@@ -145,8 +150,8 @@ def main() -> int:
         began = time.monotonic()
         taken = snapshot.take(cluster.client())
         read = time.monotonic() - began
-    print("cluster built in %.1f s; snapshot read: %.1f s (%d nodes, %d pods)" % (
-        built, read, len(taken["nodes"]), len(taken["pods"])), flush=True)
+    print("cluster built in %.1f s; snapshot read: %.1f s (%d nodes, %d pods); %s" % (
+        built, read, len(taken["nodes"]), len(taken["pods"]), load()), flush=True)
 
     began = time.monotonic()
     result = placement.preview(taken, [("LeastAllocated", strategy("LeastAllocated")),
@@ -155,8 +160,8 @@ def main() -> int:
     previewed = time.monotonic() - began
     compared = report.compare(taken, result)
     print("\n".join(report.table(compared)))
-    print("preview of two configurations: %.1f s (control planes started and loaded: %.1f s)" % (
-        previewed, result["load_seconds"]))
+    print("preview of two configurations: %.1f s (control planes started and loaded: %.1f s); %s" % (
+        previewed, result["load_seconds"], load()))
     rates = []
     for label, runs in result["runs"].items():
         run = runs[0]
@@ -171,8 +176,8 @@ def main() -> int:
         read + previewed, memory.peak / 2 ** 30), flush=True)
 
     seconds, pods = own_throughput(paths, data)
-    print("kube-scheduler's own throughput (pods preloaded into an idle API server): %d pods in %.1f s, %.0f pods/s"
-          % (pods, seconds, pods / seconds))
+    print("kube-scheduler's own throughput (pods preloaded into an idle API server): %d pods in %.1f s, %.0f pods/s; %s"
+          % (pods, seconds, pods / seconds, load()))
     print("kube-scheduler's own pods/s over the preview's: %s (the target: at most 1.5)"
           % ", ".join("%.2f" % ((pods / seconds) / rate) for rate in rates))
     memory.running = False

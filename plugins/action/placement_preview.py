@@ -12,6 +12,7 @@ import tempfile
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, minor_of, normalise
@@ -33,11 +34,16 @@ ARGUMENT_SPEC = {
     "binaries": {"type": "dict", "default": {}, "options": {
         "etcd": {"type": "path"}, "kube_apiserver": {"type": "path"}, "kube_scheduler": {"type": "path"}}},
     "binaries_dir": {"type": "path"},
+    "scheduler_plugins_version": {"type": "str"},
     "runs": {"type": "int", "default": 3},
     "timeout": {"type": "int", "default": 1800},
     "picture": {"type": "path"},
 }
 MAX_RUNS = 20
+# scheduler-plugins' own CRDs, as the deployment role applies them: the throwaway control plane gets those its
+# enabled plugins read.
+SCHEDULER_PLUGINS_CRDS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                      "roles", "deployment", "files", "scheduler-plugins")
 # The table's first column: the cluster as the snapshot found it, beside the preview of its current configuration.
 OBSERVED = "cluster now"
 
@@ -92,9 +98,23 @@ class ActionModule(ControllerOnly, ActionBase):
             version = minor_of(args["kubernetes_version"])
         except UnsupportedVersion as exc:
             raise PreviewFailed(str(exc)) from None
-        # 1. Both configurations as the minor's kube-scheduler loads them: a refused one stops here.
-        configs = [(args["names"][0], self._config(args, "current", version)),
-                   (args["names"][1], self._config(args, "proposed", version))]
+        release = None
+        if args["scheduler_plugins_version"]:
+            try:
+                release = scheduler_plugins.release(args["scheduler_plugins_version"], version)
+            except scheduler_plugins.SchedulerPluginsError as exc:
+                raise PreviewFailed(str(exc)) from None
+        # 1. Both configurations as the minor's kube-scheduler (or that scheduler-plugins release's) loads them: a
+        # refused one stops here.
+        configs = [(args["names"][0], self._config(args, "current", version, release)),
+                   (args["names"][1], self._config(args, "proposed", version, release))]
+        needs = release.needs(_enabled_plugins(configs)) if release else {"crds": [], "external_crds": [], "rules": []}
+        if needs["external_crds"]:
+            raise PreviewFailed("scheduler_plugins_version: the profiles enable %s, which read%s %s of other projects; "
+                                "the preview carries scheduler-plugins' own objects only (PodGroups, ElasticQuotas)"
+                                % (", ".join(needs["plugins"]), "s" if len(needs["plugins"]) == 1 else "",
+                                   ", ".join(needs["external_crds"])))
+        crds = [_crd(name) for name in needs["crds"]]
         # 2. The binaries, by component and minor, before anything starts.
         given = dict((component, (args["binaries"] or {}).get(component.replace("-", "_")))
                      for component in binaries.COMPONENTS)
@@ -108,12 +128,12 @@ class ActionModule(ControllerOnly, ActionBase):
         if isinstance(kubeconfig, str):
             kubeconfig = os.path.expanduser(kubeconfig) if kubeconfig else None
         try:
-            taken = snapshot.take(snapshot.connect(kubeconfig, args["context"]))
+            taken = snapshot.take(snapshot.connect(kubeconfig, args["context"]), crds=needs["crds"])
         except snapshot.SnapshotError as exc:
             raise PreviewFailed(str(exc)) from None
         try:
             outcome = placement.preview(taken, configs, paths, runs=args["runs"], timeout=args["timeout"],
-                                        feature_gates=args["feature_gates"])
+                                        feature_gates=args["feature_gates"], crds=crds, scheduler_rules=needs["rules"])
         except Exception as exc:  # pylint: disable=broad-except  # the engine's errors, each saying what stopped
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -136,22 +156,25 @@ class ActionModule(ControllerOnly, ActionBase):
                             for label, data in compared["configs"].items()),
             "observed": OBSERVED,
             "moved": compared.get("moved"),
-            "snapshot": {"nodes": len(taken["nodes"]), "pods": len(taken["pods"]),
-                         "namespaces": len(taken["namespaces"]), "priority_classes": len(taken["priority_classes"]),
-                         "kept_on_their_node": len(outcome["fixed"])},
+            "snapshot": dict(((name, len(items)) for name, items in taken.items() if isinstance(items, list)),
+                             dra=taken["dra"], kept_on_their_node=len(outcome["fixed"])),
             "not_reproduced": {
-                "pods_with_claims": dict(list(missing.items())[:100]),
+                "pods": dict(list(missing.items())[:100]),
                 "note": "Pods keep no node of their own: every pod a previewed scheduler name serves is placed "
                         "again, DaemonSet pods by their node affinity; mirror pods and bound pods of other "
                         "scheduler names keep their node. Ties kube-scheduler breaks at random show as the runs' "
-                        "spread. Volume claims, PodDisruptionBudgets and DRA objects are not in the snapshot.",
+                        "spread. A claim kube-scheduler binds is bound as the cluster's PersistentVolume "
+                        "controller would, one it provisions gets a volume on the chosen node's topology (its "
+                        "CSINode's); disruption budgets keep the status the cluster gave them; ResourceClaims are "
+                        "allocated again (those of pods that keep their node too). Pods with generic ephemeral "
+                        "volumes or ResourceClaimTemplates are listed under pods.",
             },
             "binaries": versions,
             "picture": written,
             "seconds": {"load": outcome["load_seconds"], "total": outcome["total_seconds"]},
         }
 
-    def _config(self, args, which: str, version: str) -> dict:
+    def _config(self, args, which: str, version: str, release=None) -> dict:
         config, source = plain(args[which]), which
         content = None
         if args[which + "_src"]:
@@ -163,7 +186,8 @@ class ActionModule(ControllerOnly, ActionBase):
                 raise PreviewFailed("%s: %s" % (source, exc)) from None
         try:
             outcome = process(content=content, config=config, kubernetes_version=version, strict=True,
-                              feature_gates=args["feature_gates"])
+                              feature_gates=args["feature_gates"],
+                              scheduler_plugins_version=release.release if release else None)
         except ValueError as exc:
             raise PreviewFailed("%s: %s" % (source, exc)) from None
         if not outcome.ok:
@@ -177,6 +201,22 @@ class ActionModule(ControllerOnly, ActionBase):
             raise PreviewFailed("%s: a preview does not call extenders (they are services of the real cluster, and "
                                 "one may bind pods); preview the configuration without its extenders" % source)
         return loaded
+
+
+def _enabled_plugins(configs) -> set:
+    """Every plugin name a profile of the configurations enables, at any extension point."""
+    return set(plugin.get("name") for _label, config in configs for profile in config.get("profiles") or ()
+               for point in (profile.get("plugins") or {}).values() for plugin in (point or {}).get("enabled") or ())
+
+
+def _crd(name: str) -> dict:
+    """scheduler-plugins' CustomResourceDefinition ``name`` as the collection ships it."""
+    path = os.path.join(SCHEDULER_PLUGINS_CRDS, name + ".yaml")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return parsed(handle.read())
+    except (OSError, ValueError) as exc:
+        raise PreviewFailed("scheduler-plugins' CRD %s could not be read from %s: %s" % (name, path, exc)) from None
 
 
 def _write(path: str, text: str) -> str:

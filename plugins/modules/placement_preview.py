@@ -11,8 +11,11 @@ module: placement_preview
 short_description: See where the real kube-scheduler would place the cluster's pods under a proposed configuration
 version_added: 1.1.0
 description:
-  - Takes a read-only snapshot of the cluster (Nodes with their labels, taints, allocatable, conditions and images;
-    Namespaces; PriorityClasses; every bound or pending Pod) with the verb C(list) only, starts a throwaway control
+  - Takes a read-only snapshot of the cluster with the verb C(list) only - Nodes with their labels, taints,
+    allocatable, conditions and images; Namespaces; PriorityClasses; every bound or pending Pod; what the volume
+    plugins read (PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+    CSIStorageCapacities); PodDisruptionBudgets (preemption); and DeviceClasses, ResourceSlices and ResourceClaims where
+    the cluster serves C(resource.k8s.io/v1) (its discovery says) - starts a throwaway control
     plane on the controller (etcd and kube-apiserver on 127.0.0.1, on free ports, with certificates of its own, in a
     private temp directory), loads the snapshot into it and runs the real kube-scheduler of O(kubernetes_version)
     with the current and then the proposed configuration, O(runs) times each, until every pod is bound or
@@ -41,9 +44,22 @@ description:
     the ones the cluster bound first. They come without their node, with their own priority, tolerations and
     overhead. Mirror pods and bound pods of a scheduler name neither
     configuration serves keep their node. A pod kube-scheduler preempts is deleted at once, as a kubelet would.
-  - Not reproduced yet - pods with PersistentVolumeClaims or ResourceClaims (the snapshot carries no volumes, PDBs
-    or DRA objects; RV(not_reproduced) lists such pods, which show as unschedulable), pods bound by their own
-    C(nodeName) (they are placed again), scheduler-plugins' schedulers.
+  - Claims, budgets and devices as the cluster holds them - a bound claim keeps its volume (and the volume its node
+    affinity), an unbound WaitForFirstConsumer claim stays unbound until kube-scheduler chooses; the claim it then
+    binds to a volume is bound as the cluster's PersistentVolume controller would, and one it provisions gets a volume
+    on the chosen node's topology (the keys that node's CSINode reports for the provisioner). Each
+    PodDisruptionBudget keeps the status the cluster's disruption controller gave it, which preemption counts.
+    ResourceClaims are loaded unallocated and allocated again by kube-scheduler, also those of pods that keep their
+    node.
+  - Not reproduced - pods with generic ephemeral volumes or claims from ResourceClaimTemplates (kube-controller-manager
+    makes those claims for the pod the cluster runs; RV(not_reproduced) lists such pods, which show as
+    unschedulable), ResourceClaims where the cluster serves no C(resource.k8s.io/v1), pods bound by their own
+    C(nodeName) (they are placed again).
+  - With O(scheduler_plugins_version), the scheduler is that scheduler-plugins release's (give its binary as
+    O(binaries.kube_scheduler)); the throwaway control plane gets scheduler-plugins' own CRDs that the enabled plugins
+    read (PodGroups for Coscheduling, ElasticQuotas for CapacityScheduling, as the deployment role applies them),
+    the snapshot their objects, and the scheduler the RBAC rules it needs for them. Plugins that read other projects'
+    objects (NodeResourceTopologyMatch, NetworkOverhead, TopologicalSort, SySched) are refused.
 requirements:
   - On the controller, the Python packages C(kubernetes), C(urllib3) and C(cryptography); without urllib3 or
     cryptography the task fails before anything starts, naming them.
@@ -63,8 +79,11 @@ options:
     description:
       - The cluster's kubeconfig on the controller - a path, or the kubeconfig as a dict. Omitted or empty, the
         C(kubernetes) client's default (C(KUBECONFIG) or C(~/.kube/config)).
-      - Its identity needs C(list) on nodes, namespaces, pods and C(priorityclasses.scheduling.k8s.io),
-        cluster-wide; the task names what is missing and the ClusterRole that grants it.
+      - Its identity needs C(list), cluster-wide, on nodes, namespaces, pods, persistentvolumeclaims,
+        persistentvolumes, C(priorityclasses.scheduling.k8s.io), C(storageclasses), C(csinodes), C(csidrivers) and
+        C(csistoragecapacities) of C(storage.k8s.io), C(poddisruptionbudgets.policy), and, where the cluster serves
+        C(resource.k8s.io/v1), its C(deviceclasses), C(resourceslices) and C(resourceclaims); the task names what is
+        missing and the ClusterRole that grants it (docs/docsite/rst/placement_preview.rst shows it whole).
     type: raw
   context:
     description: The kubeconfig context.
@@ -72,7 +91,16 @@ options:
   kubernetes_version:
     description:
       - The minor the cluster's kube-scheduler runs, such as V(1.37) or V(1.37.2); both configurations are checked
-        for it and the binaries must be of it. Defaults to the newest supported minor.
+        for it and the binaries must be of it (kube-apiserver may be one minor newer, as the version skew policy lets
+        a cluster run it). Defaults to the newest supported minor.
+      - With O(scheduler_plugins_version), the minor that release is built on (V(1.34) for V(0.34.7)), as the
+        deployment role's C(kube_scheduler_deployment_version).
+    type: str
+  scheduler_plugins_version:
+    description:
+      - Preview kubernetes-sigs/scheduler-plugins' scheduler of this release (such as V(0.34.7)) instead of
+        kube-scheduler; both configurations are checked as M(kubesched.schedulers.scheduler_config) checks them with
+        its O(kubesched.schedulers.scheduler_config#module:scheduler_plugins_version).
     type: str
   current:
     description: The configuration running now, as a dict in upstream field names (a KubeSchedulerConfiguration).
@@ -106,7 +134,7 @@ options:
         description: kube-apiserver of O(kubernetes_version).
         type: path
       kube_scheduler:
-        description: kube-scheduler of O(kubernetes_version).
+        description: kube-scheduler of O(kubernetes_version), or scheduler-plugins' scheduler of O(scheduler_plugins_version).
         type: path
   binaries_dir:
     description:
@@ -188,11 +216,18 @@ moved:
   returned: success
   type: dict
 snapshot:
-  description: How many nodes, pods, namespaces and priority classes were read, and how many pods kept their node.
+  description:
+    - How many of each kind were read (C(nodes), C(pods), C(namespaces), C(priority_classes),
+      C(persistent_volume_claims), C(persistent_volumes), C(storage_classes), C(csi_nodes), C(csi_drivers),
+      C(csi_storage_capacities), C(pod_disruption_budgets), C(device_classes), C(resource_slices),
+      C(resource_claims)), C(dra) (whether the cluster serves C(resource.k8s.io/v1)), and how many pods kept their node
+      (C(kept_on_their_node)).
   returned: success
   type: dict
 not_reproduced:
-  description: What the preview cannot reproduce, and the pods with claims (at most 100).
+  description: >-
+    What the preview cannot reproduce (C(note)), and C(pods) - namespace/name to what of the pod it cannot reproduce
+    (at most 100).
   returned: success
   type: dict
 observed:

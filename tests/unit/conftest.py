@@ -18,6 +18,15 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 
+# make unit (and so make test) leaves these out, make preview-tests runs them: the placement preview's real-binary
+# cases beyond one per behaviour (each starts several throwaway control planes, half a minute or more under load).
+SLOW_PREVIEW = "slow_preview"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", SLOW_PREVIEW + ": a placement preview case on real binaries that make test "
+                            "leaves to make preview-tests (the Makefile's UNIT_MARKERS)")
+
 
 @pytest.fixture(scope="session")
 def collections_path() -> str:

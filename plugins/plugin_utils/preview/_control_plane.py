@@ -27,7 +27,7 @@ import time
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import dump_yaml
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import Api, local_configuration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import Api, ApiError, local_configuration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import SCHEDULER_USER, write_pki
 
 PREFIX = "kubesched-preview-"
@@ -89,9 +89,12 @@ class ControlPlane:
     """``with ControlPlane(binaries) as plane:`` plane.kubeconfig, plane.client() (a kubernetes ApiClient),
     plane.start_scheduler(config) and plane.stop(process)."""
 
-    def __init__(self, binaries: dict, parent: str | None = None):
+    def __init__(self, binaries: dict, parent: str | None = None, crds=(), scheduler_rules=()):
         self.binaries = binaries
         self.parent = parent
+        # scheduler-plugins' CRDs (their objects) and the rules its scheduler needs beyond system:kube-scheduler.
+        self.crds = list(crds)
+        self.scheduler_rules = list(scheduler_rules)
         self.directory = None
         self.processes = []
         self.kubeconfig = None
@@ -187,6 +190,23 @@ class ControlPlane:
         self.scheduler_kubeconfig = self._kubeconfig("scheduler.conf", self.pki["scheduler_cert"],
                                                      self.pki["scheduler_key"])
         self._scheduler_role()
+        self._install_crds()
+
+    def _install_crds(self) -> None:
+        """Each CRD, served before the snapshot is loaded (its group version lists the resource)."""
+        if not self.crds:
+            return
+        api = self.client(pool=2)
+        for crd in self.crds:
+            api.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        for crd in self.crds:
+            group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
+            versions = [version["name"] for version in crd["spec"]["versions"] if version.get("served", True)]
+
+            def served(group=group, plural=plural, versions=versions):
+                listed = api.request("GET", "/apis/%s/%s" % (group, versions[0])).get("resources") or ()
+                return any(resource.get("name") == plural for resource in listed)
+            self._wait("the CRD %s.%s" % (plural, group), self.processes[-1], served, log="kube-apiserver")
 
     def _kubeconfig(self, name: str, cert: str, key: str) -> str:
         path = os.path.join(self.directory, name)
@@ -201,8 +221,9 @@ class ControlPlane:
 
     def _scheduler_role(self) -> None:
         """kube-scheduler runs as SCHEDULER_USER with the API server's own bootstrap roles of a scheduler
-        (system:kube-scheduler, system:volume-scheduler), less the Events: an event per pod bound would be a third of
-        the writes a run costs and places nothing (kube-scheduler drops an event the API server refuses, unretried)."""
+        (system:kube-scheduler, system:volume-scheduler) and the scheduler_rules (scheduler-plugins' objects), less
+        the Events: an event per pod bound would be a third of the writes a run costs and places nothing
+        (kube-scheduler drops an event the API server refuses, unretried)."""
         api = self.client(pool=2)
         rules = []
         for role in ("system:kube-scheduler", "system:volume-scheduler"):
@@ -210,6 +231,7 @@ class ControlPlane:
                 resources = [name for name in rule.get("resources") or () if name != "events"]
                 if resources or rule.get("nonResourceURLs"):
                     rules.append(dict(rule, resources=resources) if rule.get("resources") else rule)
+        rules.extend(self.scheduler_rules)
         api.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
             "metadata": {"name": SCHEDULER_USER}, "rules": rules})
         api.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
@@ -264,17 +286,18 @@ class ControlPlane:
             text = answer.read().decode()
         return text.strip() if raw else json.loads(text)
 
-    def _wait(self, name: str, process, ready) -> None:
+    def _wait(self, name: str, process, ready, log: str | None = None) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             self.alive(process)
             try:
                 if ready():
                     return
-            except (OSError, ValueError):
+            except (OSError, ValueError, ApiError):
                 pass
             time.sleep(0.3)
-        raise ControlPlaneError("%s did not become ready within %d s: %s" % (name, START_TIMEOUT, self.log_tail(name)))
+        raise ControlPlaneError("%s did not become ready within %d s: %s"
+                                % (name, START_TIMEOUT, self.log_tail(log or name)))
 
     # --- clients and schedulers ---------------------------------------------------------------------------------
     def client(self, pool: int = 32) -> Api:

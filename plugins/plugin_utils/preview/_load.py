@@ -10,7 +10,8 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import ApiError
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import is_mirror, key
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import (
+    DRA_GROUP, DRA_VERSION, is_mirror, key)
 
 BUILT_IN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 # Metadata that belongs to the object's life in the real cluster, not to what kube-scheduler reads.
@@ -119,6 +120,105 @@ def load_cluster(writer: Writer, snapshot: dict) -> None:
                        content_type="application/merge-patch+json")
     writer.many([(one_node, (node,)) for node in snapshot["nodes"]])
     check_taints(writer, snapshot)
+    load_storage(writer, snapshot)
+    load_disruption_budgets(writer, snapshot)
+    if snapshot.get("dra"):
+        load_dra(writer, snapshot)
+    load_scheduler_plugins(writer, snapshot)
+
+
+STORAGE_CLASS_FIELDS = ("provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
+                        "volumeBindingMode", "allowedTopologies")
+CAPACITY_FIELDS = ("nodeTopology", "storageClassName", "capacity", "maximumVolumeSize")
+# The node kube-scheduler chose for an unbound WaitForFirstConsumer claim: chosen again in the preview.
+SELECTED_NODE = "volume.kubernetes.io/selected-node"
+
+
+def _with(obj: dict, fields, **more) -> dict:
+    kept = dict((field, obj[field]) for field in fields if field in obj)
+    kept.update(more)
+    return kept
+
+
+def _status(writer: Writer, path: str, status) -> None:
+    if status:
+        writer.request("PATCH", path + "/status", {"status": status}, content_type="application/merge-patch+json")
+
+
+def load_storage(writer: Writer, snapshot: dict) -> None:
+    """What the volume plugins read, as the cluster holds it: StorageClasses, CSIDrivers, CSINodes,
+    CSIStorageCapacities; each PersistentVolumeClaim with its status (an unbound one stays unbound, without the
+    node an earlier scheduling chose for it), then each PersistentVolume with its node affinity and status, its
+    claimRef naming the claim as created here (its uid is the throwaway API server's)."""
+    for obj in snapshot.get("storage_classes") or ():
+        writer.create("/apis/storage.k8s.io/v1/storageclasses", _with(
+            obj, STORAGE_CLASS_FIELDS, apiVersion="storage.k8s.io/v1", kind="StorageClass", metadata=_metadata(obj)))
+    for resource, kind, items in (("csidrivers", "CSIDriver", "csi_drivers"), ("csinodes", "CSINode", "csi_nodes")):
+        for obj in snapshot.get(items) or ():
+            writer.create("/apis/storage.k8s.io/v1/" + resource, {
+                "apiVersion": "storage.k8s.io/v1", "kind": kind, "metadata": _metadata(obj), "spec": obj["spec"]})
+    for obj in snapshot.get("csi_storage_capacities") or ():
+        writer.create("/apis/storage.k8s.io/v1/namespaces/%s/csistoragecapacities" % obj["metadata"]["namespace"],
+                      _with(obj, CAPACITY_FIELDS, apiVersion="storage.k8s.io/v1", kind="CSIStorageCapacity",
+                            metadata=_metadata(obj, namespaced=True)))
+    uids = {}
+
+    def one_claim(claim):
+        meta = _metadata(claim, namespaced=True)
+        if not (claim.get("spec") or {}).get("volumeName"):
+            meta.get("annotations", {}).pop(SELECTED_NODE, None)
+        path = "/api/v1/namespaces/%s/persistentvolumeclaims" % meta["namespace"]
+        created = writer.create(path, {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+                                       "spec": claim["spec"]})
+        uids[key(claim)] = created["metadata"]["uid"]
+        _status(writer, "%s/%s" % (path, meta["name"]), claim.get("status"))
+
+    def one_volume(volume):
+        spec = dict(volume["spec"])
+        if spec.get("claimRef"):
+            ref = dict((field, spec["claimRef"][field]) for field in ("kind", "apiVersion", "namespace", "name")
+                       if field in spec["claimRef"])
+            uid = uids.get("%s/%s" % (ref.get("namespace"), ref.get("name")))
+            if uid:
+                ref["uid"] = uid
+            spec["claimRef"] = ref
+        meta = _metadata(volume)
+        writer.create("/api/v1/persistentvolumes", {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta,
+                                                    "spec": spec})
+        _status(writer, "/api/v1/persistentvolumes/" + meta["name"], volume.get("status"))
+    writer.many([(one_claim, (claim,)) for claim in snapshot.get("persistent_volume_claims") or ()])
+    writer.many([(one_volume, (volume,)) for volume in snapshot.get("persistent_volumes") or ()])
+
+
+def load_disruption_budgets(writer: Writer, snapshot: dict) -> None:
+    """Each PodDisruptionBudget with the status the cluster's disruption controller gave it (there is none here):
+    preemption counts its disruptionsAllowed."""
+    for budget in snapshot.get("pod_disruption_budgets") or ():
+        meta = _metadata(budget, namespaced=True)
+        path = "/apis/policy/v1/namespaces/%s/poddisruptionbudgets" % meta["namespace"]
+        created = writer.create(path, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta,
+                                       "spec": budget["spec"]})
+        status = dict(budget.get("status") or {})
+        if status.get("observedGeneration") == (budget.get("metadata") or {}).get("generation"):
+            status["observedGeneration"] = created["metadata"].get("generation")
+        else:
+            status.pop("observedGeneration", None)
+        _status(writer, "%s/%s" % (path, meta["name"]), status)
+
+
+def load_dra(writer: Writer, snapshot: dict) -> None:
+    """DeviceClasses, ResourceSlices and ResourceClaims (resource.k8s.io/v1), the claims unallocated: kube-scheduler
+    allocates them again for the pods it places."""
+    base = "/apis/%s/%s/" % (DRA_GROUP, DRA_VERSION)
+    for resource, kind, items in (("deviceclasses", "DeviceClass", "device_classes"),
+                                  ("resourceslices", "ResourceSlice", "resource_slices")):
+        writer.many([(writer.create, (base + resource, {
+            "apiVersion": DRA_GROUP + "/" + DRA_VERSION, "kind": kind, "metadata": _metadata(obj),
+            "spec": obj["spec"]})) for obj in snapshot.get(items) or ()])
+    writer.many([(writer.create, (base + "namespaces/%s/resourceclaims" % claim["metadata"]["namespace"], {
+        "apiVersion": DRA_GROUP + "/" + DRA_VERSION, "kind": "ResourceClaim",
+        "metadata": _metadata(claim, namespaced=True), "spec": claim["spec"]}))
+        for claim in snapshot.get("resource_claims") or ()])
 
 
 def check_taints(writer: Writer, snapshot: dict) -> None:
@@ -156,3 +256,20 @@ def fixed_pods(snapshot: dict, served_names) -> list:
     scheduler name no configuration previewed serves."""
     return [pod for pod in snapshot["pods"] if (pod.get("spec") or {}).get("nodeName") and (
         is_mirror(pod) or (pod["spec"].get("schedulerName") or "default-scheduler") not in served_names)]
+
+
+# scheduler-plugins' own objects: (the snapshot's key, apiVersion, resource, kind).
+SCHEDULER_PLUGINS_OBJECTS = (("pod_groups", "scheduling.x-k8s.io/v1alpha1", "podgroups", "PodGroup"),
+                             ("elastic_quotas", "scheduling.x-k8s.io/v1alpha1", "elasticquotas", "ElasticQuota"))
+
+
+def load_scheduler_plugins(writer: Writer, snapshot: dict) -> None:
+    """PodGroups and ElasticQuotas (their CRDs installed with the control plane), oldest first (Coscheduling's queue
+    takes the pods of an older group first), each with the status scheduler-plugins' controller gave it."""
+    for items, api_version, resource, kind in SCHEDULER_PLUGINS_OBJECTS:
+        for obj in sorted(snapshot.get(items) or (), key=lambda obj: (
+                (obj.get("metadata") or {}).get("creationTimestamp") or "", key(obj))):
+            meta = _metadata(obj, namespaced=True)
+            path = "/apis/%s/namespaces/%s/%s" % (api_version, meta["namespace"], resource)
+            writer.create(path, {"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": obj.get("spec") or {}})
+            _status(writer, "%s/%s" % (path, meta["name"]), obj.get("status"))

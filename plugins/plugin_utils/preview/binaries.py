@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The three binaries a preview runs, found and checked before anything starts: each must be the component it is
 given as (its own --help names it) and, for kube-apiserver and kube-scheduler, of the minor previewed (its own
---version says it)."""
+--version says it; kube-apiserver may be one minor newer, as the version skew policy allows)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ COMPONENTS = ("etcd", "kube-apiserver", "kube-scheduler")
 # Upstream's server release tarball (kubernetes-server-linux-amd64.tar.gz) unpacks its binaries here; etcd is not
 # in it (kubeadm runs etcd from its image), so it comes from its own option or the PATH.
 SERVER_TARBALL_BIN = os.path.join("kubernetes", "server", "bin")
+
+
+def next_minor(minor: str) -> str:
+    major, number = minor.split(".")
+    return "%s.%d" % (major, int(number) + 1)
 
 
 class BinaryError(Exception):
@@ -84,8 +89,12 @@ def check(paths: dict, minor: str) -> dict:
         match = re.search(r"Kubernetes v(\d+\.\d+\.\d+\S*)", _run([path, "--version"]))
         if not match:
             raise BinaryError("%s: %s does not say its version (--version)" % (component, path))
-        if ".".join(match.group(1).split(".")[:2]) != minor_of(minor):
+        found = ".".join(match.group(1).split(".")[:2])
+        allowed = [minor_of(minor)]
+        if component == "kube-apiserver":
+            allowed.append(next_minor(allowed[0]))
+        if found not in allowed:
             raise BinaryError("%s: %s is v%s, the preview is for Kubernetes %s; give the %s of %s"
-                              % (component, path, match.group(1), minor, component, minor))
+                              % (component, path, match.group(1), minor, component, " or ".join(allowed)))
         versions[component] = match.group(1)
     return versions

@@ -3,18 +3,20 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Where the real kube-scheduler places a snapshot's pods under each configuration, in a throwaway control plane.
 
-A control plane of its own for each run of each configuration: the snapshot's namespaces, priority classes and nodes
-are loaded, with the pods that keep their node (mirror pods, bound pods of a scheduler name no configuration serves);
-kube-scheduler starts with that configuration and, once it schedules, every other pod is created without its node
-(oldest first: kube-scheduler's queue meets them in the order the cluster did); the run ends when each pod of a
-scheduler name the configuration serves is bound or reported unschedulable (its PodScheduled condition,
-kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted by kube-scheduler)
-is removed at once, as a kubelet would, and reported. Then the control plane is removed.
+A control plane of its own for each run of each configuration: the snapshot's namespaces, priority classes, nodes,
+storage objects, disruption budgets and DRA objects are loaded, with the pods that keep their node (mirror pods, bound
+pods of a scheduler name no configuration serves); kube-scheduler starts with that configuration and, once it schedules,
+every other pod is created without its node (oldest first: kube-scheduler's queue meets them in the order the cluster
+did); the run ends when each pod of a scheduler name the configuration serves is bound or reported unschedulable (its
+PodScheduled condition, kube-scheduler's own message) and nothing changed for SETTLE seconds. A pod preempted (deleted
+by kube-scheduler) is removed at once, as a kubelet would, and reported; a volume claim kube-scheduler binds is bound as
+kube-controller-manager and a provisioner would (_Volumes). Then the control plane is removed.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 
@@ -22,7 +24,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._cont
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import HAS_URLLIB3
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import HAS_CRYPTOGRAPHY
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
-    Writer, create_pods, creation_order, fixed_pods, load_cluster, pods_path)
+    SELECTED_NODE, Writer, create_pods, creation_order, fixed_pods, load_cluster, pods_path)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import key
 
 SETTLE = 2.0
@@ -122,6 +124,99 @@ class _Watch(threading.Thread):
         self.stopping = True
 
 
+# A CSI driver's name (the PersistentVolume source a provisioned claim gets where its provisioner is one).
+CSI_DRIVER_NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9]$")
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+
+
+class _Volumes(threading.Thread):
+    """What kube-controller-manager's PersistentVolume controller and a CSI external-provisioner do for
+    kube-scheduler's volume binding, which waits for them before it binds a pod: a claim a PersistentVolume now
+    names (kube-scheduler chose a static volume) is bound to it; a WaitForFirstConsumer claim kube-scheduler gave a
+    node (volume.kubernetes.io/selected-node) gets a volume provisioned there, with the node affinity of that node's
+    topology as its CSINode reports it for the provisioner (what the driver's accessible topology is, mostly), and
+    is bound to it. Every POLL seconds, while a run goes on."""
+
+    POLL = 0.3
+
+    def __init__(self, writer: Writer, snapshot: dict):
+        super().__init__(daemon=True)
+        self.writer = writer
+        self.classes = dict((obj["metadata"]["name"], obj) for obj in snapshot.get("storage_classes") or ())
+        self.nodes = dict((obj["metadata"]["name"], obj) for obj in snapshot.get("nodes") or ())
+        self.topology = dict(((obj["metadata"]["name"], driver.get("name")), driver.get("topologyKeys") or [])
+                             for obj in snapshot.get("csi_nodes") or ()
+                             for driver in (obj.get("spec") or {}).get("drivers") or ())
+        self.stopping = threading.Event()
+        self.error = None
+
+    def run(self):
+        try:
+            while not self.stopping.wait(self.POLL):
+                self._pass()
+        except Exception as exc:  # pylint: disable=broad-except  # reported by the run that waits on it
+            if not self.stopping.is_set():
+                self.error = exc
+
+    def stop(self):
+        self.stopping.set()
+
+    def _pass(self):
+        claims = self.writer.request("GET", "/api/v1/persistentvolumeclaims").get("items") or ()
+        volumes = self.writer.request("GET", "/api/v1/persistentvolumes").get("items") or ()
+        named = dict(((pv["spec"]["claimRef"].get("namespace"), pv["spec"]["claimRef"].get("name")), pv)
+                     for pv in volumes if (pv.get("spec") or {}).get("claimRef"))
+        for claim in claims:
+            meta = claim["metadata"]
+            if (claim.get("spec") or {}).get("volumeName"):
+                continue
+            volume = named.get((meta["namespace"], meta["name"]))
+            if volume and volume["spec"]["claimRef"].get("uid") not in (None, meta["uid"]):
+                continue
+            if volume is None and (meta.get("annotations") or {}).get(SELECTED_NODE):
+                volume = self._provision(claim, meta["annotations"][SELECTED_NODE])
+            if volume is not None:
+                self._bind(claim, volume)
+
+    def _provision(self, claim: dict, node: str) -> dict:
+        spec = claim["spec"]
+        storage_class = self.classes.get(spec.get("storageClassName") or "") or {}
+        provisioner = storage_class.get("provisioner") or ""
+        labels = (self.nodes.get(node, {}).get("metadata") or {}).get("labels") or {}
+        keys = [name for name in self.topology.get((node, provisioner), ()) if name in labels]
+        name = "pvc-" + claim["metadata"]["uid"]
+        volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {
+            "name": name, "annotations": {"pv.kubernetes.io/provisioned-by": provisioner}}, "spec": {
+            "capacity": {"storage": ((spec.get("resources") or {}).get("requests") or {}).get("storage", "1")},
+            "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
+            "storageClassName": spec.get("storageClassName") or "",
+            "volumeMode": spec.get("volumeMode") or "Filesystem",
+            "persistentVolumeReclaimPolicy": storage_class.get("reclaimPolicy") or "Delete",
+            "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": claim["metadata"]["namespace"],
+                         "name": claim["metadata"]["name"], "uid": claim["metadata"]["uid"]}}}
+        if CSI_DRIVER_NAME.match(provisioner):
+            volume["spec"]["csi"] = {"driver": provisioner, "volumeHandle": name}
+        else:
+            volume["spec"]["hostPath"] = {"path": "/" + name}
+        if keys:
+            volume["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": name, "operator": "In", "values": [labels[name]]} for name in keys]}]}}
+        return self.writer.create("/api/v1/persistentvolumes", volume)
+
+    def _bind(self, claim: dict, volume: dict) -> None:
+        meta = claim["metadata"]
+        path = "/api/v1/namespaces/%s/persistentvolumeclaims/%s" % (meta["namespace"], meta["name"])
+        merge = "application/merge-patch+json"
+        self.writer.request("PATCH", path, {"metadata": {"annotations": {
+            BIND_COMPLETED: "yes", "pv.kubernetes.io/bound-by-controller": "yes"}},
+            "spec": {"volumeName": volume["metadata"]["name"]}}, content_type=merge)
+        self.writer.request("PATCH", path + "/status", {"status": {
+            "phase": "Bound", "accessModes": volume["spec"].get("accessModes"),
+            "capacity": volume["spec"].get("capacity")}}, content_type=merge)
+        self.writer.request("PATCH", "/api/v1/persistentvolumes/%s/status" % volume["metadata"]["name"],
+                            {"status": {"phase": "Bound"}}, content_type=merge)
+
+
 def _resource_version(writer: Writer) -> str:
     return writer.request("GET", "/api/v1/pods", query={"limit": 1})["metadata"]["resourceVersion"]
 
@@ -146,11 +241,15 @@ def _wait_until_scheduling(plane, writer: Writer, watch: "_Watch", scheduler, se
 
 
 def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods: list, timeout: float,
-             feature_gates=None) -> dict:
+             feature_gates=None, snapshot=None) -> dict:
     served = set(scheduler_names(config))
     expected = [key(pod) for pod in pods if (pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER) in served]
     watch = _Watch(writer, _resource_version(writer))
     watch.start()
+    volumes = None
+    if snapshot and snapshot.get("persistent_volume_claims"):
+        volumes = _Volumes(writer, snapshot)
+        volumes.start()
     started = time.monotonic()
     scheduler = plane.start_scheduler(name, config, feature_gates)
     try:
@@ -163,6 +262,8 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
             plane.alive(scheduler)
             if watch.error is not None:
                 raise PlacementError("watching the pods failed: %s" % watch.error)
+            if volumes is not None and volumes.error is not None:
+                raise PlacementError("binding the volume claims failed: %s" % volumes.error)
             now = time.monotonic()
             if watch.decided(expected) == len(expected) and now - watch.last_change >= SETTLE:
                 break
@@ -175,6 +276,8 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
     finally:
         plane.stop(scheduler)
         watch.stop()
+        if volumes is not None:
+            volumes.stop()
     with watch.lock:
         outcome = {
             "seconds": round(seconds, 2), "load_seconds": round(loaded, 2), "ready_seconds": round(ready, 2),
@@ -189,9 +292,11 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
 
 
 def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeout: float = 1800,
-            feature_gates=None, progress=None) -> dict:
+            feature_gates=None, progress=None, crds=(), scheduler_rules=()) -> dict:
     """{"runs": {config name: [outcome of each run]}, "load_seconds", "total_seconds"} for ``configs``, a list of
-    (name, KubeSchedulerConfiguration mapping), each run ``runs`` times, in turn."""
+    (name, KubeSchedulerConfiguration mapping), each run ``runs`` times, in turn. ``crds`` (CustomResourceDefinition
+    mappings) are installed in each control plane before the snapshot is loaded, and ``scheduler_rules`` (RBAC rules)
+    granted to kube-scheduler there: scheduler-plugins' scheduler needs both for its own objects."""
     started = time.monotonic()
     served = set(name for _label, config in configs for name in scheduler_names(config))
     fixed = fixed_pods(snapshot, served)
@@ -204,7 +309,7 @@ def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeou
             # A control plane of its own per run: every run starts from the snapshot, and starting etcd and
             # kube-apiserver again costs less than deleting tens of thousands of pods.
             began = time.monotonic()
-            with ControlPlane(binaries) as plane:
+            with ControlPlane(binaries, crds=crds, scheduler_rules=scheduler_rules) as plane:
                 writer = Writer(plane.client())
                 load_cluster(writer, snapshot)
                 create_pods(writer, fixed, keep_node=True)
@@ -212,7 +317,7 @@ def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeou
                 if progress:
                     progress("run %d of %d: %s" % (number + 1, runs, label))
                 outcome = _one_run(plane, writer, "kube-scheduler-%d" % index, config, movable, timeout,
-                                   feature_gates)
+                                   feature_gates, snapshot)
                 outcome["setup_seconds"] = round(time.monotonic() - began - outcome["seconds"], 2)
                 results[label].append(outcome)
     return {"runs": results, "load_seconds": round(setup, 2), "total_seconds": round(time.monotonic() - started, 2),

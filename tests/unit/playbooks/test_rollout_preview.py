@@ -171,6 +171,9 @@ def test_required_a_preview_that_did_not_run_fails_the_job(tmp_path, ansible_pla
     assert "cluster lab, scheduler name default-scheduler (l1): kube_scheduler_rollout_preview_kubeconfig: Required" in message
 
 
+# Three runs of two configurations through the rollout's Check job: make preview-tests (the tests above keep the
+# preview task, and the action plugin's fidelity test the real preview, in make test).
+@pytest.mark.slow_preview
 def test_with_the_real_binaries_the_check_job_prints_the_table(tmp_path, ansible_playbook):
     """The preview's own real test proves the engine; here, once, that the Check job reaches it and shows its table."""
     sys.path.insert(0, str(REPO / "tests" / "controlplane"))

@@ -76,6 +76,9 @@ def shown(proc):
     return json.loads(found.group(1).split(" => ", 1)[1])["msg"]
 
 
+# Three runs of two configurations through the role's Check job: make preview-tests (the action plugin's fidelity
+# test keeps the real preview in make test, and the test below the role's preview task).
+@pytest.mark.slow_preview
 def test_a_check_job_prints_the_real_preview_of_the_changed_scheduler_name_and_applies_nothing(api, tmp_path, ansible_playbook):
     proc = check_job(api, tmp_path, ansible_playbook, kube_scheduler_rollout_preview_required=True,
                      kube_scheduler_rollout_preview_binaries={"etcd": BINARIES["etcd"],

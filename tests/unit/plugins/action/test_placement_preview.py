@@ -149,7 +149,7 @@ def test_the_preview_of_most_allocated_is_what_the_cluster_does_with_it(cluster,
         "name": "preview", "kubesched.schedulers.placement_preview": {
             "kubeconfig": str(real.api.kubeconfig), "kubernetes_version": MINOR,
             "current": strategy("LeastAllocated"), "proposed": strategy("MostAllocated"),
-            "names": ["LeastAllocated", "MostAllocated"], "binaries": _binaries(), "runs": 2,
+            "names": ["LeastAllocated", "MostAllocated"], "binaries": _binaries(), "runs": 1,
             "picture": str(tmp_path / "preview.html")}}])
     preview = results["preview"]
     assert not preview.get("failed"), preview.get("msg")
@@ -199,6 +199,10 @@ def test_what_it_refuses_before_anything_starts(cluster, ansible_playbook, tmp_p
         ("wrong component", dict(base, binaries=dict(_binaries(), kube_apiserver=BINARIES["kube-scheduler"]))),
         ("wrong minor", dict(base, kubernetes_version="1.37")),
         ("no permission", dict(base, kubeconfig=str(tmp_path / "jane.conf"))),
+        ("scheduler-plugins of another minor", dict(base, scheduler_plugins_version="0.34.7")),
+        ("other projects' objects", dict(base, kubernetes_version="1.34", scheduler_plugins_version="0.34.7",
+                                         proposed={"profiles": [{"schedulerName": "topology", "plugins": {
+                                             "multiPoint": {"enabled": [{"name": "NodeResourceTopologyMatch"}]}}}]})),
     ]
     results = run_preview(ansible_playbook, tmp_path, [
         {"name": name, "kubesched.schedulers.placement_preview": args, "ignore_errors": True} for name, args in tasks])
@@ -212,9 +216,18 @@ def test_what_it_refuses_before_anything_starts(cluster, ansible_playbook, tmp_p
     assert msg["wrong minor"].startswith("binaries: kube-apiserver: %s is v%s" % (BINARIES["kube-apiserver"], MINOR))
     assert "the preview is for Kubernetes 1.37" in msg["wrong minor"]
     refusal = msg["no permission"]
-    assert "may not list nodes, namespaces, priorityclasses.scheduling.k8s.io, pods cluster-wide" in refusal
+    assert ("may not list nodes, namespaces, priorityclasses.scheduling.k8s.io, pods, persistentvolumeclaims, "
+            "persistentvolumes, storageclasses.storage.k8s.io, csinodes.storage.k8s.io, csidrivers.storage.k8s.io, "
+            "csistoragecapacities.storage.k8s.io, poddisruptionbudgets.policy, deviceclasses.resource.k8s.io, "
+            "resourceslices.resource.k8s.io, resourceclaims.resource.k8s.io cluster-wide") in refusal
     role = yaml.safe_load(refusal.split("ClusterRoleBinding to the identity):\n", 1)[1])
     assert role["kind"] == "ClusterRole" and all(rule["verbs"] == ["list"] for rule in role["rules"])
+    assert msg["scheduler-plugins of another minor"].startswith(
+        "scheduler_plugins_version: scheduler-plugins 0.34.7 is built on Kubernetes 1.34.7, not %s" % MINOR)
+    assert msg["other projects' objects"] == (
+        "scheduler_plugins_version: the profiles enable NodeResourceTopologyMatch, which reads "
+        "noderesourcetopologies.topology.node.k8s.io of other projects; the preview carries scheduler-plugins' own "
+        "objects only (PodGroups, ElasticQuotas)")
 
 
 def test_without_urllib3_and_cryptography_it_names_them_before_anything_starts(ansible_playbook, tmp_path):
@@ -232,3 +245,94 @@ def test_without_urllib3_and_cryptography_it_names_them_before_anything_starts(a
     assert results["preview"]["failed"] is True
     assert results["preview"]["msg"] == ("the preview needs the Python packages urllib3 and cryptography on the "
                                          "controller (pip install urllib3 cryptography)")
+
+
+GANG = "gang"
+PLUGINS_RELEASE = "0.34.7"
+PLUGINS_GROUP = "scheduling.x-k8s.io"
+COSCHEDULING = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [{
+    "schedulerName": GANG,
+    "plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}},
+    # A gang that cannot be placed gives its reserved pods back after 5 s (the default is 60).
+    "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 5}}]}]}
+
+
+def _gang_pod(name, group):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {PLUGINS_GROUP + "/pod-group": group}},
+            "spec": {"schedulerName": GANG, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                                            "resources": {"requests": {"cpu": "1"}}}]}}
+
+
+@pytest.mark.slow_preview
+def test_scheduler_plugins_coscheduling_places_pod_groups_as_the_cluster_does(ansible_playbook, tmp_path):
+    """scheduler-plugins 0.34.7's kube-scheduler (Kubernetes 1.34.7) with Coscheduling, on a 1.35 API server as the
+    e2e runs it: two nodes of 2 CPUs, PodGroup `pair` (minMember 2) and then `trio` (minMember 3) of 1-CPU pods. The
+    pair is bound whole; of the trio two would fit, so none is bound. The preview reads the PodGroups (the profile
+    enables Coscheduling), installs scheduler-plugins' CRDs in its control plane and runs the same binary."""
+    scheduler = os.environ.get("SCHEDULER_PLUGINS_SCHEDULER_BIN_" + PLUGINS_RELEASE.replace(".", "_"))
+    if not (scheduler and os.access(scheduler, os.X_OK)):
+        pytest.skip("no scheduler-plugins %s scheduler (make binaries)" % PLUGINS_RELEASE)
+    from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
+    directory = tmp_path / "cluster"
+    directory.mkdir()
+    with LocalApiServer(directory) as api:
+        objects = dynamic.DynamicClient(api.client)
+        for crd in ("podgroups", "elasticquotas"):
+            objects.resources.get(api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition").create(
+                body=yaml.safe_load((REPO / "roles" / "deployment" / "files" / "scheduler-plugins" / (
+                    "%s.%s.yaml" % (crd, PLUGINS_GROUP))).read_text()))
+        api.ready_nodes({"node-0": {}, "node-1": {}}, {"cpu": "2", "memory": "8Gi", "pods": "110"})
+        api.namespaces("apps")
+        core = client.CoreV1Api(api.client)
+        deadline = time.monotonic() + 60
+        while True:
+            try:  # a client of its own each time: discovery is cached
+                groups = dynamic.DynamicClient(api.client).resources.get(
+                    api_version=PLUGINS_GROUP + "/v1alpha1", kind="PodGroup")
+                break
+            except Exception:  # pylint: disable=broad-except  # not served yet
+                assert time.monotonic() < deadline, "the PodGroup CRD was not served"
+                time.sleep(0.5)
+        for group, size in (("pair", 2), ("trio", 3)):
+            groups.create(namespace="apps", body={"apiVersion": PLUGINS_GROUP + "/v1alpha1", "kind": "PodGroup",
+                                                  "metadata": {"name": group}, "spec": {"minMember": size}})
+            for index in range(size):
+                core.create_namespaced_pod("apps", _gang_pod("%s-%d" % (group, index), group))
+            time.sleep(1.1)  # the groups of two creation seconds: Coscheduling's queue takes the older first
+
+        results = run_preview(ansible_playbook, tmp_path, [{
+            "name": "preview", "kubesched.schedulers.placement_preview": {
+                "kubeconfig": str(api.kubeconfig), "kubernetes_version": "1.34",
+                "scheduler_plugins_version": PLUGINS_RELEASE, "current": COSCHEDULING, "proposed": COSCHEDULING,
+                "binaries": dict(_binaries(), kube_scheduler=scheduler), "runs": 1}}])
+        preview = results["preview"]
+        assert not preview.get("failed"), preview.get("msg")
+        assert preview["snapshot"]["pod_groups"] == 2 and preview["binaries"]["kube-scheduler"] == "1.34.7"
+
+        config = dict(COSCHEDULING, clientConnection={"kubeconfig": str(api.kubeconfig)},
+                      leaderElection={"leaderElect": False})
+        (directory / "gang.yaml").write_text(yaml.safe_dump(config))
+        with (directory / "gang.log").open("wb") as log:
+            process = subprocess.Popen([scheduler, "--config=%s" % (directory / "gang.yaml"), "--secure-port=0"],  # pylint: disable=consider-using-with
+                                       stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                pods = core.list_namespaced_pod("apps").items
+                bound = dict((pod.metadata.name, pod.spec.node_name) for pod in pods if pod.spec.node_name)
+                refused = [pod.metadata.name for pod in pods if any(
+                    condition.type == "PodScheduled" and condition.status == "False"
+                    for condition in pod.status.conditions or ())]
+                if len(bound) == 2 and len(refused) == 3:
+                    break
+                assert time.monotonic() < deadline, (bound, refused)
+                time.sleep(0.5)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    assert sorted(bound) == ["pair-0", "pair-1"] and sorted(refused) == ["trio-0", "trio-1", "trio-2"]
+    for label in ("current", "proposed"):
+        predicted = preview["configs"][label]
+        assert predicted["runs"][0]["nodes_used"] == len(set(bound.values())), predicted
+        assert sorted(predicted["unschedulable_pods"]) == ["apps/trio-0", "apps/trio-1", "apps/trio-2"], predicted

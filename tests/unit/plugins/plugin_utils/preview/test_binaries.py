@@ -7,7 +7,7 @@ import os
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.binaries import (
-    BinaryError, check, resolve)
+    BinaryError, check, next_minor, resolve)
 
 
 def test_a_directory_laid_out_as_the_server_tarball_gives_both_kubernetes_binaries(binaries, tmp_path):
@@ -47,8 +47,18 @@ def test_another_minor_is_refused_naming_both(binaries):
     minor, paths = binaries
     other = "1.30" if minor != "1.30" else "1.31"
     with pytest.raises(BinaryError, match=r"^kube-apiserver: .* is v%s\.\d+, the preview is for Kubernetes %s; "
-                       r"give the kube-apiserver of %s$" % (minor.replace(".", r"\."), other, other)):
+                       r"give the kube-apiserver of %s or %s$" % (minor.replace(".", r"\."), other, other,
+                                                                  next_minor(other).replace(".", r"\."))):
         check(paths, other)
+
+
+def test_an_api_server_one_minor_newer_is_taken_and_a_scheduler_is_not(binaries):
+    """As the version skew policy lets a cluster run it (scheduler-plugins 0.34.7's scheduler, of 1.34, on 1.35)."""
+    minor, paths = binaries
+    older = "1.%d" % (int(minor.split(".")[1]) - 1)
+    with pytest.raises(BinaryError, match=r"^kube-scheduler: .* is v%s\.\d+, the preview is for Kubernetes %s; "
+                       r"give the kube-scheduler of %s$" % (minor.replace(".", r"\."), older, older)):
+        check(paths, older)
 
 
 def test_a_file_that_is_not_executable_is_refused(binaries, tmp_path):

@@ -103,7 +103,8 @@ def _wait_gone(pids, seconds=30):
     return all(_gone(pid) for pid in pids)
 
 
-@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+# SIGTERM in make test (the engine's own handler); Ctrl-C's SIGINT, Python's KeyboardInterrupt, in make preview-tests.
+@pytest.mark.parametrize("number", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow_preview)])
 def test_an_interrupted_preview_leaves_no_process_and_no_directory(binaries, tmp_path, number):
     _minor, paths = binaries
     process, started = _child(paths, tmp_path)

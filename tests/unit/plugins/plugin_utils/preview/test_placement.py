@@ -1,9 +1,19 @@
 """The engine on real parts, where a placement is more than a fit: preemption (the victim is deleted at once, as a
 kubelet would, and reported), a pod of a scheduler name no configuration serves keeps its node, a mirror pod keeps
-its node, a gated pod stays gated, each run starts from the same cluster."""
+its node, a gated pod stays gated, each run starts from the same cluster; volume claims, disruption budgets and DRA
+claims place as a real cluster (kube-apiserver, kube-controller-manager, kube-scheduler) places them."""
 from __future__ import annotations
 
+import os
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import snapshot
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.placement import preview
+from local_apiserver import LocalApiServer, missing_binaries  # tests/controlplane, on the path by conftest.py
 
 READY = [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "",
           "lastHeartbeatTime": "2026-01-01T00:00:00Z", "lastTransitionTime": "2026-01-01T00:00:00Z"}]
@@ -23,7 +33,11 @@ def _pod(name, cpu, created, priority=0, **spec):
     return {"metadata": {"name": name, "namespace": "apps", "creationTimestamp": created}, "spec": body}
 
 
-def test_preemption_other_schedulers_mirror_and_gated_pods(binaries):
+# make test: one configuration, one run; make preview-tests: two configurations twice, each run from the same cluster.
+@pytest.mark.parametrize("labels, runs", [
+    pytest.param(("a",), 1, id="one-run"),
+    pytest.param(("a", "b"), 2, id="two-configurations-twice", marks=pytest.mark.slow_preview)])
+def test_preemption_other_schedulers_mirror_and_gated_pods(binaries, labels, runs):
     _minor, paths = binaries
     mirror = _pod("etcd-n1", "100m", "2026-01-01T00:00:00Z", nodeName="n1")
     mirror["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "x"}
@@ -36,9 +50,10 @@ def test_preemption_other_schedulers_mirror_and_gated_pods(binaries):
                  _pod("gated", "100m", "2026-01-01T00:00:02Z", schedulingGates=[{"name": "wait"}]),
                  _pod("high", "1", "2026-01-01T00:00:03Z", priority=1000, priorityClassName="high")],
     }
-    result = preview(snapshot, [("a", CONFIG), ("b", CONFIG)], paths, runs=2, timeout=120)
+    result = preview(snapshot, [(label, CONFIG) for label in labels], paths, runs=runs, timeout=120)
     assert sorted(result["fixed"]) == ["apps/batch-job", "apps/etcd-n1"]
-    for label in ("a", "b"):
+    for label in labels:
+        assert len(result["runs"][label]) == runs
         for run in result["runs"][label]:
             # 2 CPUs, 400m free beside the mirror pod and the batch scheduler's pod. high (1 CPU, priority 1000)
             # leaves kube-scheduler's queue first and preempts the batch pod, which is deleted at once (no kubelet
@@ -61,3 +76,174 @@ def test_kube_schedulers_queue_meets_the_pods_in_the_order_the_cluster_created_t
     run = preview(snapshot, [("a", CONFIG)], paths, runs=1, timeout=120)["runs"]["a"][0]
     assert run["placed"] == {"apps/z-first": "n1", "apps/z-second": "n1"}
     assert list(run["unschedulable"]) == ["apps/a-late"]
+
+
+class _Cluster:
+    """The "real cluster" of the comparison: a real etcd and kube-apiserver (tests/controlplane/local_apiserver.py,
+    Node objects kept Ready), kube-controller-manager's PersistentVolume binder and disruption controllers, and,
+    once started, the real kube-scheduler; a pod it deletes (a preemption's victim) is removed at once, as a kubelet
+    would."""
+
+    def __init__(self, api, directory, paths):
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+        self.api, self.directory, self.paths = api, directory, paths
+        self.core = client.CoreV1Api(api.client)
+        self.processes = []
+
+    def start(self, name, argv):
+        log = (self.directory / (name + ".log")).open("wb")
+        self.processes.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT))  # pylint: disable=consider-using-with
+
+    def controllers(self, binary):
+        self.start("kube-controller-manager", [
+            binary, "--kubeconfig=%s" % self.api.kubeconfig, "--leader-elect=false", "--secure-port=0",
+            "--controllers=persistentvolume-binder-controller,disruption-controller"])
+
+    def scheduler(self):
+        path = self.directory / "scheduler.yaml"
+        path.write_text(yaml.safe_dump(dict(CONFIG, clientConnection={"kubeconfig": str(self.api.kubeconfig)},
+                                            leaderElection={"leaderElect": False})))
+        self.start("kube-scheduler", [self.paths["kube-scheduler"], "--config=%s" % path, "--secure-port=0"])
+
+    def until(self, what, check, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for process in self.processes:
+                assert process.poll() is None, "%s exited (logs in %s)" % (process.args[0], self.directory)
+            # The kubelet's part in a preemption: the victim goes at once.
+            for pod in self.core.list_namespaced_pod("apps").items:
+                if pod.metadata.deletion_timestamp:
+                    self.core.delete_namespaced_pod(pod.metadata.name, "apps", grace_period_seconds=0)
+            found = check()
+            if found:
+                return found
+            time.sleep(0.3)
+        raise AssertionError("the cluster did not get there: %s (logs in %s)" % (what, self.directory))
+
+    def stop(self):
+        for process in reversed(self.processes):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def _object(kind, name, namespace=None, **fields):
+    meta = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
+    api_version = {"StorageClass": "storage.k8s.io/v1", "PodDisruptionBudget": "policy/v1",
+                   "PriorityClass": "scheduling.k8s.io/v1", "DeviceClass": "resource.k8s.io/v1",
+                   "ResourceSlice": "resource.k8s.io/v1", "ResourceClaim": "resource.k8s.io/v1"}.get(kind, "v1")
+    return dict({"apiVersion": api_version, "kind": kind, "metadata": meta}, **fields)
+
+
+def _local_volume(name, zone, claim=None):
+    spec = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+            "local": {"path": "/mnt/" + name}, "nodeAffinity": {"required": {"nodeSelectorTerms": [{
+                "matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}]}}}
+    if claim:
+        spec["claimRef"] = {"namespace": "apps", "name": claim}
+    return _object("PersistentVolume", name, spec=spec)
+
+
+def _claim(name, volume=None):
+    spec = {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+            "resources": {"requests": {"storage": "1Gi"}}}
+    if volume:
+        spec["volumeName"] = volume
+    return _object("PersistentVolumeClaim", name, "apps", spec=spec)
+
+
+def _cluster_pod(name, cpu, **spec):
+    pod = _object("Pod", name, "apps", spec=dict({"terminationGracePeriodSeconds": 0, "containers": [
+        {"name": "c", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}]}, **spec))
+    pod["metadata"]["labels"] = {"app": name}
+    return pod
+
+
+def _with_claim(claim):
+    return {"volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]}
+
+
+def test_claims_budgets_and_devices_place_as_the_cluster_places_them(binaries, tmp_path):
+    """One cluster, three stories, each of which the preview gets wrong without the objects:
+
+    - volumes: zone a's node is busy (a pod of another scheduler holds 3 of its 4 CPUs), so LeastAllocated alone
+      would take zone b; the claim `logs` is bound to a volume in zone a, and `data`, WaitForFirstConsumer, unbound
+      in the snapshot, can only get the one free volume, also in zone a: both pods go to zone a;
+    - preemption: `urgent` (priority 1000) needs one of the two 1-CPU nodes of role=pdb; `guarded` (priority 0)
+      holds one, protected by a budget the cluster's disruption controller says allows no disruption, and `plain`
+      (priority 10) the other: without the budget kube-scheduler would evict the lower priority, `guarded`; with it,
+      `plain`;
+    - DRA: the one device of its class is in a ResourceSlice of zone a's busy node, and `gpu` claims it.
+    """
+    minor, paths = binaries
+    manager = os.environ.get("KUBE_CONTROLLER_MANAGER_BIN_" + minor.replace(".", "_"))
+    if not (manager and os.access(manager, os.X_OK) and not missing_binaries()):
+        pytest.skip("no kube-controller-manager %s or local API server binaries (make binaries)" % minor)
+    from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
+    with LocalApiServer(tmp_path) as api:
+        cluster = _Cluster(api, tmp_path, paths)
+        objects = dynamic.DynamicClient(api.client)
+        try:
+            big = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+            api.ready_nodes({"node-a": {"topology.kubernetes.io/zone": "a"},
+                             "node-b": {"topology.kubernetes.io/zone": "b"}}, big)
+            api.ready_nodes({"p1": {"role": "pdb"}, "p2": {"role": "pdb"}}, {"cpu": "1", "memory": "8Gi", "pods": "110"})
+            api.namespaces("apps")
+            for obj in [_object("StorageClass", "local", provisioner="kubernetes.io/no-provisioner",
+                                volumeBindingMode="WaitForFirstConsumer"),
+                        _local_volume("logs-a", "a", claim="logs"), _local_volume("free-a", "a"),
+                        _claim("logs", volume="logs-a"), _claim("data"),
+                        _object("PriorityClass", "mid", value=10), _object("PriorityClass", "high", value=1000),
+                        _object("PodDisruptionBudget", "guarded", "apps", spec={
+                            "minAvailable": 1, "selector": {"matchLabels": {"app": "guarded"}}}),
+                        _object("DeviceClass", "gpu.example.com", spec={"selectors": [
+                            {"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}),
+                        _object("ResourceSlice", "node-a-gpus", spec={
+                            "driver": "gpu.example.com", "nodeName": "node-a", "devices": [{"name": "gpu-0"}],
+                            "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1}}),
+                        _object("ResourceClaim", "gpu", "apps", spec={"devices": {"requests": [
+                            {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}),
+                        _cluster_pod("busy", "3", schedulerName="batch", nodeName="node-a"),
+                        _cluster_pod("guarded", "800m", nodeName="p1", nodeSelector={"role": "pdb"}),
+                        _cluster_pod("plain", "800m", nodeName="p2", priorityClassName="mid",
+                                     nodeSelector={"role": "pdb"})]:
+                objects.resources.get(api_version=obj["apiVersion"], kind=obj["kind"]).create(
+                    body=obj, namespace=obj["metadata"].get("namespace"))
+            cluster.controllers(manager)
+            budgets = client.PolicyV1Api(api.client)
+            cluster.until("logs bound, the budget's status", lambda: (
+                cluster.core.read_namespaced_persistent_volume_claim("logs", "apps").status.phase == "Bound"
+                and budgets.read_namespaced_pod_disruption_budget("guarded", "apps").status.observed_generation))
+            time.sleep(1.1)  # the pending pods of a later creation second than the bound ones
+            for obj in [_cluster_pod("reader", "100m", **_with_claim("logs")),
+                        _cluster_pod("db", "100m", **_with_claim("data")),
+                        _cluster_pod("urgent", "800m", priorityClassName="high", nodeSelector={"role": "pdb"}),
+                        _cluster_pod("gpu", "100m", resourceClaims=[{"name": "gpu", "resourceClaimName": "gpu"}])]:
+                cluster.core.create_namespaced_pod("apps", obj)
+
+            taken = snapshot.take(snapshot.connect(str(api.kubeconfig)))
+            claims = dict((claim["metadata"]["name"], claim) for claim in taken["persistent_volume_claims"])
+            assert claims["data"]["status"]["phase"] == "Pending" and "volumeName" not in claims["data"]["spec"]
+            assert taken["pod_disruption_budgets"][0]["status"]["disruptionsAllowed"] == 0
+            assert taken["dra"] is True and len(taken["resource_slices"]) == 1 and snapshot.unsupported(taken) == {}
+            run = preview(taken, [("a", CONFIG)], paths, runs=1, timeout=120)["runs"]["a"][0]
+            # The preview wrote nothing to the cluster: `data` is still unbound there.
+            assert not cluster.core.read_namespaced_persistent_volume_claim("data", "apps").spec.volume_name
+
+            cluster.scheduler()
+
+            def bound():
+                nodes = dict((pod.metadata.name, pod.spec.node_name)
+                             for pod in cluster.core.list_namespaced_pod("apps").items)
+                return nodes if all(nodes.get(name) for name in ("reader", "db", "urgent", "gpu")) else None
+            placed = cluster.until("reader, db, urgent and gpu bound", bound)
+        finally:
+            cluster.stop()
+    assert placed["reader"] == placed["db"] == placed["gpu"] == "node-a"
+    assert "plain" not in placed and placed["guarded"] == "p1"
+    for name in ("reader", "db", "gpu"):
+        assert run["placed"]["apps/" + name] == placed[name], run
+    assert run["preempted"] == ["apps/plain"], run
+    assert run["placed"]["apps/urgent"] in ("p1", "p2") and "apps/guarded" in run["placed"], run
+    assert run["unschedulable"] == {}, run
