@@ -48,6 +48,7 @@ _SEMANTIC = {"name": "name", "state": "state", "default_scheduler": "bool", "sec
              "kubeconfig": "abspath", "image": "image", "strict": "bool", "serving_cert": "bool"}
 FIELDS = dict((field, (_SEMANTIC.get(field, spec["type"]), spec.get("default"))) for field, spec in INSTANCE_SPEC.items())
 
+
 class InstanceError(Exception):
     """One problem, already worded for the operator with the path of the field it is about."""
 
