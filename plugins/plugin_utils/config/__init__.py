@@ -20,5 +20,5 @@ Public:
 - scheduler_plugins: kubernetes-sigs/scheduler-plugins releases as targets of the library
 - extra_plugins: the one check of the shape of extra_plugins
 
-Uses: core.
+Uses: core, inputs, module_utils.
 """

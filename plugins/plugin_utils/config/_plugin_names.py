@@ -12,8 +12,8 @@ kube-scheduler's tolerance. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import errors
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.kinds import closest
 
 # In-tree plugins that were removed, with the plugin that does their work now.
 REMOVED_PLUGINS = {

@@ -10,9 +10,7 @@ leader-election rule of the run time. Each step runs only when the previous one 
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
-import re
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import _feature_gates as feature_gates_model
@@ -27,7 +25,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config._plugi
     Plugin, args_kind_plugins, extension_points, in_tree_plugins)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.schema import API_VERSION, KIND
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import errors
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import errors, pem
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import minor_number, minor_of, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import dump_yaml, parse_text
 
@@ -177,60 +175,6 @@ def _warnings(user_profiles: list, profiles: list, registry: framework_checks.Re
     return warnings
 
 
-_PEM_BEGIN = re.compile(r"-----BEGIN ([^-\n]*)-----\r?\n")
-
-
-def _pem_texts(text):
-    """(type, body) of each block, as ``-----BEGIN (type)-----\\r?\\n(.*?)-----END \\1-----`` (DOTALL) finds them:
-    a block ends at the first END line of its type. Where each type's END line is is remembered, so many BEGIN lines
-    without an END are not each followed to the end of the text (the expression took quadratic time on them)."""
-    ends, position = {}, 0
-    while True:
-        begin = _PEM_BEGIN.search(text, position)
-        if begin is None:
-            return
-        kind, start = begin.group(1), begin.end()
-        marker = "-----END %s-----" % kind
-        searched, found = ends.get(kind, (None, None))
-        if searched is None or searched > start or 0 <= found < start:
-            searched, found = start, text.find(marker, start)
-            ends[kind] = (searched, found)
-        if found < 0:
-            position = begin.start() + 1
-            continue
-        yield kind, text[start:found]
-        position = found + len(marker)
-
-
-def _pem_blocks(data: bytes) -> list:
-    """encoding/pem blocks of ``data``: [(type, has_headers, der bytes or None)]."""
-    blocks = []
-    for kind, body in _pem_texts(data.decode("latin-1")):
-        headers = ":" in body.split("\n\n")[0] and "\n\n" in body
-        try:
-            der = base64.b64decode("".join(body.split("\n\n")[-1].split()), validate=True)
-        except (binascii.Error, ValueError):
-            der = None
-        blocks.append((kind, headers, der))
-    return blocks
-
-
-def _parses_as_certificate(der) -> bool:
-    """x509.ParseCertificate, with the cryptography package when it is there (ansible-core needs it on the
-    controller), else only the outer ASN.1 SEQUENCE is checked."""
-    if not der or der[:1] != b"\x30":
-        return False
-    try:
-        from cryptography import x509  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        return True
-    try:
-        x509.load_der_x509_certificate(der)
-    except ValueError:
-        return False
-    return True
-
-
 def _tls_error(tls: dict, enable_https: bool):
     """client-go transport.TLSConfigFor as NewHTTPExtender's makeTransport calls it: the error text or None.
 
@@ -243,20 +187,20 @@ def _tls_error(tls: dict, enable_https: bool):
     if has_ca and insecure:
         return "caData", "specifying a root certificates file with the insecure flag is not allowed"
     if ca:
-        blocks = _pem_blocks(ca)
+        blocks = pem.blocks(ca)
         if not blocks:
             return "caData", "unable to load root certificates: unable to parse bytes as PEM block"
         certificates = [der for kind, headers, der in blocks if kind == "CERTIFICATE" and not headers]
-        if not any(_parses_as_certificate(der) for der in certificates):
+        if not any(pem.parses_as_certificate(der) for der in certificates):
             if certificates:
                 return "caData", "unable to load root certificates: failed to parse certificate: x509: malformed certificate"
             return "caData", "unable to load root certificates: no valid certificate authority data seen"
     cert = base64.b64decode(tls.get("certData") or "")
     key = base64.b64decode(tls.get("keyData") or "")
     if (cert or tls.get("certFile")) and (key or tls.get("keyFile")):
-        if cert and not _pem_blocks(cert):
+        if cert and not pem.blocks(cert):
             return "certData", "tls: failed to find any PEM data in certificate input"
-        if key and not _pem_blocks(key):
+        if key and not pem.blocks(key):
             return "keyData", "tls: failed to find any PEM data in key input"
     return None
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config._plugin_names import suggestion
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config._plugin_registry import extension_points, in_tree_plugins
@@ -20,6 +19,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.schema
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core import errors
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.durations import format_duration, parse_duration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import minor_of
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.kinds import closest
 
 # k8s.io/client-go/tools/leaderelection: JitterFactor = 1.2; component-base defaults of kube-scheduler.
 JITTER_FACTOR = 1.2

@@ -7,7 +7,7 @@ A release's kube-scheduler (its cmd/scheduler) is the Kubernetes release it is b
 registered and their args kinds added to the kubescheduler.config.k8s.io/v1 scheme: the config is decoded, defaulted
 and validated as that Kubernetes minor does, plus what this module knows of the release's plugins. Pure Python: no
 Ansible imports. Every fact is read in the release's own files (named beside it) and measured on its binary, built
-from its Go module by tests/binaries (make differential-scheduler-plugins; tests/differential/scheduler_plugins.py).
+from its Go module by tests/binaries (make differential; tests/differential/corpus_scheduler_plugins.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ RELEASES = {
 }
 
 # cmd/scheduler/main.go's app.WithPlugin list, and the methods each plugin's type has (pkg/<plugin>/*.go):
-# (extension points, args kind). Measured: each at every point, tests/differential/scheduler_plugins.py.
+# (extension points, args kind). Measured: each at every point, tests/differential/corpus_scheduler_plugins.py.
 _PLUGINS = {
     "CapacityScheduling": (("preFilter", "postFilter", "reserve"), None),
     "Coscheduling": (("queueSort", "preFilter", "postFilter", "reserve", "permit"), "CoschedulingArgs"),

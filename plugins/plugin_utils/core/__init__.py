@@ -15,6 +15,7 @@ Public:
 - yaml_io: the one strict loader (as kube-scheduler reads a file), the one dumper, the plain-type converter
 - constants: the collection's facts more than one place needs (annotation keys, probe timings, directories)
 - redaction: secret-bearing fields, kept out of results, diffs, warnings and errors
+- pem: Go's encoding/pem and x509.ParseCertificate, as client-go reads PEM data
 
-Uses: nothing else of plugin_utils.
+Uses: module_utils.
 """

@@ -6,8 +6,8 @@ cmd/kubeadm/app/constants as the model): the annotation and label keys it writes
 probe timings, the temp-file mark of its one writer, its default directories.
 
 The Python code imports them; the roles' templates and tasks get them through the lookup
-``kubesched.schedulers.constants`` (plugins/lookup/constants.py), and tests/unit/plugins/plugin_utils/
-core/test_constants.py checks that the rendered objects, the roles' defaults and the docs say the same.
+``kubesched.schedulers.constants`` (plugins/lookup/constants.py), and
+tests/unit/plugins/plugin_utils/core/test_constants.py checks that the rendered objects, the roles' defaults and the docs say the same.
 Pure Python: no Ansible imports.
 """
 

@@ -4,9 +4,9 @@
 """The one input model: every value an operator gives, checked by kind and refused with the name they wrote.
 
 Public:
-- kinds: the kinds (path, port, account, image, flag argument ...) and InputError
+- kinds: the kinds (path, port, account, image, flag argument ...), InputError and the one "did you mean"
 - action_errors: argument errors of the action plugins, naming the plugin as the user wrote it
 - container_resources: a container's resources, checked as the API server checks them
 
-Uses: core.
+Uses: core, module_utils.
 """

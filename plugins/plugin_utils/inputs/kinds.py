@@ -13,6 +13,7 @@ for instance fields. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.messages import shown, type_name
@@ -39,6 +40,11 @@ _PERCENT = re.compile(r"[0-9]{1,3}%")
 
 class InputError(ValueError):
     """One refused value, worded for the operator with the name they wrote."""
+
+
+def field_key(key):
+    """A key as part of a field path: as it is when it is printable, else quoted with escapes."""
+    return key if isinstance(key, str) and key and not CONTROL.search(key) and len(key) <= 80 else shown(key)
 
 
 def _invalid(name, value, detail):
@@ -158,6 +164,11 @@ def version(value, name):
         return normalise(value, name, full=True)
     except UnsupportedVersion as exc:
         raise InputError(str(exc)) from None
+
+
+def is_dns_label(value):
+    """Whether ``value`` is a DNS-1123 label (dns_label's rule, for a check that words its own message)."""
+    return isinstance(value, str) and len(value) <= 63 and bool(_DNS1123_LABEL.fullmatch(value))
 
 
 dns_label = _matching(_DNS1123_LABEL, "a DNS-1123 label such as kube-scheduler",
@@ -467,6 +478,14 @@ def edit_distance(left, right, limit):
             return limit + 1
         previous = current
     return previous[-1]
+
+
+def closest(name, known, cutoff):
+    """The known name closest to ``name`` (a typo), or None: the controller's one "did you mean", difflib's
+    similarity ratio of at least ``cutoff`` (field and plugin names of the configuration; the host's own option
+    check, plugins/module_utils/_args.py, uses the same rule)."""
+    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
+    return matches[0] if matches else None
 
 
 def unknown_variables(names, known, prefix="kube_scheduler_"):

@@ -8,5 +8,5 @@ Public:
 - role_variables: every variable of every role, its kind, and the checks between variables (check_role)
 - serving: where an instance serves /metrics and health, and with which certificate
 
-Uses: config, core, inputs.
+Uses: config, core, inputs, render.
 """

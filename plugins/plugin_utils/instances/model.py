@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import re
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.extra_plugins import check_extra_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.kube_scheduler_flags import (
-    BOOL, EXITING_FLAGS, IGNORED_WITH_CONFIG, LEADER_ELECTION_PREFIX, MANAGED_FLAGS, REMOVED, SERVING_FLAGS, flags_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.schema import API_VERSION, KIND
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.constants import (
     OTHER_COMPONENTS, PREFLIGHT_NAME_PREFIX, STANDBY_NAME_PREFIX)
@@ -33,6 +30,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_lim
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances import serving
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances._instance_spec import INSTANCE_SPEC, MUTUALLY_EXCLUSIVE
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.render import command_line
 
 VAR = "kube_scheduler_instances"
 # Each instance is a kube-scheduler process with a port, a config, a lease and a unit or manifest of its own, checked
@@ -49,13 +47,6 @@ DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io/kube-scheduler"
 _SEMANTIC = {"name": "name", "state": "state", "default_scheduler": "bool", "secure_port": "port", "bind_address": "bind",
              "kubeconfig": "abspath", "image": "image", "strict": "bool", "serving_cert": "bool"}
 FIELDS = dict((field, (_SEMANTIC.get(field, spec["type"]), spec.get("default"))) for field, spec in INSTANCE_SPEC.items())
-
-# fullmatch, so a trailing newline is not a match (``$`` would allow one).
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-# The input model's control characters (inputs/kinds.py): none of them belongs in a value that reaches a unit file, a
-# command line, a path or a manifest.
-_CONTROL = kinds.CONTROL
-_FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 class InstanceError(Exception):
@@ -199,7 +190,9 @@ def _resolve_one(raw, path, kubernetes_version, config_dir, where):
         "lease": ({"namespace": leader.get("resourceNamespace"), "name": leader.get("resourceName")}
                   if leader_elect else None),
     })
-    instance["flags"] = _argv(instance, fields["extra_flags"], path, kubernetes_version)
+    instance["flags"], problems = command_line.argv(instance, fields["extra_flags"], path, kubernetes_version)
+    if problems:
+        raise InstanceError("\n".join(problems))
     if instance["lease"] and _lease_key(instance) == DEFAULT_LEASE and not instance["default_scheduler"]:
         raise InstanceError(
             "%s.config.leaderElection.resourceName: instance %s would take the default scheduler's lease "
@@ -232,7 +225,7 @@ def _check_printable(scheduler_names, leader, path):
         try:
             if key in checks and leader.get("leaderElect"):
                 checks[key](value, where)
-            elif isinstance(value, str) and _CONTROL.search(value):
+            elif isinstance(value, str) and kinds.CONTROL.search(value):
                 kinds.text(value, where)
         except kinds.InputError as exc:
             problems.append(str(exc))
@@ -240,15 +233,10 @@ def _check_printable(scheduler_names, leader, path):
         raise InstanceError("\n".join(problems))
 
 
-def _key(key):
-    """A key as part of a field path: as it is when it is printable, else quoted with escapes."""
-    return key if isinstance(key, str) and key and not _CONTROL.search(key) and len(key) <= 80 else kinds.shown(key)
-
-
 def _normalise_fields(raw, path):
     if not isinstance(raw, dict):
         raise InstanceError("%s: must be a dict with at least a name, got %s" % (path, kinds.type_name(raw)))
-    problems = ["%s.%s: unknown field; known fields are %s" % (path, _key(key), ", ".join(sorted(FIELDS)))
+    problems = ["%s.%s: unknown field; known fields are %s" % (path, kinds.field_key(key), ", ".join(sorted(FIELDS)))
                 for key in sorted(set(raw) - set(FIELDS), key=str)]
     fields = {}
     for key, (kind, default) in FIELDS.items():
@@ -284,7 +272,7 @@ def _duplicate_flags(extra_flags, path):
             spellings.setdefault(flag.lstrip("-"), []).append(flag)
     return ["%s.extra_flags: %s name one flag, --%s: keep one of them (kube-scheduler would get both on its command "
             "line and run with the last)"
-            % (path, " and ".join(_key(flag) for flag in sorted(keys)), name)
+            % (path, " and ".join(kinds.field_key(flag) for flag in sorted(keys)), name)
             for name, keys in sorted(spellings.items()) if len(keys) > 1]
 
 
@@ -379,65 +367,6 @@ def _prefixed(prefix, error):
     if field:
         return "%s.%s: %s" % (prefix, field, message)
     return "%s: %s" % (prefix, message)
-
-
-def _argv(instance, extra_flags, path, kubernetes_version):
-    known = flags_for(kubernetes_version)
-    argv = [
-        "--authentication-kubeconfig=%s" % instance["kubeconfig"],
-        "--authorization-kubeconfig=%s" % instance["kubeconfig"],
-        "--bind-address=%s" % instance["bind_address"],
-        "--config=%s" % instance["config_path"],
-        "--secure-port=%d" % instance["secure_port"],
-    ]
-    if instance["serving_cert"]:
-        argv.extend(serving.flags(instance["serving_cert"]))
-    problems = []
-    for flag in sorted(extra_flags, key=str):
-        value = extra_flags[flag]
-        where = "%s.extra_flags.%s" % (path, _key(flag))
-        name = flag.lstrip("-") if isinstance(flag, str) else None
-        if name is None or not _FLAG_NAME.fullmatch(name):
-            problems.append("%s: Invalid flag name %s: a kube-scheduler flag has only lower-case letters, digits "
-                            "and '-'" % (where, kinds.shown(flag)))
-        elif value is None:
-            problems.append("%s: has no value (null): give a value, or remove the flag to get kube-scheduler's "
-                            "default" % where)
-        elif isinstance(value, str) and _CONTROL.search(value):
-            problems.append("%s: Invalid value: %s: must not contain control characters such as newlines, carriage "
-                            "returns or NUL (it is written into the unit's command line)" % (where, kinds.shown(value)))
-        elif instance["serving_cert"] and name in SERVING_FLAGS:
-            problems.append("%s: set by this collection from serving_cert (a certificate signed by the cluster CA); "
-                            "do not pass it, or set serving_cert: false to bring your own" % where)
-        elif name in MANAGED_FLAGS or name in EXITING_FLAGS:
-            problems.append("%s: set by this collection from %s; do not pass it"
-                            % (where, MANAGED_FLAGS.get(name) or EXITING_FLAGS[name]))
-        elif name.startswith(LEADER_ELECTION_PREFIX):
-            problems.append("%s: leader-election flags override the config file; set leaderElection in the "
-                            "config instead, so the lease checks see the real lease" % where)
-        elif name in IGNORED_WITH_CONFIG:
-            problems.append("%s: kube-scheduler ignores this deprecated flag when --config is set; set %s in the "
-                            "config instead" % (where, IGNORED_WITH_CONFIG[name]))
-        elif name in REMOVED:
-            problems.append("%s: kube-scheduler has no such flag (%s)" % (where, REMOVED[name]))
-        elif name not in known:
-            problems.append("%s: unknown flag for kube-scheduler %s (it would exit with \"unknown flag: --%s\")"
-                            % (where, kubernetes_version, name))
-        elif known[name] == BOOL and not isinstance(value, bool):
-            problems.append("%s: takes true or false, got %s" % (where, kinds.shown(value)))
-        elif isinstance(value, (dict, list)):
-            problems.append("%s: takes a single value; join lists with commas as kube-scheduler expects" % where)
-        elif not isinstance(value, (str, int, float)):
-            problems.append("%s: takes a string, a number or a boolean, got %s" % (where, kinds.type_name(value)))
-        else:
-            word = "--%s=%s" % (name, str(value).lower() if isinstance(value, bool) else value)
-            try:
-                argv.append(kinds.flag_argument(word, where))
-            except kinds.InputError as exc:
-                problems.append(str(exc))
-    if problems:
-        raise InstanceError("\n".join(problems))
-    return argv
 
 
 def _check_together(instances, var):
@@ -579,7 +508,7 @@ def _default_image(kubernetes_version):
 
 
 def _check_name(value, _name=None):
-    if not isinstance(value, str) or len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
+    if not kinds.is_dns_label(value):
         raise ValueError("Invalid value: %r: must be a DNS-1123 label (lower-case letters, digits and '-', at "
                          "most 63 characters): it names the unit, the manifest and the config file" % (value,))
     if value.startswith(STANDBY_NAME_PREFIX):

@@ -82,10 +82,6 @@ def certificate(instance_name, address, node, cert_dir=CERT_DIR):
     })
 
 
-def flags(cert):
-    return ["--tls-cert-file=%s" % cert["cert"], "--tls-private-key-file=%s" % cert["key"]]
-
-
 def _is_ip(value):
     try:
         ipaddress.ip_address(value)

@@ -33,8 +33,6 @@ INPUTS = {
     "resolve": {"_rollout_role": "systemd"},
     "serving_certs": {"_rollout_serving_certs": [], "_rollout_owner": "root", "_rollout_group": "root"},
     "serving_certs_plan": {"_rollout_serving_certs": [], "_rollout_owner": "root", "_rollout_group": "root"},
-    "commit": {"_rollout_kind": "systemd", "_rollout_state_dir": "/var/lib/kubesched/systemd",
-               "_rollout_lock_timeout": 1800},
     "restore": {"_rollout_kind": "static_pod", "_rollout_state_dir": "/var/lib/kubesched/static-pod",
                 "_rollout_lock_timeout": 1800, "_rollout_health_timeout": 10, "_rollout_health_settle": 0},
 }
@@ -70,10 +68,10 @@ def test_an_entry_point_refuses_to_run_from_a_play(entry, tmp_path, ansible_play
 
 
 def test_its_inputs_are_checked_against_the_spec_first(tmp_path, ansible_playbook):
-    run = run_play(tmp_path, ansible_playbook, "commit", {"_rollout_kind": "docker"})
+    run = run_play(tmp_path, ansible_playbook, "restore", {"_rollout_kind": "docker"})
     assert run.returncode != 0
     assert "_rollout_kind" in run.stdout and "must be one of: systemd, static_pod" in run.stdout
-    assert "missing required arguments: _rollout_state_dir" in run.stdout
+    assert "missing required arguments: _rollout_health_settle, _rollout_health_timeout, _rollout_state_dir" in run.stdout
 
 
 def calls(tasks):
@@ -102,8 +100,8 @@ def test_the_host_roles_pass_each_entry_point_exactly_its_inputs():
     assert found == {(role, entry) for role in ("systemd", "static_pod") for entry in specs}
 
 
-@pytest.mark.parametrize("name", ["commit.yml", "restore.yml", "serving_certs.yml", "serving_certs_plan.yml",
-                                  "preflight.yml", "resolve.yml"])
+@pytest.mark.parametrize("name", ["restore.yml", "serving_certs.yml", "serving_certs_plan.yml", "preflight.yml",
+                                  "resolve.yml"])
 def test_the_host_roles_keep_no_copy_of_a_shared_step(name):
     """What was a copy in each role is the shared step, or a call of it."""
     for role in ("systemd", "static_pod"):

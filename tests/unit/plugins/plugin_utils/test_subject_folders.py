@@ -6,7 +6,8 @@
 - no module at the top of plugins/plugin_utils: every one lives in a subject folder;
 - each folder's __init__.py says, in its docstring, its purpose (the first line), its public modules ("Public:", one
   line each) and the folders it uses ("Uses:"), and says them truly: the public modules are exactly the folder's
-  modules without a leading ``_``, the folders used are exactly the ones its modules import;
+  modules without a leading ``_``, the folders used are exactly the ones its modules import (``module_utils`` among
+  them where a module imports the host's shared helpers, plugins/module_utils);
 - a folder imports only from folders of lower layers (LAYERS), and no module imports itself back through others;
 - a private module (``_``) is imported only from its own folder; a public one is imported from outside it (by
   another folder or by an action, filter or lookup plugin), else it should be private;
@@ -32,12 +33,17 @@ REPO = Path(__file__).resolve().parents[4]
 LIBRARY = REPO / "plugins" / "plugin_utils"
 PACKAGE = "ansible_collections.kubesched.schedulers.plugins.plugin_utils"
 # The folders from the bottom up. A folder imports only from folders of lower layers, never from one of its own.
-LAYERS = (("core",), ("inputs",), ("config",), ("instances", "render", "upgrade", "preview"), ("cluster", "rollout"))
+LAYERS = (("core",), ("inputs",), ("config",), ("render",), ("instances", "upgrade", "preview"), ("cluster", "rollout"))
 # The library's clients in the collection; the host side must not import it at all.
 CLIENTS = ("action", "filter", "lookup")
 HOST_CODE = ("modules", "module_utils")
 TESTS = (REPO / "tests" / "unit", REPO / "tests" / "differential")
 NOTHING = "nothing else of plugin_utils"
+# What a folder's Uses: line calls the host's shared helpers (plugins/module_utils), which controller code may import.
+HOST_HELPERS = "module_utils"
+# Folders whose Uses: line does not say yet what they import, while another change owns their __init__.py: the
+# rollout folder's (plugin_utils/rollout, moved with the host engine) imports module_utils. Emptied when that lands.
+NOT_YET_DECLARED = {"rollout": {HOST_HELPERS}}
 
 
 def _modules(root: Path) -> dict:
@@ -65,6 +71,17 @@ def _imports(path: Path, package: str = PACKAGE) -> list:
             for alias in node.names:
                 if alias.name.startswith(package + "."):
                     found.append((node.lineno, ".".join(alias.name[len(package) + 1:].split(".")[:2])))
+    return found
+
+
+def _host_helper_imports(path: Path, package: str = PACKAGE) -> list:
+    """The line of every import of the host's shared helpers (the module_utils beside ``package``) in a file."""
+    helpers = package.rsplit(".", 1)[0] + "." + HOST_HELPERS
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                 else [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+        found.extend(node.lineno for name in names if (name + ".").startswith(helpers + "."))
     return found
 
 
@@ -114,7 +131,7 @@ def _cycles(graph: dict) -> list:
     return found
 
 
-def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE) -> list:
+def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE, not_yet_declared=None) -> list:
     """Everything in the tree under ``root`` that breaks the layout, one line each."""
     problems = []
     for entry in sorted(root.iterdir()):
@@ -130,6 +147,8 @@ def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE) -> list:
     used = dict((folder, set()) for folder in rank)
     for name, path in modules.items():
         folder = name.split(".")[0]
+        if _host_helper_imports(path, package):
+            used.setdefault(folder, set()).add(HOST_HELPERS)
         for line, target in _imports(path, package):
             where = "%s/%s:%d" % (folder, path.name, line)
             if target not in modules:
@@ -159,7 +178,8 @@ def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE) -> list:
         if sorted(public) != actual:
             problems.append("%s/__init__.py: Public: lists %s, the folder's public modules are %s"
                             % (folder, ", ".join(sorted(public)) or "none", ", ".join(actual) or "none"))
-        if uses is None or sorted(uses) != sorted(used[folder]):
+        pending = (not_yet_declared or {}).get(folder, set())
+        if uses is None or sorted(set(uses) | pending) != sorted(used[folder] | pending):
             problems.append("%s/__init__.py: Uses: says %s, its modules import %s" % (
                 folder, "nothing" if uses is None else ", ".join(sorted(uses)) or NOTHING,
                 ", ".join(sorted(used[folder])) or NOTHING))
@@ -197,7 +217,7 @@ def privacy_problems(root: Path = LIBRARY, plugins: Path = REPO / "plugins", pac
 
 
 def test_the_library_is_in_subject_folders_and_imports_only_downward():
-    assert layout_problems(LIBRARY) == []
+    assert layout_problems(LIBRARY, not_yet_declared=NOT_YET_DECLARED) == []
 
 
 def test_a_private_module_stays_in_its_folder_and_a_public_one_is_a_door():
@@ -278,6 +298,10 @@ def test_a_tree_in_its_layout_has_no_problem(tmp_path):
     ({"config/__init__.py": _init("The configuration.", ["configuration"], NOTHING)},
      r"config/__init__.py: Uses: says nothing else of plugin_utils, its modules import core"),
     ({"core/versions.py": "from ..config import configuration\n"}, r"core/versions.py:1: imports <relative import>"),
+    ({"config/configuration.py": "from small.module_utils._files import sha256\n"},
+     r"config/__init__.py: Uses: says core, its modules import core, module_utils$"),
+    ({"config/__init__.py": _init("The configuration.", ["configuration"], "core, module_utils")},
+     r"config/__init__.py: Uses: says core, module_utils, its modules import core$"),
     ({"render/__init__.py": _init("The renderers.", [], NOTHING)}, r"render/: a folder no layer names"),
 ])
 def test_each_rule_finds_what_breaks_it(tmp_path, change, expected):
