@@ -53,12 +53,12 @@ import releases  # noqa: E402  pylint: disable=wrong-import-position
 # scheduler of the skew pair an operator runs mid-upgrade (a 1.36 scheduler on a 1.37 control plane: both Molecule
 # scenarios); 1.35 the unit tests' scheduler and local API server, and the scheduler-plugins e2e's cluster.
 WANTED = {
-    "kube-scheduler": ("1.35.4", "1.36.3", "1.37.2"),
-    "kube-apiserver": ("1.35.4", "1.37.2"),
+    "kube-scheduler": ("1.35.8", "1.36.5", "1.37.2"),
+    "kube-apiserver": ("1.35.8", "1.37.2"),
     # 1.35: the scheduler-plugins e2e's cluster (scheduler-plugins 0.34.7 is built on 1.34: one minor older).
-    "kube-controller-manager": ("1.35.4", "1.37.2"),
-    "kubelet": ("1.35.4", "1.37.2"),
-    "kube-proxy": ("1.35.4", "1.37.2"),
+    "kube-controller-manager": ("1.35.8", "1.37.2"),
+    "kubelet": ("1.35.8", "1.37.2"),
+    "kube-proxy": ("1.35.8", "1.37.2"),
 }
 
 
