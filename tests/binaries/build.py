@@ -1,9 +1,9 @@
 """Build pinned upstream components from their Go modules into the binaries directory.
 
-``build.py kubernetes 1.35.4 kube-scheduler kube-apiserver`` builds, in one ``go build``, each named component of
-the pinned module ``modules/kubernetes-v1.35.4`` (every component it pins when none is named) with the Go toolchain its
+``build.py kubernetes 1.35.8 kube-scheduler kube-apiserver`` builds, in one ``go build``, each named component of
+the pinned module ``modules/kubernetes-v1.35.8`` (every component it pins when none is named) with the Go toolchain its
 ``go.mod`` names, as upstream builds a release: ``CGO_ENABLED=0``, ``-trimpath``, ``-ldflags -s -w``, the release
-tags, and the version stamped through ``-X`` (``kube-scheduler --version`` prints ``Kubernetes v1.35.4``). Each
+tags, and the version stamped through ``-X`` (``kube-scheduler --version`` prints ``Kubernetes v1.35.8``). Each
 binary lands as ``<dir>/<component>-v<version>`` (``tests/support/k8s_binaries.py`` finds it there), renamed into
 place once built; a lock per release makes a second build of the same release wait for the first, then find its
 binaries. Progress goes to stderr: what it builds, and how long it took. Nothing is written inside the repository.

@@ -1,5 +1,5 @@
 """The scheduler-plugins end-to-end test's cluster: a control plane, one master and one worker of Kubernetes 1.35
-(kube-apiserver, kube-controller-manager, kubelet and kube-proxy v1.35.4) for scheduler-plugins 0.34.7, whose
+(kube-apiserver, kube-controller-manager, kubelet and kube-proxy v1.35.8) for scheduler-plugins 0.34.7, whose
 scheduler is built on Kubernetes 1.34.7: one minor older than its API server, as Kubernetes' skew policy allows. Its
 scheduler and controller binaries, built by the project from the release's Go module, are imported into the nodes'
 containerd as the images the release publishes (tests/realnode/images.sh IMAGE=BINARY)."""

@@ -8,7 +8,8 @@ the first of these wins:
 1. a ``KUBE_*_BIN_1_<minor>`` variable already set (``KUBE_SCHEDULER_BIN_1_35=/path``), or the unsuffixed one
    (``KUBE_SCHEDULER_BIN``) for the minor its ``--version`` says;
 2. the binaries directory (``KUBE_BINARIES_DIR``, default ``~/.cache/kube-binaries``): files named
-   ``COMPONENT-vMAJOR.MINOR.PATCH`` (``kube-scheduler-v1.35.4``), the newest patch of the minor;
+   ``COMPONENT-vMAJOR.MINOR.PATCH`` (``kube-scheduler-v1.35.8``), the newest patch of the minor, if not older than
+   the pinned one (another checkout's older pin built that: the pinned one is fetched or built);
 3. the official Kubernetes release download of the pinned version (``dl.k8s.io``), checked against its published
    sha256 and kept in the binaries directory. Where that site cannot be reached (these CI machines) the first
    attempt fails within seconds and no other is made (``KUBE_DOWNLOAD=0`` skips it);
@@ -52,12 +53,12 @@ import releases  # noqa: E402  pylint: disable=wrong-import-position
 # scheduler of the skew pair an operator runs mid-upgrade (a 1.36 scheduler on a 1.37 control plane: both Molecule
 # scenarios); 1.35 the unit tests' scheduler and local API server, and the scheduler-plugins e2e's cluster.
 WANTED = {
-    "kube-scheduler": ("1.35.4", "1.36.3", "1.37.2"),
-    "kube-apiserver": ("1.35.4", "1.37.2"),
+    "kube-scheduler": ("1.35.8", "1.36.5", "1.37.2"),
+    "kube-apiserver": ("1.35.8", "1.37.2"),
     # 1.35: the scheduler-plugins e2e's cluster (scheduler-plugins 0.34.7 is built on 1.34: one minor older).
-    "kube-controller-manager": ("1.35.4", "1.37.2"),
-    "kubelet": ("1.35.4", "1.37.2"),
-    "kube-proxy": ("1.35.4", "1.37.2"),
+    "kube-controller-manager": ("1.35.8", "1.37.2"),
+    "kubelet": ("1.35.8", "1.37.2"),
+    "kube-proxy": ("1.35.8", "1.37.2"),
 }
 
 
@@ -138,8 +139,11 @@ def from_environment(component: str) -> dict[str, tuple[str, str]]:
     return found
 
 
-def from_directory(directory: str, component: str) -> dict[str, tuple[str, str]]:
-    """minor -> (path, origin): the newest patch of each minor in the binaries directory."""
+def from_directory(directory: str, component: str, pinned: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
+    """minor -> (path, origin): the newest patch of each minor in the binaries directory, but none older than the
+    release PINNED for its minor: the directory is shared by every checkout, and an older patch there is what an older
+    pin built; the pinned one is then fetched or built, not replaced by it."""
+    oldest = {version.split(".")[1]: int(re.match(r"\d+", version.split(".")[2]).group()) for version in pinned}
     newest: dict[str, tuple[int, str]] = {}
     try:
         names = os.listdir(directory)
@@ -151,7 +155,7 @@ def from_directory(directory: str, component: str) -> dict[str, tuple[str, str]]
         if not match or match.group("component") != component or not os.access(path, os.X_OK):
             continue
         patch = int(match.group("patch"))
-        if patch >= newest.get(match.group("minor"), (-1, ""))[0]:
+        if patch >= max(newest.get(match.group("minor"), (-1, ""))[0], oldest.get(match.group("minor"), -1)):
             newest[match.group("minor")] = (patch, path)
     return {minor: (entry[1], directory) for minor, entry in newest.items()}
 
@@ -254,7 +258,7 @@ def resolve(downloads: Downloads, builds: Builds, purpose: str = "test") -> tupl
     found_by_component = {}
     to_build: dict[str, list[str]] = {}
     for component, versions in pins.items():
-        found = from_directory(directory, component)
+        found = from_directory(directory, component, versions)
         found.update(from_environment(component))
         for version in versions:
             minor = version.split(".")[1]

@@ -2,8 +2,8 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Behaviour the real kube-scheduler binaries showed in the differential harness (tests/differential): v1.30.12-v1.35.4
-and OpenShift's fork's v1.36.3 when first written; the recordings are now of upstream v1.30.14, v1.34.4, v1.35.4,
-v1.36.3, v1.37.2 and the pre-release v1.38.0-beta.0 (1.38, a preview) built from upstream's Go modules
+and OpenShift's fork's v1.36.3 when first written; the recordings are now of upstream v1.30.14, v1.34.12, v1.35.8,
+v1.36.5, v1.37.2 and the pre-release v1.38.0-beta.0 (1.38, a preview) built from upstream's Go modules
 (tests/binaries), which answer the same, pinned here so the library keeps it without the binaries. Each expectation is what
 ``kube-scheduler --config F --write-config-to OUT`` printed or wrote for that input, on every minor unless said.
 """

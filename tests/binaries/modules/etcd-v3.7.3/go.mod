@@ -1,9 +1,0 @@
-// etcd v3.7.3 from upstream Go modules (tests/binaries/pin.py wrote this; build.py builds it).
-// components: etcd
-module kubesched.test/binaries/etcd
-
-go 1.26.0
-
-toolchain go1.26.10
-
-require go.etcd.io/etcd/server/v3 v3.7.3
