@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, READ
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, READ
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import DEFAULT_TIMEOUT
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
@@ -70,7 +70,7 @@ ARGUMENT_SPEC = {
     # standby.
     "standbys": {"type": "list", "elements": "str", "default": []},
     "standby_port_offset": {"type": "int", "default": 1000},
-    # One rollout at a time (module_utils/_rollout_lock.py): the run that holds the master's lock (derived from this
+    # One rollout at a time (module_utils/rollout/lock.py): the run that holds the master's lock (derived from this
     # ansible-playbook run unless given) and the seconds after which a lock nobody renewed is taken over.
     "run": {"type": "dict"},
     "lock_timeout": {"type": "int", "default": DEFAULT_TIMEOUT},
@@ -213,7 +213,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
 
     def _finish(self, result, args, task_vars):
         """Commit or restore the change the apply step holds on the master: the engine finds everything it needs
-        there (module_utils/_held_change.py)."""
+        there (module_utils/rollout/held_change.py)."""
         normalised, problems = kinds.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
             "state_dir", "health_timeout", "settle", "lock_timeout")), _KINDS)
         if problems:
@@ -236,7 +236,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
 
 
 def _lock(args, normalised, task_vars):
-    """The master's rollout lock as the engine takes it: this run (module_utils/_rollout_lock.py)."""
+    """The master's rollout lock as the engine takes it: this run (module_utils/rollout/lock.py)."""
     run = args["run"] or run_identity(task_vars, playbooks_of_this_run())
     return {"run": plain(run), "timeout": normalised["lock_timeout"]}
 
@@ -279,7 +279,7 @@ def _instance_problems(instances):
 
 def _add_lease_access(engine, instances, args):
     """Each present instance that elects a leader asks, as itself, whether it may hold its lease (the engine's
-    lease check, module_utils/_lease_access.py); the apply call may create what is missing when the operator says so."""
+    lease check, module_utils/rollout/lease_access.py); the apply call may create what is missing when the operator says so."""
     by_name = dict((instance["name"], instance) for instance in instances)
     for entry in engine["instances"]:
         instance = by_name.get(entry["name"]) or {}

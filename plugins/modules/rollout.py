@@ -462,15 +462,15 @@ rolled_back:
 """
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import HeldChange
 from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import (
     APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT, LockHeld
-from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import strategy_for
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import DEFAULT_TIMEOUT, LockHeld
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import strategy_for
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waiter import Waiter
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
 _FILE = dict(path=dict(type="path", required=True), content=dict(type="str"),
@@ -521,16 +521,6 @@ ARGUMENT_SPEC = dict(
     lock=dict(type="dict", options=dict(run=dict(type="dict"), timeout=dict(type="int", default=DEFAULT_TIMEOUT),
                                         take_over=dict(type="str"))),
 )
-
-
-class Waiter(object):
-    """The real gate: /proc for the listener, HTTPS for health."""
-
-    listener = staticmethod(_health.listener_pid)
-    health = staticmethod(_health.probe)
-    port_holder = staticmethod(_health.port_holder)
-    wait_new_healthy = staticmethod(_health.wait_for_new_healthy)
-    wait_port_free = staticmethod(_health.wait_for_port_free)
 
 
 def main():

@@ -240,7 +240,7 @@ def queue_sort_args_cases():
             _profile(sort, [{"name": name, "args": args[0]}]), _profile(sort, [{"name": name, "args": args[1]}], "two")]})
 
 
-# strconv.ParseFloat of TargetLoadPacking's defaultRequestsMultiplier (plugin_utils/go_strconv.py).
+# strconv.ParseFloat of TargetLoadPacking's defaultRequestsMultiplier (plugin_utils/core/go_strconv.py).
 MULTIPLIERS = ("0x1p-2", "0x1.8p1", "0x1", "1_000", "1__0", "_1", "1e400", "-1e309", "1e-400", "inf", "+Inf",
                "-infinity", "nan", "NaN", "+nan", "infinit", " 1", "1 ", ".", "1e", "9" * 400, "9" * 120000 + "x")
 

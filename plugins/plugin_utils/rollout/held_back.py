@@ -14,7 +14,7 @@ plan found to do) and every master that could not be planned with its reason whe
 
 from __future__ import annotations
 
-# The plan's instance action that changes nothing (module_utils/_rollout.py).
+# The plan's instance action that changes nothing (module_utils/rollout/engine.py).
 NONE = "none"
 TASK_FAILED = "Task failed: "
 

@@ -4,16 +4,16 @@
 """The rollout engine on a master, for both kinds of scheduler (systemd units and static pods).
 
 Plan: compare every file the controller rendered with the host (content, owner, group, mode), the binary link, and
-the units' state; report per instance what would change, with a diff (a Plan of InstancePlans, _rollout_plan.py,
+the units' state; report per instance what would change, with a diff (a Plan of InstancePlans, plan.py,
 reported as the module's ``plan`` mapping). Nothing is written.
 Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
 (static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
-the backups and fail; on success HOLD the change (_held_change.py): the master's last gate may come after this call
+the backups and fail; on success HOLD the change (held_change.py): the master's last gate may come after this call
 (the verify role's metrics gate in the rollout playbooks). Commit releases the held change once that gate passed
 (the backups go); restore puts the master back from it, by the same restore as a failed apply.
 Before anything is written, the master's own kube-scheduler checks every new config and its flags offline.
-What differs by kind sits behind two seams: a strategy (_strategies.py: how a change takes effect, how an instance
+What differs by kind sits behind two seams: a strategy (strategies.py: how a change takes effect, how an instance
 stops, whether it runs, which binary checks the config) and a waiter (how a new healthy process is awaited).
 Host code: stdlib only.
 """
@@ -25,23 +25,24 @@ import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.file_specs import (
     account_ids, owner_problems, file_changes, file_diff, file_owners, installed_port, make_parents, read_file,
     set_attributes, spec_problems, wanted_port, write_atomically)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     Backup, WriteFailed, remove_path, sha256, switch_link, writing)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import (
     HeldChange, as_before, remove_backups, stale_backups)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.host_facts import account_facts, resolve_path
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import lease_access
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import MasterLock
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import MasterLock
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.plan import (
     ATTRIBUTES, CREATE, HEALTHY, NONE, NOT_HEALTHY, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.standbys import (
+    TemporaryStandbys, adopted, leftover_warnings, leftovers, remove_absent)
 
 # --- the engine ---------------------------------------------------------------------------------------------------
 
@@ -71,7 +72,7 @@ class Engine(object):
         self._attributes_before = []  # (path, uid, gid, mode) of the files whose attributes alone this call set
 
     def run(self, mode):
-        """The master's rollout lock (_rollout_lock.py) around the call, before anything is read as pending: a plan
+        """The master's rollout lock (lock.py) around the call, before anything is read as pending: a plan
         (a Check job's too) refuses while another run holds it; apply, commit and restore take or renew it, and it
         stays while a change of the run is held here."""
         lock = None if mode == READ or not self.p.get("state_dir") else MasterLock.of(self.p)
@@ -221,11 +222,11 @@ class Engine(object):
             # removes them, as a commit removes the backups of its change.
             plan.stale_backups = stale
         # What the apply step removes once the instance it stands in for answers health (read once, here).
-        left = self._standby_leftovers = _standby.leftovers(p["instances"])
+        left = self._standby_leftovers = leftovers(p["instances"])
         if left:
             # A run stopped while a temporary standby ran (make before break).
             plan.standby_leftovers = [found["name"] for found in left]
-            self.result.setdefault("warnings", []).extend(_standby.leftover_warnings(left))
+            self.result.setdefault("warnings", []).extend(leftover_warnings(left))
         refusals.extend(self._port_refusals(plan))
         refusals.extend(self._health_refusals(plan, held))
         changed = bool(plan.directories or plan.link_changed or held is not None or left or stale
@@ -295,7 +296,7 @@ class Engine(object):
                         "kube_scheduler_standby_port_offset to a free range, or kube_scheduler_make_before_break: "
                         "false" % (instance["name"], standby["port"], standby["name"], holder))
         for found in self._standby_leftovers:
-            standby = _standby.adopted(found)
+            standby = adopted(found)
             stranger = self._stranger(standby, found["port"])
             if stranger:
                 refusals.append(
@@ -326,18 +327,18 @@ class Engine(object):
         # The instances ask side by side (each its own connections to the API server): the plan's one call waits for
         # the slowest answer, not for their sum.
         with ThreadPoolExecutor(max_workers=len(asking)) as pool:
-            answers = list(pool.map(lambda instance: _lease_access.check(instance["lease_access"], instance.get("files")), asking))
+            answers = list(pool.map(lambda instance: lease_access.check(instance["lease_access"], instance.get("files")), asking))
         for instance, found in zip(asking, answers):
             spec = instance["lease_access"]
             shown = dict((key, value) for key, value in found.items() if key != "rbac")
             plan.entry(instance).lease_access = shown
-            if found["status"] == _lease_access.NOT_CHECKED:
+            if found["status"] == lease_access.NOT_CHECKED:
                 self.result.setdefault("warnings", []).append(
                     "%s: lease %s: the lease access check did not run: %s" % (instance["name"], found["lease"], found["detail"]))
-            elif found["status"] == _lease_access.MISSING and create:
+            elif found["status"] == lease_access.MISSING and create:
                 shown["will_create"] = True
                 self._rbac_to_create.append((instance, spec, found["rbac"]))
-            elif found["status"] == _lease_access.MISSING:
+            elif found["status"] == lease_access.MISSING:
                 refusals.append(
                     "%s would never lead: %s (asked as its kubeconfig %s); add this Role and RoleBinding "
                     "(kubectl apply -f -), or set %s: true to let the apply step create them:\n%s"
@@ -354,12 +355,12 @@ class Engine(object):
         for instance, spec, objects in self._rbac_to_create:
             name = instance["name"]
             try:
-                created.extend(_lease_access.create(objects, admin))
+                created.extend(lease_access.create(objects, admin))
             except (OSError, KubeconfigError, Unreachable, ApiError) as exc:
                 raise PreflightFailed("nothing was changed: %s: the Role and RoleBinding for lease %s/%s could not be "
                                       "created with %s: %s" % (name, spec["namespace"], spec["name"], admin, exc))
-            again = _lease_access.check(spec, instance.get("files"))
-            if again["status"] != _lease_access.ALLOWED:
+            again = lease_access.check(spec, instance.get("files"))
+            if again["status"] != lease_access.ALLOWED:
                 raise PreflightFailed("nothing was changed: %s: after creating %s: %s"
                                       % (name, ", ".join(created), again["detail"]))
             plan.entry(name).lease_access.update(status=again["status"], detail=again["detail"], missing=[],
@@ -420,7 +421,7 @@ class Engine(object):
     def apply(self, plan):
         """Returns {name: {restarted, pid}} and holds the change (every instance it restarted has passed its health
         gate) for the commit or restore step; raises PreflightFailed before the first write, RolledBack after
-        restoring (the story in its message). Intent first: the change is recorded (_held_change.py) before each of
+        restoring (the story in its message). Intent first: the change is recorded (held_change.py) before each of
         its writes, so a run killed anywhere leaves a record the next run gates again. The steps: prepare
         (directories, absent instances), standbys, back up, write, gate, finish; any failure after the first
         write restores. ``plan``: the plan step's Plan, or the mapping it reports."""
@@ -455,17 +456,17 @@ class Engine(object):
                 self._make_directory(directory)
         held.save()
         self._remove_absent(plan)
-        problems = _standby.remove_absent(self.strategy, self.waiter, self._standby_leftovers, self.p["health_timeout"])
+        problems = remove_absent(self.strategy, self.waiter, self._standby_leftovers, self.p["health_timeout"])
         if problems:
             raise RolloutFailed("; ".join(problems))
 
     def _start_standbys(self, plan, held):
         """Make before break: the standbys start before the first write of their instances
-        (plugin_utils/temporary_standby.py), recorded first. A standby a killed run left stands in for its instance
+        (plugin_utils/rollout/temporary_standby.py), recorded first. A standby a killed run left stands in for its instance
         until that instance answers health: it is taken over (never removed first), and no second one starts for
         the same instance. A standby that never gets ready fails the call before any instance is touched."""
         p = self.p
-        self._standbys = _standby.TemporaryStandbys(self.strategy, self.waiter, write_atomically,
+        self._standbys = TemporaryStandbys(self.strategy, self.waiter, write_atomically,
                                                     p["health_timeout"], p["settle"])
         left = self._left = dict((found["name"], found) for found in self._standby_leftovers
                                  if found["state"] == "present")
@@ -474,7 +475,7 @@ class Engine(object):
                     and plan.entry(instance).action in (UPDATE, RESTART)
                     and self._listens_now(instance)]
         held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
-                               | set(_standby.adopted(found)["name"] for found in left.values()))
+                               | set(adopted(found)["name"] for found in left.values()))
         held.save()
         for found in left.values():
             self._standbys.adopt(found)
