@@ -71,7 +71,12 @@ class InstancePlan(object):
 class Plan(Mapping):
     """The master: whether the binary link changes, the directories made or changed, each instance's entry (in the
     order of the instances), and what earlier runs left: the instances of a held change (``held``), backups no change
-    names (``stale_backups``), temporary standbys (``standby_leftovers``); None when there is none."""
+    names (``stale_backups``), temporary standbys (``standby_leftovers``); None when there is none.
+
+    Two things the plan finds are for the apply step only, never reported: the temporary standbys a killed run left
+    (``leftovers``: paths, unit, port and mark of each), and the lease Roles and RoleBindings the operator lets the
+    apply step create (``rbac_to_create``: instance, lease spec, objects). A plan read back from its mapping has
+    neither."""
 
     link_changed: bool = False
     directories: List[str] = field(default_factory=list)
@@ -79,6 +84,8 @@ class Plan(Mapping):
     held: Optional[List[str]] = None
     stale_backups: Optional[List[str]] = None
     standby_leftovers: Optional[List[str]] = None
+    leftovers: List[dict] = field(default_factory=list, repr=False, compare=False)
+    rbac_to_create: List[tuple] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def of(cls, plan):
