@@ -8,6 +8,7 @@ the controller); module_utils/rollout/engine.py is where to start reading. Priva
 module_utils file is: its names may change in any release.
 
 Public:
+- arguments: the module's options, a task's (TASK_SPEC) and the host's (HOST_SPEC), documented together
 - engine: Engine, the one straight line of a call (read, plan, apply, commit, restore) and its modes
 - plan: Plan and InstancePlan, what the plan says per master and per instance
 - held_change: HeldChange, the record of a change from before its first write until its commit or restore

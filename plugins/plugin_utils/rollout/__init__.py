@@ -5,7 +5,7 @@
 
 Public:
 - held_back: why a master's pending change was not applied, another master could not be planned
-- rollout_files: every file a master should have, per instance, for the rollout module
+- rollout_files: every file a master should have, per instance, for scheduler_rollout's host side
 - rollout_order: which masters change in what order, and in which waves
 - run_identity: which ansible-playbook run a call belongs to, the holder of the rollout locks
 - temporary_standby: make before break, a standby for an instance whose lease has no other

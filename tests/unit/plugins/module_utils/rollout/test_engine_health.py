@@ -21,7 +21,7 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack
-from ansible_collections.kubesched.schedulers.plugins.modules.rollout import Waiter
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waiter import Waiter
 
 from test_engine import FakeStrategy, FakeWaiter, converge, instance, params
 
