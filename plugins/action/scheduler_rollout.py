@@ -44,6 +44,7 @@ _KINDS = {
 _ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_scheduler_state_dir"}
 _KUBELET_APART = ("config_dir", "state_dir")
 
+
 class Refused(Exception):
     """The one way this action fails; run() turns it into the failed result, once. ``fields`` is what that result
     adds to the task's result: failed, anything else it names, and msg last, in the order the result always had."""

@@ -658,11 +658,12 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.argum
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import HeldChange
 from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import (
-    APPLY, COMMIT, MODES, PLAN, RESTORE, Engine, spec_problems)
+    APPLY, COMMIT, PLAN, RESTORE, Engine, spec_problems)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import LockHeld
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import strategy_for
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waiter import Waiter
+
 
 def main():
     # Documented are a task's options and the host's (MODULE_SPEC); the host takes its own alone (HOST_SPEC). Its
