@@ -34,7 +34,8 @@ CONVENTIONS = {
     "plugins/lookup": "Lookup plugins.",
     "plugins/modules": "Modules, each with its DOCUMENTATION; the ones with an action plugin of the same name do "
                        "their work on the controller.",
-    "plugins/module_utils": "Host-side code the modules import; private to the collection (the `_` prefix).",
+    "plugins/module_utils": "Host-side code the modules import; private to the collection (the flat helpers' `_` "
+                            "prefix, and the rollout engine's package).",
     "plugins/plugin_utils": "The controller-only library the action and filter plugins import; private to the "
                             "collection.",
     "roles": "The roles: one per way of running a scheduler, and the verify role that proves it works.",

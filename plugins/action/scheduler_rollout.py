@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Render every file a master should have, then let the rollout module plan or apply them in one call.
+"""Render every file a master should have, then let the module's host side plan or apply them in one call.
 
-The controller renders (units or static pod manifests, from the resolved instances); the host module compares,
-diffs and, when asked to apply, changes the master behind a health gate and restores on failure.
+The controller renders (units or static pod manifests, from the resolved instances); the module of the same name,
+on the host, compares, diffs and, when asked to apply, changes the master behind a health gate and restores on
+failure.
 A static-pod master is read first, in one call (the directory its kubelet watches, the current and adopted
 manifests, kubeconfig checksums), because what its manifest should be builds on what kubeadm wrote there.
 """
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, READ
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import DEFAULT_TIMEOUT
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.arguments import TASK_SPEC
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, READ
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
@@ -25,7 +26,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollo
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import (
     gone, playbooks_of_this_run, run_identity)
 
-ENGINE = "kubesched.schedulers.rollout"
+# The task names it, and its host side (the module of the same name) is run by it.
 FQCN = "kubesched.schedulers.scheduler_rollout"
 # The input model's kinds for every option that reaches a path, a unit or the host (inputs/kinds.py); the roles check
 # their variables with the same kinds first, under the variables' own names.
@@ -42,39 +43,6 @@ _KINDS = {
 # The static_pod role's names of the options compared on the host with the kubelet's directory.
 _ROLE_VARIABLE = {"config_dir": "kube_scheduler_config_dir", "state_dir": "kube_scheduler_state_dir"}
 _KUBELET_APART = ("config_dir", "state_dir")
-
-ARGUMENT_SPEC = {
-    "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
-    "apply": {"type": "bool", "default": False},
-    "hold": {"type": "bool", "default": True},
-    "host_paths": {"type": "dict"},
-    "finish": {"type": "str", "choices": ["commit", "restore"]},
-    "instances": {"type": "list", "elements": "dict"},
-    "kubernetes_version": {"type": "str"},
-    "config_dir": {"type": "path"},
-    "state_dir": {"type": "path", "required": True},
-    "health_timeout": {"type": "int", "default": 180},
-    "settle": {"type": "int", "default": 2},
-    "unit_dir": {"type": "path", "default": "/etc/systemd/system"},
-    "binary_link": {"type": "path", "default": "/usr/local/bin/kube-scheduler"},
-    "binary_path": {"type": "path"},
-    "user": {"type": "str", "default": "kube-scheduler"},
-    "group": {"type": "str", "default": "kube-scheduler"},
-    "manifest_dir": {"type": "path", "default": ""},
-    "preflight_binary": {"type": "path", "default": ""},
-    "preflight": {"type": "bool", "default": True},
-    "lease_check": {"type": "bool", "default": True},
-    "lease_rbac_create": {"type": "bool", "default": False},
-    "lease_rbac_kubeconfig": {"type": "path", "default": "/etc/kubernetes/admin.conf"},
-    # Make before break (plugin_utils/rollout/temporary_standby.py): the instances the plan of all masters gave a
-    # standby.
-    "standbys": {"type": "list", "elements": "str", "default": []},
-    "standby_port_offset": {"type": "int", "default": 1000},
-    # One rollout at a time (module_utils/_rollout_lock.py): the run that holds the master's lock (derived from this
-    # ansible-playbook run unless given) and the seconds after which a lock nobody renewed is taken over.
-    "run": {"type": "dict"},
-    "lock_timeout": {"type": "int", "default": DEFAULT_TIMEOUT},
-}
 
 
 class Refused(Exception):
@@ -100,7 +68,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        _validation, args = self.validate_argument_spec(argument_spec=TASK_SPEC)
         try:
             if args["finish"]:
                 return self._finish(result, args, task_vars)
@@ -213,7 +181,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
 
     def _finish(self, result, args, task_vars):
         """Commit or restore the change the apply step holds on the master: the engine finds everything it needs
-        there (module_utils/_held_change.py)."""
+        there (module_utils/rollout/held_change.py)."""
         normalised, problems = kinds.check_all(dict((name, self._task.args.get(name, args[name])) for name in (
             "state_dir", "health_timeout", "settle", "lock_timeout")), _KINDS)
         if problems:
@@ -224,7 +192,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
         return dict(result, **answer)
 
     def _engine(self, module_args, task_vars):
-        answer = self._execute_module(module_name=ENGINE, module_args=module_args, task_vars=task_vars)
+        answer = self._execute_module(module_name=FQCN, module_args=module_args, task_vars=task_vars)
         answer.pop("invocation", None)  # the file contents, some of them credentials
         lock = module_args.get("lock")
         if answer.get("failed") and lock and not lock.get("take_over") and gone(answer.get("lock_holder")):
@@ -236,7 +204,7 @@ class ActionModule(NamesItsFqcn, ActionBase):
 
 
 def _lock(args, normalised, task_vars):
-    """The master's rollout lock as the engine takes it: this run (module_utils/_rollout_lock.py)."""
+    """The master's rollout lock as the engine takes it: this run (module_utils/rollout/lock.py)."""
     run = args["run"] or run_identity(task_vars, playbooks_of_this_run())
     return {"run": plain(run), "timeout": normalised["lock_timeout"]}
 
@@ -279,7 +247,7 @@ def _instance_problems(instances):
 
 def _add_lease_access(engine, instances, args):
     """Each present instance that elects a leader asks, as itself, whether it may hold its lease (the engine's
-    lease check, module_utils/_lease_access.py); the apply call may create what is missing when the operator says so."""
+    lease check, module_utils/rollout/lease_access.py); the apply call may create what is missing when the operator says so."""
     by_name = dict((instance["name"], instance) for instance in instances)
     for entry in engine["instances"]:
         instance = by_name.get(entry["name"]) or {}

@@ -2,7 +2,7 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The rollout playbooks' apply order and waves, the fleet report after a wave (plugin_utils/rollout/rollout_order.py),
-why a master's change was held back (plugin_utils/rollout/held_back.py), and which scheduler names a Check job
+why a master's change was held back (plugin_utils/rollout/another_master_failed.py), and which scheduler names a Check job
 previews (plugin_utils/preview/changes.py)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import changes
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout import temporary_standby
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.held_back import failure_reason, held_back
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.another_master_failed import (
+    another_master_failed, failure_reason)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_order import (
     CLUSTER, CLUSTER_GROUPS, OrderError, cluster_of, fleet_report, master_view, waves)
 
@@ -139,7 +140,7 @@ def rollout_held_back(host, hosts_all, hosts_left, hostvars, check_mode=False):
     left = set(hosts_left)
     failed = [(name, failure_reason(hostvars[name].get("kube_scheduler_plan"))) for name in hosts_all if name not in left]
     try:
-        return held_back(host, hostvars[host].get("kube_scheduler_plan"), failed, bool(check_mode))
+        return another_master_failed(host, hostvars[host].get("kube_scheduler_plan"), failed, bool(check_mode))
     except ValueError as exc:
         raise _error(str(exc)) from None
 

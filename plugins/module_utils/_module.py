@@ -17,10 +17,14 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._secrets impo
 
 
 class CollectionModule(AnsibleModule):
-    """AnsibleModule(argument_spec, ...) for the module ``fqcn`` (kubesched.schedulers.<name>)."""
+    """AnsibleModule(argument_spec, ...) for the module ``fqcn`` (kubesched.schedulers.<name>). ``accepted``: the
+    options the module itself takes, when its documented ``argument_spec`` also has the options only its action
+    plugin reads (a task's): the module checks its parameters against ``accepted`` alone, so any other option fails
+    as an unknown one, and its parameters are exactly its own."""
 
     def __init__(self, fqcn, *args, **kwargs):
         self._collection_fqcn = fqcn
+        self._accepted = kwargs.pop("accepted", None)
         self._options_checked = False
         super().__init__(*args, **kwargs)
 
@@ -30,6 +34,8 @@ class CollectionModule(AnsibleModule):
         # check mode) that fail_json needs, and before it validates them.
         if argument_spec is None and module_parameters is None and not self._options_checked:
             self._options_checked = True
+            if self._accepted is not None:
+                self.argument_spec = self._accepted  # before AnsibleModule makes its validator of it
             problem = unsupported_options(self.params, self.argument_spec, self._collection_fqcn)
             if problem:
                 self.fail_json(msg=problem)

@@ -25,7 +25,7 @@ description:
   - The run is the ansible-playbook run, the same for every task of it (the controller's host name, the
     ansible-playbook process and the time it started) and another for every other run.
   - With an empty O(kubeconfig) nothing is asked and the task says that no cluster lock applies (each master's own
-    lock, option C(lock) of M(kubesched.schedulers.rollout), still does).
+    lock, option O(kubesched.schedulers.scheduler_rollout#module:lock), still does).
   - Runs on the controller; the kubeconfig's user needs C(get), C(create), C(update) and C(delete) on C(leases) in
     C(kube-system).
 extends_documentation_fragment:

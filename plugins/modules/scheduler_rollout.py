@@ -1,8 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-# This file holds the documentation only: the work is done by the action plugin of the same name, which renders on
-# the controller and runs kubesched.schedulers.rollout on the host.
+"""Host-side half of kubesched.schedulers.scheduler_rollout.
+
+The action plugin of the same name checks the task, renders every file the master should have on the controller,
+then runs this module with the host's options (module_utils/rollout/arguments.py: HOST_SPEC): it reads, plans,
+applies, commits or restores the master through the engine (module_utils/rollout/engine.py) and turns the engine's
+one exception type per outcome into the result, once.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ description:
   - The rollout engine of the C(kubesched.schedulers.systemd) and C(kubesched.schedulers.static_pod) roles.
   - On the controller it renders every file the master should have from the instances resolved by
     M(kubesched.schedulers.scheduler_instances) (configs, kubeconfigs given as content, and a hardened systemd unit
-    per instance, or a kubeadm-compatible static pod manifest per instance); then M(kubesched.schedulers.rollout)
+    per instance, or a kubeadm-compatible static pod manifest per instance); then this module, on the master,
     compares them with the host in one call and returns, per instance, what would change, with a diff.
   - With O(apply=true) (and not in check mode) it applies as C(kubeadm upgrade) does, the master's changed instances together. It backs
     up what the change replaces, writes atomically, restarts the unit (systemd) or lets the kubelet replace the pod
@@ -47,6 +52,23 @@ description:
     this role does not write, what else is in the kubelet's directory, and whether the config or state directory is
     that directory by another name), because a manifest written by kubeadm is adopted and kept to build on. A manifest
     that does not run kube-scheduler is never taken over or removed.
+  - On the master this module is the host side, which the action plugin runs with the options marked
+    B(Internal.) (a task cannot set them). It compares every file (content, owner, group, mode), the binary link and,
+    for systemd, whether each unit is active and enabled; applying, it backs up what the change replaces into
+    C(<state_dir>/<instance>/backup/), writes atomically (a hidden temporary file renamed into place) and holds the
+    change in C(<state_dir>/held-change.json). Absent instances are removed first (unit stopped, or manifest removed
+    and the pod's port free again).
+  - The record and each backup's index carry a format version and the sha256 of their body, are synced to disk with
+    their directory, and are read back checked; one that cannot be trusted fails every call before anything is
+    written (RV(untrusted_record)). A restore writes only the files the record says the change wrote, in the
+    directories of the instance's files, from copies whose sha256 matches the index; anything else is reported as
+    C(NOT restored) and left as it is.
+  - Every instance that would start a process must find its secure port free or held by the process the change
+    replaces, as the kernel and systemd or the container runtime say (the unit's main process or cgroup; a container
+    of the instance's pod, from the listener's cgroup and C(crictl)), never as its unit or manifest says; a temporary
+    standby's port likewise. Otherwise the plan fails naming the process (pid, command, cgroup) and the fix.
+  - Its former name, C(kubesched.schedulers.rollout), reaches the host side directly with the internal options; it
+    is deprecated and goes in 2.0.0.
 extends_documentation_fragment:
   - action_common_attributes
   - action_common_attributes.flow
@@ -86,9 +108,149 @@ options:
     type: str
     choices: [commit, restore]
   instances:
-    description: The C(instances) returned by M(kubesched.schedulers.scheduler_instances). Required unless O(finish).
+    description:
+      - In a task, the C(instances) returned by M(kubesched.schedulers.scheduler_instances). Required unless
+        O(finish).
+      - On the host (B(Internal.), set by the action plugin), the instances, each with the files it should
+        have (present) or has to lose (absent), as the suboptions below say.
     type: list
     elements: dict
+    default: []
+    suboptions:
+      name: {description: The instance name., type: str, required: true}
+      state: {description: Present or absent., type: str, default: present, choices: [present, absent]}
+      unit: {description: The systemd unit of the instance., type: str}
+      port: {description: "The secure port, where the health gate looks for a new process.", type: int}
+      health_url: {description: The HTTPS health URL., type: str}
+      named_files:
+        description: Files the config names, C(field) and C(path); each must exist or be written by this call.
+        type: list
+        elements: dict
+        default: []
+      preflight:
+        description:
+          - What the master's own kube-scheduler is run with, offline, when the plan would start this instance's
+            process. Without it no offline run is made.
+          - "systemd: O(binary.path), the binary the unit will run. Static pods: O(instances[].preflight.binary) when
+            given, else O(instances[].preflight.command) inside O(instances[].preflight.image) with
+            O(instances[].preflight.mounts) read-only, through containerd (C(ctr -n k8s.io run --rm)) where it answers,
+            else podman (C(podman run --rm), CRI-O's image store); with neither the plan fails naming the missing tool."
+        type: dict
+        suboptions:
+          config:
+            description:
+              - The new config, its C(clientConnection.kubeconfig) set to C(/kubesched-preflight/kubeconfig), the
+                offline kubeconfig the run writes (the real one may point at a live API server).
+            type: str
+            required: true
+          flags:
+            description: The flags the instance runs with (its C(--config) is dropped; the run adds its own).
+            type: list
+            elements: str
+            default: []
+          secret:
+            description: The config holds credentials; it never shows in any output.
+            type: bool
+            default: false
+          command:
+            description: The command inside the image (static pods).
+            type: str
+            default: kube-scheduler
+          image:
+            description: The image the manifest names (static pods).
+            type: str
+          binary:
+            description:
+              - A host binary of the same build as O(instances[].preflight.image), run instead of the image. Its
+                C(--version) must name a release of the minor of O(instances[].preflight.version) and its C(--help)
+                usage line must name kube-scheduler before its answer counts; anything else fails the call as not
+                kube-scheduler.
+            type: path
+          version:
+            description: The Kubernetes release the instance is configured for (static pods' host binary).
+            type: str
+          mounts:
+            description: The manifest's hostPath volumes, C(host) path and C(container) mount path.
+            type: list
+            elements: dict
+            default: []
+            suboptions:
+              host: {description: The path on the master., type: path, required: true}
+              container: {description: Where the container sees it., type: path, required: true}
+          manifest_dir:
+            description:
+              - The kubelet's static pod directory (static pods). On a master without C(ctr) or C(podman) the kubelet
+                runs the image as a static pod there, read with C(crictl); the manifest is removed afterwards.
+            type: path
+      files:
+        description:
+          - In write order (the unit or manifest last); for absent instances only C(path) counts.
+          - Instances may list one path (a kubeconfig they share) with the same content, owner, group and mode. It is
+            written once and every instance that lists it restarts when it changes; differing specs are refused. An
+            absent instance does not remove a file a present instance lists, and of several absent ones only the
+            first removes it.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          path: {description: The file., type: path, required: true}
+          content: {description: "Its text. For O(instances[].files[].secret=true) files it is masked in every output.", type: str}
+          owner: {description: Its owner., type: str, default: root}
+          group: {description: Its group., type: str, default: root}
+          mode: {description: "Its mode, octal (C(\"0640\")); a symbolic mode is refused before anything is written.", type: str, default: "0600"}
+          secret: {description: Never show its content in a diff., type: bool, default: false}
+      lease_access:
+        description:
+          - Ask, as this instance (SelfSubjectAccessReviews through its kubeconfig, from this master; read-only), whether
+            it may get, update and create its lease. A missing right fails the plan with the Role and RoleBinding to add
+            unless O(lease_rbac.create=true); an API server this master cannot reach is a warning (C(not checked)).
+        type: dict
+        suboptions:
+          kubeconfig: {description: "The instance's kubeconfig; the one in O(instances[].files) when this call writes it.", type: path, required: true}
+          namespace: {description: The lease's namespace., type: str, required: true}
+          name: {description: The lease's name., type: str, required: true}
+      standby:
+        description:
+          - Make before break. A temporary standby of this instance, with the new config on a spare port. When the
+            plan updates or restarts the running instance, the apply call starts the standby first and waits until it
+            is ready. Then the standby takes the lease when the old process releases it.
+          - The standby goes once the instance's new process has passed its health gate, and the lease moves back.
+            After a failure it goes once the instance is restored.
+        type: dict
+        suboptions:
+          name: {description: "The standby's pod or unit name.", type: str, required: true}
+          standby_for: {description: The instance it stands in for., type: str, required: true}
+          unit: {description: "Its runtime unit (systemd), started and never enabled.", type: str}
+          port: {description: Its secure port; it must be free., type: int, required: true}
+          health_url: {description: "Its readiness URL, which answers once it takes part in the election.", type: str, required: true}
+          files:
+            description: Its config copy, then its manifest or runtime unit.
+            type: list
+            elements: dict
+            required: true
+            suboptions:
+              path: {description: The file., type: path, required: true}
+              content: {description: Its text., type: str}
+              owner: {description: Its owner., type: str, default: root}
+              group: {description: Its group., type: str, default: root}
+              mode: {description: "Its mode, octal.", type: str, default: "0600"}
+              secret: {description: Never show its content., type: bool, default: false}
+      standby_leftover:
+        description:
+          - Where this instance's temporary standby would be. A run that stopped while the standby ran leaves its
+            files. The plan reports them, and the apply step stops that standby and removes them before anything else.
+        type: dict
+        suboptions:
+          paths: {description: Its files., type: list, elements: path, required: true}
+          unit: {description: Its runtime unit (systemd)., type: str}
+          port: {description: Its port (a static pod's must be free before the call goes on)., type: int, required: true}
+          mark:
+            description:
+              - A line each of its files carries (the standby pod's label, a comment in its config copy and unit). A
+                file at one of O(instances[].standby_leftover.paths) without it is not a standby of this collection
+                and is left alone.
+            type: str
+            required: true
   kubernetes_version:
     description:
       - The full Kubernetes release the schedulers run (the systemd binary must say it; static pods get its image and
@@ -98,10 +260,10 @@ options:
     description: The directory of the instances' config files. Required unless O(finish).
     type: path
   state_dir:
-    description: Backups during a change, one directory per instance, and the held change (and adopted kubeadm
-      manifests for static pods).
+    description:
+      - Backups during a change, one directory per instance, and the held change (and adopted kubeadm
+        manifests for static pods). Required in a task; on the host, to apply, commit or restore.
     type: path
-    required: true
   health_timeout:
     description: Seconds a changed instance has to answer health from a new process for the first time.
     type: int
@@ -202,8 +364,8 @@ options:
         every task of one run and never in another run.
       - One rollout at a time on a master - while another run holds the lock (its change applied and not yet
         committed or restored) the plan fails, in check mode too, naming that run and when it last renewed the
-        lock; a lock not renewed for O(lock_timeout) seconds is taken over with a warning. See the module
-        C(kubesched.schedulers.rollout), option C(lock).
+        lock; a lock not renewed for O(lock_timeout) seconds is taken over with a warning. See
+        O(lock).
     type: dict
   lock_timeout:
     description:
@@ -218,7 +380,134 @@ options:
         on a host without a kubelet), found in the same call that reads the manifests.
       - O(config_dir) and O(state_dir) must lie outside it (the kubelet runs every file there).
     type: path
-    default: ""
+  mode:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - V(read) reports only the facts asked for (O(read), O(manifest_names), the host and binary facts);
+        V(plan) also compares and diffs every file and runs the offline preflight; V(apply) then changes the master
+        and holds the change; V(commit) releases the held change; V(restore) puts the master back from it.
+      - Check mode turns V(apply) into V(plan); V(commit) and V(restore) then only report the held change.
+    type: str
+    default: plan
+    choices: [read, plan, apply, commit, restore]
+  directories:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - Directories to create when missing; with a C(mode), owner, group and mode are also fixed.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path: {description: The directory., type: path, required: true}
+      owner: {description: Its owner., type: str, default: root}
+      group: {description: Its group., type: str, default: root}
+      mode:
+        description:
+          - Its mode, octal; omitted means only create it (mode 0700) when missing.
+          - When a change fails, a directory this call made is removed again and one it changed gets its owner, group
+            and mode back.
+        type: str
+  link:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - A symbolic link that must point to O(link.src) (the systemd binary link). A change restarts every present
+        instance.
+    type: dict
+    suboptions:
+      path: {description: The link., type: path, required: true}
+      src: {description: Where it points., type: path, required: true}
+  binary:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - The binary the link points to; its C(--version) must be C(Kubernetes v<version>) before anything changes.
+    type: dict
+    suboptions:
+      path: {description: The binary., type: path, required: true}
+      version: {description: The release it must say it is., type: str, required: true}
+  accounts:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - The service account to report on (not created).
+    type: dict
+    suboptions:
+      user: {description: The user., type: str, required: true}
+      group: {description: The group., type: str, required: true}
+  resolve:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - Paths to report as this host resolves them (RV(resolved)), read-only, in the same call as the rest (the
+        controller checks that directories that must stay apart are not one directory by another name).
+    type: list
+    elements: path
+    default: []
+  read:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - Files to read back (content when at most 1 MiB of UTF-8 text, and their sha256).
+    type: list
+    elements: path
+    default: []
+  manifest_names:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - Static pods, with no O(instances) (a read-only call) - also read C(<manifest_dir>/<name>.yaml) for each name, in
+        the directory O(manifest_dir) or, when that is empty, the one the kubelet on the host watches
+        (C(--pod-manifest-path), else C(staticPodPath) of its config file, as M(kubesched.schedulers.kubelet_static_pod_path)
+        finds it).
+    type: list
+    elements: str
+  lease_rbac:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - What the apply call may do about a lease right the plan found missing.
+    type: dict
+    suboptions:
+      create:
+        description: Create (or replace) the missing Role and RoleBinding before the first write, then ask again.
+        type: bool
+        default: false
+      kubeconfig:
+        description: An administrator's kubeconfig on this master, used only to create them.
+        type: path
+        default: /etc/kubernetes/admin.conf
+  health_check:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - Ask every present instance that this call leaves running as it is (nothing to restart, or its owner and mode
+        alone) for its health, one short request each (3 seconds at most), side by side. One that does not answer
+        is asked again for up to O(health_timeout) seconds (it may be starting), then fails the call in the plan,
+        before anything is written (in check mode too), naming the instance, what it answered and where its logs
+        are (C(journalctl -u <unit>), or C(crictl logs)). Instances of a held change or with a leftover standby are
+        gated by the apply step instead.
+      - V(false) only for reports (the drift check).
+    type: bool
+    default: true
+  lock:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - One rollout at a time on this master - the run this call belongs to and the master's rollout lock
+        (C(<state_dir>/rollout-lock.json), root's, mode 0600, checked and taken under an exclusive C(flock) of
+        O(state_dir) and replaced by an atomic rename).
+      - Before anything is read as pending, a plan (check mode too) fails while another run holds the lock, naming
+        that run (its id, start, controller and playbook) and when it last renewed it; V(apply), V(commit) and
+        V(restore) take or renew it, and it stays while a change of the run is held on this master (released by the
+        commit or the restore, or when the call ends with nothing held).
+      - A lock not renewed for O(lock.timeout) seconds is taken for one whose run died and is taken over, with a
+        warning. A call that names no run takes no lock, and is refused by a live one.
+    type: dict
+    suboptions:
+      run:
+        description: The run (C(id), C(started), C(controller), C(playbook), C(job)); the same C(id) re-enters.
+        type: dict
+      timeout:
+        description: Seconds without renewal after which another run's lock is taken over.
+        type: int
+        default: 1800
+      take_over:
+        description:
+          - The id of a run the controller found dead (a run of the same controller whose ansible-playbook process is
+            gone), whose lock is taken over at once, with a warning. A refusal returns the holder (RV(lock_holder)).
+        type: str
 attributes:
   check_mode:
     support: full
@@ -228,7 +517,6 @@ attributes:
     details: Per changed file; files with credentials show their size and checksum only.
 seealso:
   - module: kubesched.schedulers.scheduler_instances
-  - module: kubesched.schedulers.rollout
 author:
   - kubesched maintainers (@kubesched)
 """
@@ -341,4 +629,89 @@ rolled_back:
   description: True when a change failed and was restored.
   returned: on failure
   type: bool
+read:
+  description: Per path of O(read), C(exists), C(content) and C(sha256).
+  returned: when O(read) is given
+  type: dict
+held:
+  description: The instances of a held change on this master (check mode, O(mode=commit) or O(mode=restore)).
+  returned: in check mode with O(mode=commit) or O(mode=restore)
+  type: list
+  elements: str
+lock_holder:
+  description: The run that holds the master's rollout lock, when that refused the call.
+  returned: when another run's lock refused the call
+  type: dict
+untrusted_record:
+  description:
+    - The record of the change held on the master, or a backup's index, that could not be trusted (it cannot be
+      read, is not JSON, its checksum does not match, its format version is unknown, or a field has the wrong
+      type). Every mode fails on it, before anything is written, with C(pending=true) and a message naming the file,
+      what is wrong and what to do.
+  returned: when such a record stops the call
+  type: str
 """
+
+from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
+from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.arguments import HOST_SPEC, MODULE_SPEC
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import HeldChange
+from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import (
+    APPLY, COMMIT, PLAN, RESTORE, Engine, spec_problems)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import LockHeld
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import strategy_for
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waiter import Waiter
+
+
+def main():
+    # Documented are a task's options and the host's (MODULE_SPEC); the host takes its own alone (HOST_SPEC). Its
+    # messages name it as they always have, by its former name.
+    module = CollectionModule('kubesched.schedulers.rollout', argument_spec=MODULE_SPEC, accepted=HOST_SPEC,
+                              supports_check_mode=True,
+                              required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
+    params = module.params
+    for instance in params["instances"]:
+        for spec in instance["files"] + ((instance["standby"] or {}).get("files") or []):
+            if spec["secret"] and spec["content"]:
+                module.hide([spec["content"]])
+        if instance["preflight"] and instance["preflight"]["secret"]:
+            module.hide([instance["preflight"]["config"]])
+        if instance["state"] == "present":
+            missing = [f["path"] for f in instance["files"] if f["content"] is None]
+            if missing or instance["port"] is None or not instance["health_url"]:
+                module.fail_json(msg="instances[%s]: a present instance needs port, health_url and the content of "
+                                     "every file (missing for %s)" % (instance["name"], ", ".join(missing) or "none"))
+
+    # Every file and directory spec is checked before anything is planned or written (all or nothing).
+    problems = spec_problems(params)
+    if problems:
+        module.fail_json(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
+
+    mode = PLAN if module.check_mode and params["mode"] == APPLY else params["mode"]
+    engine = Engine(params, strategy_for(params["kind"], module.run_command), Waiter())
+    try:
+        if module.check_mode and params["mode"] in (COMMIT, RESTORE):
+            held = HeldChange.load(params["state_dir"])
+            module.exit_json(changed=params["mode"] == RESTORE and held is not None, held=held.names() if held else [])
+        module.exit_json(**engine.run(mode))
+    except KubeletError as exc:
+        module.fail_json(msg=str(exc))
+    except RecordDamaged as exc:
+        # Something is held on this master, and nothing can be known of it: never "nothing pending".
+        module.fail_json(msg=str(exc), rolled_back=False, pending=True, untrusted_record=exc.path)
+    except PreflightFailed as exc:
+        result = dict(engine.result, changed=False)
+        if isinstance(exc, LockHeld):
+            result["lock_holder"] = exc.holder  # the controller may know that run dead (its process gone)
+        result.update((key, value) for key, value in (("plan", exc.plan), ("diff", exc.diff)) if value is not None)
+        module.fail_json(msg=str(exc), rolled_back=False, **result)
+    except (RolledBack, RolloutFailed, OSError) as exc:
+        # A failure after the first write was restored (RolledBack); anything else escaping is reported as such.
+        module.fail_json(msg=str(exc), rolled_back=isinstance(exc, RolledBack),
+                         **dict((k, v) for k, v in engine.result.items() if k != "changed"))
+
+
+if __name__ == "__main__":
+    main()

@@ -4,7 +4,7 @@
 """One rollout at a time in a cluster: a coordination.k8s.io/v1 Lease the rollout playbooks hold while they change
 its masters.
 
-The master's own lock (module_utils/_rollout_lock.py) keeps two runs off one master; two runs of one cluster on two
+The master's own lock (module_utils/rollout/lock.py) keeps two runs off one master; two runs of one cluster on two
 of its masters (two AWX templates, a job sliced by hosts, two operators) would still change the cluster at once, each
 deciding its order, its lease holders last and its temporary standbys without the other. So the run holds a Lease in
 the cluster: ``kube-system/kubesched-rollout``, one name per cluster (the Lease lives in the cluster it guards: any

@@ -46,7 +46,7 @@ ROLLBACK_POINT_LABEL = DOMAIN + "/rollback-point"
 ROLLOUT_RUN_ANNOTATION = DOMAIN + "/rollout-run"
 # The names of temporary standbys: reserved, so that no instance is taken for one (or one for an instance).
 STANDBY_NAME_PREFIX = "kubesched-standby-"
-# The preflight's own static pod, where the kubelet runs it (module_utils/_strategies.py): kubesched-preflight-<instance>-
+# The preflight's own static pod, where the kubelet runs it (module_utils/rollout/strategies.py): kubesched-preflight-<instance>-
 # <pid>, beside the instances' manifests: an instance of such a name would be a second static pod of that name.
 PREFLIGHT_NAME_PREFIX = "kubesched-preflight-"
 # What the master's other components are called as systemd units (<name>.service) and kubeadm static pods

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Every file a master should have, per resolved instance, for the rollout module (the engine on the host).
+"""Every file a master should have, per resolved instance, for the scheduler_rollout module's host side (the engine).
 
 The two kinds differ only in what they render (a unit, or a static pod manifest) and where it goes; the engine does
 the rest the same way for both. Files are listed in write order: config and kubeconfig first, what makes the
@@ -97,7 +97,7 @@ def systemd_paths(instance, unit_dir):
 
 
 def systemd_host(instances, settings):
-    """The rollout module's arguments for a systemd master. ``settings``: unit_dir, config_dir, binary_link,
+    """The host side's arguments for a systemd master. ``settings``: unit_dir, config_dir, binary_link,
     binary_path, version, user, group."""
     group, user = settings["group"], settings["user"]
     entries = []
@@ -173,9 +173,9 @@ def _pod(read, path):
 
 
 def static_pod_host(instances, settings, read):
-    """The rollout module's arguments for a static-pod master, and a drift report per present instance.
+    """The host side's arguments for a static-pod master, and a drift report per present instance.
     ``settings``: manifest_dir, config_dir, state_dir, version, preflight_binary (a host binary of the image's build
-    for the offline run; empty: the image's own). ``read``: the rollout module's answer for
+    for the offline run; empty: the image's own). ``read``: the host side's answer for
     static_pod_reads()."""
     manifest_dir, state_dir = settings["manifest_dir"], settings["state_dir"]
     entries, drift = [], {}

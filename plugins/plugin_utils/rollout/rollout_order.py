@@ -25,7 +25,7 @@ waves of one master: ``serial: 1`` as before.
 
 from __future__ import annotations
 
-# The plan's instance actions that stop or start the instance's process (module_utils/_rollout.py): a lease its
+# The plan's instance actions that stop or start the instance's process (module_utils/rollout/engine.py): a lease its
 # process holds moves when the master is changed.
 MOVES = ("create", "update", "restart", "start", "remove")
 

@@ -19,7 +19,7 @@ the config's, so client-go's rule renewDeadline > 1.2 * retryPeriod, which the c
 Which instances get one is decided for the whole cluster at once (``needed``, from every master's plan): the
 instance's master holds the lease, the change restarts the instance, and no other master of the cluster has an
 instance on that lease. The rendering (``static_pod_standby``, ``systemd_standby``) is the controller's; the host
-engine starts, gates and removes the standby (module_utils/_rollout.py, _strategies.py). Pure Python.
+engine starts, gates and removes the standby (module_utils/rollout/engine.py, strategies.py). Pure Python.
 """
 
 from __future__ import annotations

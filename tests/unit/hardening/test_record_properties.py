@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _records
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import Backup
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME, HeldChange, as_before
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import FILE_NAME, HeldChange, as_before
 from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
 
 FUZZ_SCALE = int(os.environ.get("FUZZ_SCALE") or 1)

@@ -1,5 +1,5 @@
 """A temporary standby's name space is the collection's: no instance takes it, and a file at a standby's path is
-removed only when it carries the standby's mark (module_utils/_standby.py), never for its name alone. So is the
+removed only when it carries the standby's mark (module_utils/rollout/standbys.py), never for its name alone. So is the
 preflight's static pod's, and no instance takes the name of another component of the master (its unit or manifest).
 
 The reproducer: instances ``batch`` and ``kubesched-standby-batch``; from the second run on the plan took the second

@@ -25,16 +25,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import _BlockReader
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kube_api import _BlockReader
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
-sys.path.insert(0, str(REPO / "tests" / "unit" / "plugins" / "module_utils"))
+sys.path.insert(0, str(REPO / "tests" / "unit" / "plugins" / "module_utils" / "rollout"))
 from cluster import wait_for  # noqa: E402  pylint: disable=wrong-import-position
 from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
-from test_rollout_engine import FakeStrategy, FakeWaiter, instance, params  # noqa: E402  pylint: disable=wrong-import-position
+from test_engine import FakeStrategy, FakeWaiter, instance, params  # noqa: E402  pylint: disable=wrong-import-position
 
 if missing_binaries():
     pytest.skip("the lease access test needs real binaries (make binaries): missing "

@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, Engine
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import FILE_NAME as LOCK
-from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import StaticPodStrategy
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import FILE_NAME
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import FILE_NAME as LOCK
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import StaticPodStrategy
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import run_identity
 
 PLAYBOOK = """

@@ -20,7 +20,7 @@ import re
 import socket
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kube_api import (
     ApiError, Connection, KubeconfigError, Unreachable)
 
 GROUP = "coordination.k8s.io"

@@ -1,8 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Facts about a master that the controller asks for in the planning call (so that planning a master is one call,
-not a fact gathering plus a call). Host code: stdlib only."""
+"""The facts of a master the planning call reports.
+
+The controller asks for them in the planning call, so that planning a master is one call, not a fact gathering plus
+a call. Host code: stdlib only."""
 
 from __future__ import annotations
 

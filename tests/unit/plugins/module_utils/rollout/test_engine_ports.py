@@ -17,11 +17,11 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import node_name
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import PLAN, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed
-from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import StaticPodStrategy, SystemdStrategy
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import StaticPodStrategy, SystemdStrategy
 
-from test_rollout_engine import FakeWaiter, converge, instance, params, snapshot
+from test_engine import FakeWaiter, converge, instance, params, snapshot
 
 
 @pytest.fixture

@@ -19,11 +19,11 @@ import time
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, PLAN, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack
-from ansible_collections.kubesched.schedulers.plugins.modules.rollout import Waiter
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waiter import Waiter
 
-from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params
+from test_engine import FakeStrategy, FakeWaiter, converge, instance, params
 
 SCHEDULER_VARIABLE = "KUBE_SCHEDULER_BIN_1_35"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import StaticPodStrategy
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import StaticPodStrategy
 
 
 def container(cid, created, state, attempt=0, sandbox="pod-1"):

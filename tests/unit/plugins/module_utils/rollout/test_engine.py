@@ -11,10 +11,10 @@ import stat
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _rollout
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import engine as rollout_engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
-from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import (
     StaticPodStrategy, SystemdStrategy, Verdict)
 
 
@@ -198,14 +198,14 @@ def test_a_write_that_fails_halfway_is_restored_and_leaves_no_temporary_file(tmp
             raise OSError(28, "No space left on device")
         return real_replace(src, dst)
 
-    monkeypatch.setattr(_rollout.os, "replace", failing_replace)
+    monkeypatch.setattr(rollout_engine.os, "replace", failing_replace)
     changed = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 3\n")])
     changed["instances"][0]["files"][1]["content"] = "[Service]\nExecStart=/bin/other\n"
     eng = engine(changed)
     plan, _diff, _changed = eng.plan()
     with pytest.raises(RolloutFailed, match="No space left on device"):
         eng.apply(plan)
-    monkeypatch.setattr(_rollout.os, "replace", real_replace)
+    monkeypatch.setattr(rollout_engine.os, "replace", real_replace)
     after = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("state/")}
     assert after == before  # the config written before the failure is back too; no hidden temp file is left
 
@@ -357,7 +357,7 @@ def test_with_no_later_gate_one_apply_call_gates_and_commits(tmp_path):
     converge(p)
     p = params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")], hold=False)
     eng = engine(p)
-    result = eng.run(_rollout.APPLY)
+    result = eng.run(rollout_engine.APPLY)
     assert result["changed"] and result["applied"] == {"one": {"restarted": True, "pid": 10360, "healthy_for": 0}}
     assert result["committed"] == ["one"]
     assert eng.waiter.gates == [10259]  # the health gate ran before the commit
@@ -371,7 +371,7 @@ def test_with_no_later_gate_a_failed_health_gate_still_restores_and_commits_noth
     converge(params(tmp_path, [instance(tmp_path, "one", 10259)]))
     eng = engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n")], hold=False), failing={10259})
     with pytest.raises(RolloutFailed, match="one gave no healthy answer"):
-        eng.run(_rollout.APPLY)
+        eng.run(rollout_engine.APPLY)
     assert "committed" not in eng.result
     assert snapshot(tmp_path)["etc/one.yaml"][0] == b"a: 1\n"
     assert os.listdir(str(tmp_path / "state")) == ["one"]  # the backups are kept, no held record
@@ -382,10 +382,10 @@ def test_with_no_later_gate_a_change_an_earlier_run_left_held_is_gated_again_and
     its own change and commits both."""
     converge(params(tmp_path, [instance(tmp_path, "one", 10259), instance(tmp_path, "two", 10260)]))
     held = engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n"), instance(tmp_path, "two", 10260)]))
-    held.run(_rollout.APPLY)
+    held.run(rollout_engine.APPLY)
     assert "held-change.json" in os.listdir(str(tmp_path / "state"))
     eng = engine(params(tmp_path, [instance(tmp_path, "one", 10259, config="a: 2\n"),
                                    instance(tmp_path, "two", 10260, config="b: 2\n")], hold=False))
-    result = eng.run(_rollout.APPLY)
+    result = eng.run(rollout_engine.APPLY)
     assert sorted(result["committed"]) == ["one", "two"] and sorted(eng.waiter.gates) == [10259, 10260]
     assert os.listdir(str(tmp_path / "state")) == []

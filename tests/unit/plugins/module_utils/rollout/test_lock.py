@@ -2,7 +2,7 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One rollout at a time on a master: two runs' engines on one state directory (the real engine, its real files, a
-fake strategy and gate as in test_rollout_engine.py), as two AWX jobs of one master would call them."""
+fake strategy and gate as in test_engine.py), as two AWX jobs of one master would call them."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME as HELD
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, RESTORE, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import FILE_NAME as HELD
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, COMMIT, PLAN, RESTORE, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import FILE_NAME as LOCK, MasterLock, LockHeld
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import FILE_NAME as LOCK, MasterLock, LockHeld
 
-from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
+from test_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
 
 FIRST = {"id": "1f1f1f1f1f1f1f1f", "started": "2026-12-07T09:00:00Z", "controller": "awx-job-101",
          "playbook": "/runner/project/playbooks/static_pod.yml", "job": "AWX job 101 (schedulers weight 3)"}

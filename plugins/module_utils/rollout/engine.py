@@ -4,16 +4,16 @@
 """The rollout engine on a master, for both kinds of scheduler (systemd units and static pods).
 
 Plan: compare every file the controller rendered with the host (content, owner, group, mode), the binary link, and
-the units' state; report per instance what would change, with a diff (a Plan of InstancePlans, _rollout_plan.py,
+the units' state; report per instance what would change, with a diff (a Plan of InstancePlans, plan.py,
 reported as the module's ``plan`` mapping). Nothing is written.
 Apply, kubeadm's upgradeComponent for the master's changed instances together (the master is the unit of a
 rollout): back up what the change replaces, write atomically, restart (systemd) or let the kubelet replace the pod
 (static pods), wait for a NEW healthy process of each; on any failure restore everything this call changed, keep
-the backups and fail; on success HOLD the change (_held_change.py): the master's last gate may come after this call
+the backups and fail; on success HOLD the change (held_change.py): the master's last gate may come after this call
 (the verify role's metrics gate in the rollout playbooks). Commit releases the held change once that gate passed
 (the backups go); restore puts the master back from it, by the same restore as a failed apply.
 Before anything is written, the master's own kube-scheduler checks every new config and its flags offline.
-What differs by kind sits behind two seams: a strategy (_strategies.py: how a change takes effect, how an instance
+What differs by kind sits behind two seams: a strategy (strategies.py: how a change takes effect, how an instance
 stops, whether it runs, which binary checks the config) and a waiter (how a new healthy process is awaited).
 Host code: stdlib only.
 """
@@ -25,23 +25,24 @@ import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.file_specs import (
     account_ids, owner_problems, file_changes, file_diff, file_owners, installed_port, make_parents, read_file,
     set_attributes, spec_problems, wanted_port, write_atomically)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     Backup, WriteFailed, remove_path, sha256, switch_link, writing)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import (
     HeldChange, as_before, remove_backups, stale_backups)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import account_facts, resolve_path
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _lease_access
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import ApiError, KubeconfigError, Unreachable
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.host_facts import account_facts, resolve_path
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import lease_access
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_lock import MasterLock
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import MasterLock
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.plan import (
     ATTRIBUTES, CREATE, HEALTHY, NONE, NOT_HEALTHY, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.standbys import (
+    TemporaryStandbys, adopted, leftover_warnings, leftovers, remove_absent)
 
 # --- the engine ---------------------------------------------------------------------------------------------------
 
@@ -64,14 +65,16 @@ class Engine(object):
         self.strategy = strategy
         self.waiter = waiter
         self.result = {}
-        self._rbac_to_create = []  # (instance, lease spec, objects) the apply call creates (the operator's opt-in)
-        self._standby_leftovers = []  # temporary standbys a killed run left, found by the plan, removed by the apply
-        self._gate_failed = set()  # instances that gave no healthy answer in this call's gate
-        self._left = {}  # the leftover standbys this call took over, by the name of their instance
-        self._attributes_before = []  # (path, uid, gid, mode) of the files whose attributes alone this call set
+        # What the call has done so far, which a restore undoes: the instances that gave no healthy answer in its
+        # gate, the files whose attributes alone it set ((path, uid, gid, mode) before), the temporary standbys it
+        # runs or took over. What a step needs besides is passed to it: the plan, and the held change.
+        self._gate_failed = set()
+        self._attributes_before = []
+        self._standbys = TemporaryStandbys(strategy, waiter, write_atomically, params.get("health_timeout"),
+                                           params.get("settle"))
 
     def run(self, mode):
-        """The master's rollout lock (_rollout_lock.py) around the call, before anything is read as pending: a plan
+        """The master's rollout lock (lock.py) around the call, before anything is read as pending: a plan
         (a Check job's too) refuses while another run holds it; apply, commit and restore take or renew it, and it
         stays while a change of the run is held here."""
         lock = None if mode == READ or not self.p.get("state_dir") else MasterLock.of(self.p)
@@ -147,17 +150,32 @@ class Engine(object):
         """What differs, with a diff; then the master's kube-scheduler runs offline against the new config and flags
         of every instance that would start a process: a refusal fails the plan (PreflightFailed), nothing written.
         Returns (Plan, diff, changed)."""
-        p = self.p
-        plan = Plan()
-        diff = []
-        for directory in p["directories"]:
+        plan, diff = Plan(), []
+        self._plan_directories(plan, diff)
+        self._plan_link(plan, diff)
+        self._plan_instances(plan, diff)
+        refusals = self._check_leases(plan)
+        held = self._plan_what_earlier_runs_left(plan)
+        refusals.extend(self._port_refusals(plan))
+        refusals.extend(self._health_refusals(plan, held))
+        changed = bool(plan.directories or plan.link_changed or held is not None or plan.leftovers
+                       or plan.stale_backups or any(entry.pending() for entry in plan.instances.values()))
+        self._ask_the_binary(plan, diff, refusals)
+        return plan, diff, changed
+
+    def _plan_directories(self, plan, diff):
+        """The directories to make, or whose owner, group or mode to set."""
+        for directory in self.p["directories"]:
             if self._directory_differs(directory):
                 plan.directories.append(directory["path"])
                 diff.append({"before_header": directory["path"], "after_header": directory["path"],
                              "before": "" if not os.path.isdir(directory["path"]) else "(directory, other owner or mode)\n",
                              "after": "(directory %s:%s %s)\n" % (
                                  directory.get("owner") or "root", directory.get("group") or "root", directory.get("mode") or "")})
-        link = p.get("link")
+
+    def _plan_link(self, plan, diff):
+        """Whether the binary link points elsewhere (systemd: a new release restarts every instance)."""
+        link = self.p.get("link")
         if link:
             current = os.readlink(link["path"]) if os.path.islink(link["path"]) else None
             if current != link["src"]:
@@ -165,8 +183,11 @@ class Engine(object):
                 diff.append({"before_header": link["path"], "after_header": link["path"],
                              "before": ("-> %s\n" % current) if current else ("(regular file)\n" if os.path.lexists(link["path"]) else ""),
                              "after": "-> %s\n" % link["src"]})
-        owners = file_owners(p["instances"])
-        for instance in p["instances"]:
+
+    def _plan_instances(self, plan, diff):
+        """Each instance's action and the files it changes (or, absent, removes), in the order of the instances."""
+        owners = file_owners(self.p["instances"])
+        for instance in self.p["instances"]:
             entry = InstancePlan()
             if instance["state"] == "absent":
                 # Not a file another instance still uses, nor one another absent instance removes.
@@ -196,7 +217,11 @@ class Engine(object):
                 elif changes:
                     entry.action = ATTRIBUTES
             plan.instances[instance["name"]] = entry
-        refusals = self._check_leases(plan)
+
+    def _plan_what_earlier_runs_left(self, plan):
+        """What an earlier run left on the master, each with a warning: a held change (returned, or None), backups
+        no change names, temporary standbys. All of it is pending: the apply step gates, removes or takes it over."""
+        p = self.p
         held = HeldChange.load(p["state_dir"]) if p.get("state_dir") else None
         if held is not None:
             plan.held = held.names()
@@ -221,17 +246,12 @@ class Engine(object):
             # removes them, as a commit removes the backups of its change.
             plan.stale_backups = stale
         # What the apply step removes once the instance it stands in for answers health (read once, here).
-        left = self._standby_leftovers = _standby.leftovers(p["instances"])
-        if left:
+        plan.leftovers = leftovers(p["instances"])
+        if plan.leftovers:
             # A run stopped while a temporary standby ran (make before break).
-            plan.standby_leftovers = [found["name"] for found in left]
-            self.result.setdefault("warnings", []).extend(_standby.leftover_warnings(left))
-        refusals.extend(self._port_refusals(plan))
-        refusals.extend(self._health_refusals(plan, held))
-        changed = bool(plan.directories or plan.link_changed or held is not None or left or stale
-                       or any(entry.pending() for entry in plan.instances.values()))
-        self._ask_the_binary(plan, diff, refusals)
-        return plan, diff, changed
+            plan.standby_leftovers = [found["name"] for found in plan.leftovers]
+            self.result.setdefault("warnings", []).extend(leftover_warnings(plan.leftovers))
+        return held
 
     def _health_refusals(self, plan, held):
         """Every present instance this call leaves running as it is (nothing to restart, or its owner and mode
@@ -243,7 +263,7 @@ class Engine(object):
         apply step gates them, and restores them when they fail."""
         if not self.p.get("health_check", True):
             return []
-        pending = set(held.names() if held is not None else []) | set(found["name"] for found in self._standby_leftovers)
+        pending = set(held.names() if held is not None else []) | set(found["name"] for found in plan.leftovers)
         asking = [instance for instance in self.p["instances"] if instance["state"] == "present"
                   and plan.entry(instance).action in (NONE, ATTRIBUTES) and instance["name"] not in pending]
         if not asking:
@@ -273,7 +293,7 @@ class Engine(object):
         is the instance's own: the strategy asks systemd or the container runtime, never the unit or manifest); each
         temporary standby must find its own port free, or held by that standby a killed run left."""
         refusals = []
-        leftover_for = set(found["name"] for found in self._standby_leftovers)
+        leftover_for = set(found["name"] for found in plan.leftovers)
         for instance in self.p["instances"]:
             action = plan.entry(instance).action
             if instance["state"] != "present" or action not in STARTS_A_PROCESS:
@@ -294,8 +314,8 @@ class Engine(object):
                         "%s: port %d, for its temporary standby %s, is taken on this master by %s; set "
                         "kube_scheduler_standby_port_offset to a free range, or kube_scheduler_make_before_break: "
                         "false" % (instance["name"], standby["port"], standby["name"], holder))
-        for found in self._standby_leftovers:
-            standby = _standby.adopted(found)
+        for found in plan.leftovers:
+            standby = adopted(found)
             stranger = self._stranger(standby, found["port"])
             if stranger:
                 refusals.append(
@@ -326,18 +346,18 @@ class Engine(object):
         # The instances ask side by side (each its own connections to the API server): the plan's one call waits for
         # the slowest answer, not for their sum.
         with ThreadPoolExecutor(max_workers=len(asking)) as pool:
-            answers = list(pool.map(lambda instance: _lease_access.check(instance["lease_access"], instance.get("files")), asking))
+            answers = list(pool.map(lambda instance: lease_access.check(instance["lease_access"], instance.get("files")), asking))
         for instance, found in zip(asking, answers):
             spec = instance["lease_access"]
             shown = dict((key, value) for key, value in found.items() if key != "rbac")
             plan.entry(instance).lease_access = shown
-            if found["status"] == _lease_access.NOT_CHECKED:
+            if found["status"] == lease_access.NOT_CHECKED:
                 self.result.setdefault("warnings", []).append(
                     "%s: lease %s: the lease access check did not run: %s" % (instance["name"], found["lease"], found["detail"]))
-            elif found["status"] == _lease_access.MISSING and create:
+            elif found["status"] == lease_access.MISSING and create:
                 shown["will_create"] = True
-                self._rbac_to_create.append((instance, spec, found["rbac"]))
-            elif found["status"] == _lease_access.MISSING:
+                plan.rbac_to_create.append((instance, spec, found["rbac"]))
+            elif found["status"] == lease_access.MISSING:
                 refusals.append(
                     "%s would never lead: %s (asked as its kubeconfig %s); add this Role and RoleBinding "
                     "(kubectl apply -f -), or set %s: true to let the apply step create them:\n%s"
@@ -347,19 +367,19 @@ class Engine(object):
     def _create_lease_rbac(self, plan):
         """The apply call creates the Roles and RoleBindings the plan found missing (the operator's opt-in), with
         the administrator's kubeconfig on this master, then asks again as each instance: before the first write."""
-        if not self._rbac_to_create:
+        if not plan.rbac_to_create:
             return
         admin = (self.p.get("lease_rbac") or {}).get("kubeconfig")
         created = []
-        for instance, spec, objects in self._rbac_to_create:
+        for instance, spec, objects in plan.rbac_to_create:
             name = instance["name"]
             try:
-                created.extend(_lease_access.create(objects, admin))
+                created.extend(lease_access.create(objects, admin))
             except (OSError, KubeconfigError, Unreachable, ApiError) as exc:
                 raise PreflightFailed("nothing was changed: %s: the Role and RoleBinding for lease %s/%s could not be "
                                       "created with %s: %s" % (name, spec["namespace"], spec["name"], admin, exc))
-            again = _lease_access.check(spec, instance.get("files"))
-            if again["status"] != _lease_access.ALLOWED:
+            again = lease_access.check(spec, instance.get("files"))
+            if again["status"] != lease_access.ALLOWED:
                 raise PreflightFailed("nothing was changed: %s: after creating %s: %s"
                                       % (name, ", ".join(created), again["detail"]))
             plan.entry(name).lease_access.update(status=again["status"], detail=again["detail"], missing=[],
@@ -420,7 +440,7 @@ class Engine(object):
     def apply(self, plan):
         """Returns {name: {restarted, pid}} and holds the change (every instance it restarted has passed its health
         gate) for the commit or restore step; raises PreflightFailed before the first write, RolledBack after
-        restoring (the story in its message). Intent first: the change is recorded (_held_change.py) before each of
+        restoring (the story in its message). Intent first: the change is recorded (held_change.py) before each of
         its writes, so a run killed anywhere leaves a record the next run gates again. The steps: prepare
         (directories, absent instances), standbys, back up, write, gate, finish; any failure after the first
         write restores. ``plan``: the plan step's Plan, or the mapping it reports."""
@@ -429,22 +449,22 @@ class Engine(object):
         self._create_lease_rbac(plan)
         # A change an earlier apply held, or began, and nothing committed is as unproven as this one: this change
         # builds on it, and a restore goes back to before both (each instance's first backup is kept).
-        held = self.held = HeldChange.load(self.p["state_dir"]) or HeldChange(self.p["state_dir"])
+        held = HeldChange.load(self.p["state_dir"]) or HeldChange(self.p["state_dir"])
         held.gate_passed = False
         try:
             self._prepare(plan, held)
         except (RolloutFailed, OSError) as exc:
-            raise RolledBack("%s. %s" % (exc, self._restore(held)))
+            raise RolledBack("%s. %s" % (exc, self._restore(held, made=held.made)[0]))
         applied = {}
         try:
             self.result["removed_backups"] = remove_backups(plan.stale_backups or [])
-            self._start_standbys(plan, held)
+            left = self._start_standbys(plan, held)
             restarting = self._back_up(plan, held)
             self._write(plan, held, restarting, applied)
-            self._gate(restarting, held, applied)
+            self._gate(restarting, held, applied, left)
             self._finish(held)
         except (RolloutFailed, OSError) as exc:
-            raise RolledBack("%s. %s" % (exc, self._restore(held)))
+            raise RolledBack("%s. %s" % (exc, self._restore(held, made=held.made)[0]))
         return applied
 
     def _prepare(self, plan, held):
@@ -452,35 +472,34 @@ class Engine(object):
         and the standbys a killed run left for them."""
         for directory in self.p["directories"]:
             if directory["path"] in plan.directories:
-                self._make_directory(directory)
+                self._make_directory(directory, held)
         held.save()
-        self._remove_absent(plan)
-        problems = _standby.remove_absent(self.strategy, self.waiter, self._standby_leftovers, self.p["health_timeout"])
+        self._remove_absent(plan, held)
+        problems = remove_absent(self.strategy, self.waiter, plan.leftovers, self.p["health_timeout"])
         if problems:
             raise RolloutFailed("; ".join(problems))
 
     def _start_standbys(self, plan, held):
         """Make before break: the standbys start before the first write of their instances
-        (plugin_utils/temporary_standby.py), recorded first. A standby a killed run left stands in for its instance
-        until that instance answers health: it is taken over (never removed first), and no second one starts for
-        the same instance. A standby that never gets ready fails the call before any instance is touched."""
+        (plugin_utils/rollout/temporary_standby.py), recorded first. A standby a killed run left stands in for its
+        instance until that instance answers health: it is taken over (never removed first), and no second one
+        starts for the same instance. A standby that never gets ready fails the call before any instance is touched.
+        Returns the leftover standbys it took over, by the name of their instance."""
         p = self.p
-        self._standbys = _standby.TemporaryStandbys(self.strategy, self.waiter, write_atomically,
-                                                    p["health_timeout"], p["settle"])
-        left = self._left = dict((found["name"], found) for found in self._standby_leftovers
-                                 if found["state"] == "present")
+        left = dict((found["name"], found) for found in plan.leftovers if found["state"] == "present")
         standbys = [instance["standby"] for instance in p["instances"]
                     if instance.get("standby") and instance["state"] == "present" and instance["name"] not in left
                     and plan.entry(instance).action in (UPDATE, RESTART)
                     and self._listens_now(instance)]
         held.standbys = sorted(set(held.standbys) | set(s["name"] for s in standbys)
-                               | set(_standby.adopted(found)["name"] for found in left.values()))
+                               | set(adopted(found)["name"] for found in left.values()))
         held.save()
         for found in left.values():
             self._standbys.adopt(found)
         if standbys:
             self._standbys.start(standbys)
             self.result["standbys"] = [standby["name"] for standby in standbys]
+        return left
 
     def _listens_now(self, instance):
         """Whether the instance runs now, on the port its installed unit or manifest gives it (a change may move it)."""
@@ -521,7 +540,7 @@ class Engine(object):
         the change take effect (a reload, the restarts)."""
         p = self.p
         if plan.link_changed:
-            self._switch_link(p["link"]["path"], p["link"]["src"])
+            self._switch_link(p["link"]["path"], p["link"]["src"], held.made)
         written = []
         for instance in p["instances"]:
             entry = plan.entry(instance)
@@ -544,19 +563,19 @@ class Engine(object):
         for instance, _pid in restarting:
             self.strategy.restart(instance)
 
-    def _gate(self, restarting, held, applied):
+    def _gate(self, restarting, held, applied, left):
         """The instances of one master are gated together (the master is the unit of a rollout; the other masters
         keep serving): their start-up and settle time overlap instead of adding up. An instance an earlier, unproven
         change holds and this call did not restart is gated too, on the process it runs, from its record (its unit
         or manifest, port and health URL), whether or not the call still names it; and so is one a leftover standby
-        stands in for: the standby goes only once its instance answers."""
+        stands in for (``left``): the standby goes only once its instance answers."""
         p = self.p
         restarted = set(instance["name"] for instance, _pid in restarting)
         waiting = restarting + [(instance, None) for instance, _backup, _pid in held.touched
                                 if instance["name"] not in restarted]
         gated = set(instance["name"] for instance, _pid in waiting)
         waiting += [(instance, None) for instance in p["instances"]
-                    if instance["name"] in self._left and instance["name"] not in gated]
+                    if instance["name"] in left and instance["name"] not in gated]
         gates = self._gate_all(waiting)
         failed = []
         for instance, _pid in waiting:
@@ -620,9 +639,9 @@ class Engine(object):
         if held is None:
             return {"changed": False, "restored": False, "not_healthy": [],
                     "story": "Nothing to restore: no change is held on this master."}
-        story = self._restore(held)
+        story, not_healthy = self._restore(held, made=None)
         return {"changed": True, "restored": True, "instances": held.names(),
-                "not_healthy": list(self._not_healthy), "story": story}
+                "not_healthy": list(not_healthy), "story": story}
 
     def _gate_all(self, waiting):
         """{name: (pid, error)} of every (instance, pid_before), each awaited in a thread of its own."""
@@ -634,27 +653,49 @@ class Engine(object):
                 self.p["health_timeout"], self.p["settle"])) for instance, pid_before in waiting)
         return dict((name, future.result()) for name, future in futures.items())
 
-    def _restore(self, held):
-        """Put back everything the held change (this call's, and an earlier unproven one's) changed; returns what
-        was restored and how the instances answer (those that do not are in ``self._not_healthy``)."""
-        p = self.p
+    def _restore(self, held, made):
+        """Put back everything the held change (this call's, and an earlier unproven one's) changed; returns the story
+        (what was restored, how the instances answer) and the instances that do not answer. ``made`` records the
+        directories the binary link's restore makes: the apply call's own change (its list), or nothing (None)."""
+        story = self._restore_link(held, made)
+        story.extend(self._restore_attributes())
+        # The restored instances listen where they did before the change (a change may have moved a secure port).
+        touched = [(as_before(instance), backup, pid) for instance, backup, pid in held.touched]
+        # Who listens now, before the restore: the failed processes, which the restored ones must replace.
+        failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
+        restored, told = self._restore_files(held, touched)
+        story.extend(told)
+        try:
+            held.forget()
+        except WriteFailed as exc:
+            # The record stays: the next run finds it and gates the master again, as after a killed run.
+            story.append("NOT removed: the record of the change %s on %s (%s)" % (exc.path, exc.master, exc.reason))
+        story.extend(self._restore_directories(held))
+        answers, not_healthy = self._restart_restored(touched, restored, failed_pids)
+        answers.extend(self._stop_standbys(restored, not_healthy))
+        return (" ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
+                         + ["Backups are kept in %s." % self.p["state_dir"]]), not_healthy)
+
+    def _restore_link(self, held, made):
+        """The binary link back to its previous target, or removed when there was none."""
         story = []
-        self._not_healthy = []
         if held.link_before is not None:
             try:
                 if held.link_before:
-                    self._switch_link(held.link_path, held.link_before)
+                    self._switch_link(held.link_path, held.link_before, made)
                     story.append("binary link %s -> %s" % (held.link_path, held.link_before))
                 else:
                     remove_path(held.link_path)
                     story.append("binary link %s removed (there was none)" % held.link_path)
             except WriteFailed as exc:
                 story.append("NOT restored: binary link %s on %s (%s)" % (held.link_path, exc.master, exc.reason))
-        story.extend(self._restore_attributes())
-        # The restored instances listen where they did before the change (a change may have moved a secure port).
-        touched = [(as_before(instance), backup, pid) for instance, backup, pid in held.touched]
-        # Who listens now, before the restore: the failed processes, which the restored ones must replace.
-        failed_pids = dict((instance["name"], self.waiter.listener(instance["port"])) for instance, _b, _p in touched)
+        return story
+
+    def _restore_files(self, held, touched):
+        """Each touched instance's files back from its backup, only as the record allows (``held.refusal``); an
+        instance that did not run before the change is stopped and its files removed. Returns the instances that
+        ran before (to restart) and the story."""
+        story = []
         restored, removed, unrestorable = [], [], []
         for instance, backup, _pid in touched:
             unrestorable.extend(backup.restore(held.refusal(instance)))
@@ -668,19 +709,18 @@ class Engine(object):
             self.strategy.stop(instance)
         if restored:
             story.append("the files of %s from %s" % (
-                ", ".join(i["name"] for i in restored), os.path.join(p["state_dir"], "<instance>", "backup")))
+                ", ".join(i["name"] for i in restored), os.path.join(self.p["state_dir"], "<instance>", "backup")))
         if removed:
             story.append("removed the new instance%s %s, which never was healthy or never passed the last gate" % (
                 "s" if len(removed) > 1 else "", ", ".join(i["name"] for i in removed)))
         if unrestorable:
             story.append("NOT restored: %s" % ", ".join(unrestorable))
-        try:
-            held.forget()
-        except WriteFailed as exc:
-            # The record stays: the next run finds it and gates the master again, as after a killed run.
-            story.append("NOT removed: the record of the change %s on %s (%s)" % (exc.path, exc.master, exc.reason))
-        story.extend(self._restore_directories(held))
-        answers, waiting = [], []
+        return restored, story
+
+    def _restart_restored(self, touched, restored, failed_pids):
+        """The restored instances restarted and gated together, as a change is; returns how each answers and the
+        ones that do not."""
+        answers, waiting, not_healthy = [], [], []
         for instance, _backup, pid_before in touched:
             if instance not in restored:
                 continue
@@ -688,7 +728,7 @@ class Engine(object):
                 self.strategy.restart(instance)
             except RolloutFailed as exc:
                 answers.append("%s could not be restarted: %s" % (instance["name"], exc))
-                self._not_healthy.append(instance["name"])
+                not_healthy.append(instance["name"])
                 continue
             # The failed process (if one replaced the original) does not count as the restored one.
             failed_pid = failed_pids.get(instance["name"])
@@ -697,25 +737,29 @@ class Engine(object):
         for instance, _previous in waiting:
             error = gates[instance["name"]][1]
             if error:
-                self._not_healthy.append(instance["name"])
+                not_healthy.append(instance["name"])
             answers.append("After restore %s answers health again at %s." % (instance["name"], instance["health_url"])
                            if not error else
                            "After restore %s is STILL NOT HEALTHY at %s: %s." % (instance["name"], instance["health_url"], error))
-        standbys = getattr(self, "_standbys", None)
-        if standbys is not None and standbys.running:
-            # Once the instances are back: the leases the standbys hold move back to them. A standby whose instance
-            # does not answer stays: it is the one process of this master that elects on that lease.
-            restored_healthy = set(i["name"] for i in restored) - set(self._not_healthy)
-            unhealthy = (self._gate_failed - restored_healthy) | set(self._not_healthy)
-            names = [standby["name"] for standby in standbys.running if standby["for"] not in unhealthy]
-            problems = standbys.stop_all(keep_for=unhealthy)
-            if names:
-                answers.extend(problems or ["The temporary standby %s is removed." % ", ".join(names)])
-            answers.extend("The temporary standby %s is KEPT: it holds the lease while %s is not healthy; the next "
-                           "run removes it once %s answers health." % (standby["name"], standby["for"], standby["for"])
-                           for standby in standbys.running)
-        return " ".join(["Restored: %s." % ("; ".join(story) or "nothing had changed yet")] + answers
-                        + ["Backups are kept in %s." % p["state_dir"]])
+        return answers, not_healthy
+
+    def _stop_standbys(self, restored, not_healthy):
+        """Once the instances are back: the leases the standbys hold move back to them. A standby whose instance
+        does not answer stays: it is the one process of this master that elects on that lease."""
+        standbys = self._standbys
+        if not standbys.running:
+            return []
+        answers = []
+        restored_healthy = set(i["name"] for i in restored) - set(not_healthy)
+        unhealthy = (self._gate_failed - restored_healthy) | set(not_healthy)
+        names = [standby["name"] for standby in standbys.running if standby["for"] not in unhealthy]
+        problems = standbys.stop_all(keep_for=unhealthy)
+        if names:
+            answers.extend(problems or ["The temporary standby %s is removed." % ", ".join(names)])
+        answers.extend("The temporary standby %s is KEPT: it holds the lease while %s is not healthy; the next "
+                       "run removes it once %s answers health." % (standby["name"], standby["for"], standby["for"])
+                       for standby in standbys.running)
+        return answers
 
     def _restore_attributes(self):
         """Files whose owner and mode alone this call changed (not backed up: no restart, nothing held) get them back
@@ -762,29 +806,31 @@ class Engine(object):
             story.append("removed the director%s it had made: %s" % (plural, ", ".join(removed)))
         return story
 
-    def _switch_link(self, path, src):
-        held = getattr(self, "held", None)
-        make_parents(path, held.made if held is not None else None)
+    @staticmethod
+    def _switch_link(path, src, made):
+        """The link at ``path`` to ``src``; the directories it makes for it are recorded in ``made`` (or not: None)."""
+        make_parents(path, made)
         switch_link(path, src)
 
-    def _make_directory(self, directory):
+    @staticmethod
+    def _make_directory(directory, held):
         path = directory["path"]
         ids = account_ids(directory.get("owner") or "root", directory.get("group") or "root")
         if ids is None:
             raise RolloutFailed("%s: owner %s:%s does not exist on this host" % (path, directory.get("owner"), directory.get("group")))
-        make_parents(path, self.held.made)
+        make_parents(path, held.made)
         if not os.path.isdir(path):
             with writing(path, action="make"):
                 os.mkdir(path, 0o700)
-            self.held.made.append(path)
+            held.made.append(path)
         else:
             st = os.stat(path)
-            self.held.changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
+            held.changed_dirs.append((path, st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)))
         with writing(path, action="set the owner and mode of"):
             os.chown(path, *ids)
             os.chmod(path, int(directory.get("mode") or "0700", 8))
 
-    def _remove_absent(self, plan):
+    def _remove_absent(self, plan, held):
         """Absent instances go first, what runs first: the unit stopped, or the manifest removed so the kubelet stops
         the pod (and its port is free before this returns)."""
         p = self.p
@@ -793,10 +839,10 @@ class Engine(object):
             if instance["state"] != "absent":
                 continue
             if plan.entry(instance).action != REMOVE:
-                if self.held.holds(instance["name"]):
+                if held.holds(instance["name"]):
                     # An unproven earlier change of it, none of its files left: nothing of it to gate or put back.
                     Backup(p["state_dir"], instance["name"]).clear()
-                    self.held.touched = [entry for entry in self.held.touched if entry[0]["name"] != instance["name"]]
+                    held.touched = [entry for entry in held.touched if entry[0]["name"] != instance["name"]]
                 continue
 
             def remove_files(instance=instance):
@@ -808,7 +854,7 @@ class Engine(object):
                         removed.append(spec["path"])
                 Backup(p["state_dir"], instance["name"]).clear()
                 # An unproven earlier change that made this instance: removing it is the restore of that part.
-                self.held.touched = [entry for entry in self.held.touched if entry[0]["name"] != instance["name"]]
+                held.touched = [entry for entry in held.touched if entry[0]["name"] != instance["name"]]
 
             self.strategy.remove(instance, remove_files, self.waiter, p["health_timeout"])
         if removed:

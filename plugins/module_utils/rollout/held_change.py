@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A master's change from before its first write until it is committed: what the rollout engine needs to put the
-master back, or to gate the change again.
+"""The held change: the record of a master's change from before its first write until its commit or restore.
+
+What the rollout engine needs to put the master back, or to gate the change again.
 
 Intent first: the engine's apply step records the change it is about to make (each instance's backup, taken before
 its files are written, the standbys it starts, the binary link's previous target, the directories it makes) before

@@ -20,16 +20,16 @@ import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
     ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_KUBECONFIG, REFUSED, answer, last_words, offline_flags)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.host_facts import binary_facts
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, COMMIT, PLAN, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._strategies import (
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import (
     StaticPodStrategy, SystemdStrategy, Verdict, strategy_for)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.rollout_files import static_pod_host, systemd_host
 
-from test_rollout_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
+from test_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
 
 # kube-scheduler v1.35.4's stderr for three refusals (config, feature gate, flag), as it printed them.
 CONFIG_REFUSED = ('E1126 04:23:19.655289   14022 run.go:72] "command failed" err="initializing profiles: creating '
@@ -707,7 +707,7 @@ def test_the_controller_gives_the_manifests_own_command_image_and_host_paths_and
 
 # --- The podman path for real (a CRI-O master's tool), on this machine's podman -----------------------------
 
-CONTAINERS_CONF = os.path.join(os.path.dirname(__file__), "..", "..", "..", "hosts", "containers.conf")
+CONTAINERS_CONF = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "hosts", "containers.conf")
 
 
 def podman_run(argv):

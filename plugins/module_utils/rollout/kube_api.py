@@ -1,8 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Talk to the API server from a master as a kubeconfig's identity: the master's own view (its kubeconfig names the
-server it reaches, often the local kube-apiserver of a kubeadm master), not the controller's.
+"""The API server as a kubeconfig's identity sees it from a master.
+
+The master's own view (its kubeconfig names the server it reaches, often the local kube-apiserver of a kubeadm
+master), not the controller's.
 
 Reads a kubeconfig (JSON, PyYAML when the master has it, else the block-YAML subset kubectl and kubeadm write),
 builds a TLS context from its CA and client certificate or token, and sends one JSON request. Host code: stdlib

@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rollout module through real ansible-playbook on this machine: the systemd kind reports the host facts the
-systemd role needs (so planning a master is one call, with no fact gathering) and refuses a host that systemd did
-not boot before it runs any systemctl; the static_pod kind reads files and reports no host facts."""
+"""scheduler_rollout's host side (by its former name, rollout) through real ansible-playbook on this machine: the
+systemd kind reports the host facts the systemd role needs (so planning a master is one call, with no fact
+gathering) and refuses a host that systemd did not boot before it runs any systemctl; the static_pod kind reads
+files and reports no host facts."""
 
 from __future__ import annotations
 
@@ -31,18 +32,21 @@ PLAYBOOK = """\
 """
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory, ansible_playbook, json_task_results):
-    work = tmp_path_factory.mktemp("rollout-host")
-    (work / "playbook.yml").write_text(PLAYBOOK)
+def run_on_localhost(work, playbook, ansible_playbook, **env):
+    """``playbook`` run on this host (a manifest.yaml in ``work`` to read), reported by the JSON callback."""
+    (work / "playbook.yml").write_text(playbook)
     (work / "manifest.yaml").write_text("kind: Pod\n")
     (work / "inventory.ini").write_text(textwrap.dedent(f"""\
         localhost ansible_connection=local ansible_python_interpreter={sys.executable}
         """))
-    proc = ansible_playbook(["-i", "inventory.ini", "-e", "work=%s" % work, "playbook.yml"], cwd=work,
-                            env={"ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
-                                 "ANSIBLE_LOCAL_TEMP": str(work / "tmp")})
-    return json_task_results(proc)
+    return ansible_playbook(["-i", "inventory.ini", "-e", "work=%s" % work, "playbook.yml"], cwd=work,
+                            env=dict({"ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
+                                      "ANSIBLE_LOCAL_TEMP": str(work / "tmp")}, **env))
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, ansible_playbook, json_task_results):
+    return json_task_results(run_on_localhost(tmp_path_factory.mktemp("rollout-host"), PLAYBOOK, ansible_playbook))
 
 
 def test_the_systemd_kind_reports_the_machine_and_whether_systemd_booted_the_host(results):

@@ -27,12 +27,12 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
     TEMP_MARK, Backup, WriteFailed, remove_path, switch_link, write_atomically, writing)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import make_parents, set_attributes
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import HeldChange, remove_backups
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.file_specs import make_parents, set_attributes
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import HeldChange, remove_backups
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolledBack
 
-from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
+from test_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
 
 MASTER = socket.gethostname()
 NOBODY = 65534
@@ -348,7 +348,7 @@ def test_the_state_directory_on_a_read_only_file_system_is_named_before_anything
 
 
 def test_a_standby_on_a_full_disk_is_named_and_nothing_of_it_is_left(tmp_path, mounts):
-    from test_rollout_standby import Waiter, setup
+    from test_standbys import Waiter, setup
 
     root, p = setup(tmp_path)
     run = mounts.tmpfs(tmp_path / "run")

@@ -1,9 +1,9 @@
-"""module_utils/_kube_api.py: a kubeconfig's token as an HTTP request can carry it, never shown in an error."""
+"""module_utils/rollout/kube_api.py: a kubeconfig's token as an HTTP request can carry it, never shown in an error."""
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kube_api import Connection, KubeconfigError
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kube_api import Connection, KubeconfigError
 
 TOKEN = "kube-api-test-token-0123456789"
 KUBECONFIG = """apiVersion: v1

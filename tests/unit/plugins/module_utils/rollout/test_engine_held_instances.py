@@ -14,12 +14,12 @@ import json
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import FILE_NAME
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, COMMIT, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolledBack, RolloutFailed
 
-from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params
-from test_rollout_held_change import Killed, KilledAtTheGate, later_call
+from test_engine import FakeStrategy, FakeWaiter, converge, instance, params
+from test_held_change import Killed, KilledAtTheGate, later_call
 
 
 def killed_at_the_gate(root, instances):

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import sys
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _rollout
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import spec_problems
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import engine as rollout_engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import spec_problems
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_rollout_engine import converge, engine, instance, params, snapshot  # noqa: E402  pylint: disable=wrong-import-position
+from test_engine import converge, engine, instance, params, snapshot  # noqa: E402  pylint: disable=wrong-import-position
 
 KUBECONFIG = "apiVersion: v1\nkind: Config\nusers: [{name: a, user: {token: one}}]\n"
 
@@ -29,13 +29,13 @@ def sharing(root, name, port, content=KUBECONFIG, state="present", mode="0600"):
 
 def count_writes(monkeypatch):
     writes = []
-    real = _rollout.write_atomically
+    real = rollout_engine.write_atomically
 
     def recording(spec, created=None):
         writes.append(spec["path"])
         return real(spec, created)
 
-    monkeypatch.setattr(_rollout, "write_atomically", recording)
+    monkeypatch.setattr(rollout_engine, "write_atomically", recording)
     return writes
 
 
@@ -82,7 +82,7 @@ def test_a_failed_gate_puts_back_the_shared_kubeconfig_as_it_was(tmp_path):
     plan, _diff, _changed = eng.plan()
     try:
         eng.apply(plan)
-    except _rollout.RolledBack:
+    except rollout_engine.RolledBack:
         pass
     else:
         raise AssertionError("the failed gate of two must roll the change back")
@@ -98,7 +98,7 @@ def test_one_absent_instance_leaves_the_kubeconfig_the_other_uses_and_the_last_r
     assert not (tmp_path / "etc" / "one.yaml").exists() and not (tmp_path / "units" / "one.service").exists()
     assert (tmp_path / "units" / "two.service").exists()
     removed = []
-    monkeypatch.setattr(_rollout, "remove_path", lambda path: (removed.append(path), os.unlink(path)))
+    monkeypatch.setattr(rollout_engine, "remove_path", lambda path: (removed.append(path), os.unlink(path)))
     eng = engine(params(tmp_path, [sharing(tmp_path, "one", 10259, state="absent"),
                                    sharing(tmp_path, "two", 10260, state="absent")]))
     plan, _diff, _changed = eng.plan()

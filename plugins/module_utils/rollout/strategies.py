@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How each kind of scheduler runs on a master: the only place where systemd units and static pods differ.
 
-The rollout engine (_rollout.py) is one straight line for both kinds, as kubeadm's upgradeComponent is for every
+The rollout engine (engine.py) is one straight line for both kinds, as kubeadm's upgradeComponent is for every
 control-plane component; a strategy owns what the kind decides: what the host must tell the controller, how written
 files are made to take effect (a daemon-reload and a restart, or nothing: the kubelet watches its directory), how an
 instance stops and is removed, whether it runs, its last log lines, the binary checks and the offline run of the
@@ -19,10 +19,10 @@ import os
 import re
 import shutil
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._file_specs import installed_port
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.file_specs import installed_port
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import WriteFailed
-from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet_preflight import KubeletProblem, run_as_static_pod
-from ansible_collections.kubesched.schedulers.plugins.module_utils._host_facts import binary_facts, host_facts, resolve_path
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kubelet_preflight import KubeletProblem, run_as_static_pod
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.host_facts import binary_facts, host_facts, resolve_path
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import find_static_pod_dir, node_name
 from ansible_collections.kubesched.schedulers.plugins.module_utils._offline_scheduler import (
     ACCEPTED, NOT_KUBE_SCHEDULER, NOT_RUN, PREFLIGHT_DIR, REFUSED, Workspace, answer, identify, offline_flags)
@@ -444,7 +444,7 @@ CTR = ["ctr", "--namespace", "k8s.io"]
 class PreflightRuntime(object):
     """The tool that runs the image's kube-scheduler once, offline, with the manifest's hostPaths read-only:
     ``ctr`` (containerd), ``podman`` (CRI-O's store) or ``kubelet`` (a static pod read with crictl, on any CRI
-    runtime: _kubelet_preflight.py); ``problem`` when none can."""
+    runtime: kubelet_preflight.py); ``problem`` when none can."""
 
     def __init__(self, tool, images=None, problem=None):
         self.tool = tool

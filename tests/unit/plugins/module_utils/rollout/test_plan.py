@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_plan import InstancePlan, Plan
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.plan import InstancePlan, Plan
 
 
 def full():

@@ -15,13 +15,13 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _records
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import TEMP_MARK
-from ansible_collections.kubesched.schedulers.plugins.module_utils._held_change import FILE_NAME
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import FILE_NAME
 from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import APPLY, COMMIT, PLAN, RESTORE, Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, COMMIT, PLAN, RESTORE, Engine
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, RolledBack, RolloutFailed)
 
-from test_rollout_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
+from test_engine import FakeStrategy, FakeWaiter, converge, instance, params, snapshot
 
 
 def outside_state(root):

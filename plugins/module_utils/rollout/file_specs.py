@@ -6,7 +6,7 @@
 Read a file, tell what differs (content or attributes), show a diff (secrets masked), write a spec through the
 collection's one atomic writer (module_utils/_files.py) with its parents made first, set attributes, check every
 spec before the first write (all or nothing), say which instance owns a file instances share, and read the secure
-port a unit or manifest gives kube-scheduler. Nothing here restarts or gates anything (_rollout.py does).
+port a unit or manifest gives kube-scheduler. Nothing here restarts or gates anything (engine.py does).
 Host code: stdlib only.
 """
 

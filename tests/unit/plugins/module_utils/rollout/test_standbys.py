@@ -13,10 +13,10 @@ import os
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolledBack
-from test_rollout_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
+from test_engine import FakeStrategy, FakeWaiter, instance, params, snapshot
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import Engine
-from ansible_collections.kubesched.schedulers.plugins.module_utils import _standby
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import Engine
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.standbys import carries_text
 
 PORT, STANDBY_PORT = 10259, 11259
 
@@ -237,8 +237,8 @@ def test_a_file_at_a_standbys_path_without_its_mark_is_not_a_leftover_and_stays(
 def test_a_static_pod_standbys_manifest_is_known_by_its_label():
     manifest = ("apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    kubesched.schedulers/standby-for: 'kube-scheduler'\n"
                 "    tier: control-plane\n  name: kubesched-standby-kube-scheduler\n")
-    assert _standby.carries_text(manifest, MARK)
-    assert not _standby.carries_text(manifest.replace("'kube-scheduler'", "batch"), MARK)
+    assert carries_text(manifest, MARK)
+    assert not carries_text(manifest.replace("'kube-scheduler'", "batch"), MARK)
 
 
 def test_an_instance_whose_change_moves_its_port_still_gets_its_standby(tmp_path):

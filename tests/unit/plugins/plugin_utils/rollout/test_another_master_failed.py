@@ -1,15 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Why a master's pending change was held back: its change named part by part, every master that could not be
-planned named with the reason its plan call answered."""
+"""Another master failed its plan: why a master's pending change was held back, its change named part by part,
+every master that could not be planned named with the reason its plan call answered."""
 
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.held_back import (
-    failure_reason, held_back, pending_summary)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.another_master_failed import (
+    another_master_failed, failure_reason, pending_summary)
 
 CONFIG = "/etc/kubernetes/schedulers/kube-scheduler.yaml"
 MANIFEST = "/etc/kubernetes/manifests/kube-scheduler.yaml"
@@ -54,17 +54,17 @@ def test_the_reason_is_the_plan_calls_own_answer_when_it_got_that_far(result, re
 
 def test_the_message_names_the_change_the_masters_that_failed_and_the_way_on():
     found = plan(instances={"kube-scheduler": {"action": "update", "files": [CONFIG]}})
-    message = held_back("m1", found, [("m2", "unreachable: no route"), ("m3", None)])
+    message = another_master_failed("m1", found, [("m2", "unreachable: no route"), ("m3", None)])
     assert message == (
         "m1: its pending change was not applied: kube-scheduler: update (%s). The rollout changes no master while a "
         "master of the run could not be planned (the order and the lease handovers depend on every master's plan): "
         "m2 (unreachable: no route); m3 (it failed before its plan answered; its own output above says why). Fix "
         "m2, m3 and run again, or leave them out of the run (--limit)." % CONFIG)
-    assert held_back("m1", found, [("m2", "no")], check_mode=True).startswith(
+    assert another_master_failed("m1", found, [("m2", "no")], check_mode=True).startswith(
         "m1: its pending change would not be applied: kube-scheduler: update")
-    assert "leave it out of the run" in held_back("m1", found, [("m2", "no")])
+    assert "leave it out of the run" in another_master_failed("m1", found, [("m2", "no")])
 
 
 def test_nothing_failed_is_no_reason_to_hold_back():
     with pytest.raises(ValueError, match="no master failed"):
-        held_back("m1", plan(), [])
+        another_master_failed("m1", plan(), [])

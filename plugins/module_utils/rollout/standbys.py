@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Make before break on the master (issue 34): the temporary standbys of one apply call.
+"""Make before break on the master: the temporary standbys of one apply call.
 
-The controller renders a standby (plugin_utils/temporary_standby.py: the new config, a spare port, a short retry
-period) for an instance that holds a lease no other master stands by for. The engine (_rollout.py) starts it before
+The controller renders a standby (plugin_utils/rollout/temporary_standby.py: the new config, a spare port, a short retry
+period) for an instance that holds a lease no other master stands by for. The engine (engine.py) starts it before
 it writes the instance's files, so that the standby takes the lease the moment the old process releases it; once the
 instance's new process answers its health gate, the standby goes and the lease moves back. Every standby a call
 started is gone when the call returns, also after a failure (the engine's one restore removes it once the instance

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The rollout engine is all-or-nothing. Every file and directory spec is checked before the first
 byte is written, and a failed gate puts directories back (modes, and the directories it made) as well as files.
-The engine on a temp dir (fake strategy and waiter, as test_rollout_engine.py), then the real module through
+The engine on a temp dir (fake strategy and waiter, as test_engine.py), then the real module through
 ansible-playbook on localhost, with the real health gate against a port nothing listens on."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import sys
 
 import pytest
 
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout import spec_problems
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import spec_problems
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import RolloutFailed
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_rollout_engine import converge, engine, instance, params, snapshot  # noqa: E402  pylint: disable=wrong-import-position
+from test_engine import converge, engine, instance, params, snapshot  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def tree(root):

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the rollout engine's plan says, as types: the master's plan (``Plan``) and one entry per instance
-(``InstancePlan``). The engine (_rollout.py) reads and fills them by attribute; the module reports them as the
+"""What the rollout engine's plan says, as types: the master's plan and one entry per instance.
+
+``Plan`` and ``InstancePlan``: the engine (engine.py) reads and fills them by attribute; the module reports them as the
 mapping ``as_dict`` gives, whose keys and their order are the module's documented result (``plan``), so a reader of
 that result (the action plugin, the roles, the tests) sees one form. A Plan also reads as that mapping.
 Host code: stdlib only.
@@ -33,7 +34,7 @@ NOT_HEALTHY = "not healthy"
 @dataclass
 class InstancePlan(object):
     """One instance: its ``action``, the ``files`` it changes (or, absent, removes), what the lease access check
-    found (``lease_access``, _lease_access.py's answer as reported; None when not asked), what the master's
+    found (``lease_access``, lease_access.py's answer as reported; None when not asked), what the master's
     kube-scheduler said of its new config (``preflight``; None when no process would start) and, for an instance the
     call leaves running as it is, how it answers health (``health``: {status, detail}; None when not asked)."""
 
@@ -70,7 +71,12 @@ class InstancePlan(object):
 class Plan(Mapping):
     """The master: whether the binary link changes, the directories made or changed, each instance's entry (in the
     order of the instances), and what earlier runs left: the instances of a held change (``held``), backups no change
-    names (``stale_backups``), temporary standbys (``standby_leftovers``); None when there is none."""
+    names (``stale_backups``), temporary standbys (``standby_leftovers``); None when there is none.
+
+    Two things the plan finds are for the apply step only, never reported: the temporary standbys a killed run left
+    (``leftovers``: paths, unit, port and mark of each), and the lease Roles and RoleBindings the operator lets the
+    apply step create (``rbac_to_create``: instance, lease spec, objects). A plan read back from its mapping has
+    neither."""
 
     link_changed: bool = False
     directories: List[str] = field(default_factory=list)
@@ -78,6 +84,8 @@ class Plan(Mapping):
     held: Optional[List[str]] = None
     stale_backups: Optional[List[str]] = None
     standby_leftovers: Optional[List[str]] = None
+    leftovers: List[dict] = field(default_factory=list, repr=False, compare=False)
+    rbac_to_create: List[tuple] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def of(cls, plan):

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The image's kube-scheduler run once by the master's own kubelet, as a static pod, and read with ``crictl``: on
-CRI-O masters without podman and on containerd masters without ``ctr``. Every kubeadm node has crictl (kubeadm's
+"""The image's kube-scheduler run once by the master's own kubelet, as a static pod, and read with ``crictl``.
+
+For CRI-O masters without podman and containerd masters without ``ctr``. Every kubeadm node has crictl (kubeadm's
 preflight requires it) and it talks to whichever runtime the kubelet uses, so this needs nothing else on the node.
 
 Why a static pod and not a sandbox of crictl's own (``crictl runp``): the kubelet lists every pod sandbox of its

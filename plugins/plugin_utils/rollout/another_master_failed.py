@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Why a master's pending change was not applied: another master of the run could not be planned.
+"""Another master failed its plan: why a master's pending change was not applied.
 
 The rollout playbooks change no master while one could not be planned (a refusal on the master, the master
 unreachable): its plan is unknown, so the order of the others, which leases move and when, is unknown too. Without a
@@ -14,7 +14,7 @@ plan found to do) and every master that could not be planned with its reason whe
 
 from __future__ import annotations
 
-# The plan's instance action that changes nothing (module_utils/_rollout.py).
+# The plan's instance action that changes nothing (module_utils/rollout/engine.py).
 NONE = "none"
 TASK_FAILED = "Task failed: "
 
@@ -69,7 +69,7 @@ def _message(result, default):
     return text[len(TASK_FAILED):] if text.startswith(TASK_FAILED) else text
 
 
-def held_back(host, plan, failed, check_mode=False):
+def another_master_failed(host, plan, failed, check_mode=False):
     """The message of ``host``, whose ``plan`` is pending, when the masters ``failed`` ([(master, reason or
     None)], in inventory order) could not be planned."""
     if not failed:
