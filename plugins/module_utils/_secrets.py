@@ -160,7 +160,7 @@ def _key_line(line):
     one pass: the key ends at its first colon followed by a space or the line's end when that colon comes before any
     quote, else (a key with colons, "a:b: c") at the last such colon before any quote; a quoted key ends at its
     closing quote. The expression took cubic time on a long line of spaces (its groups overlap); its matches are
-    kept (tests/unit/plugins/module_utils/test_secrets.py compares them)."""
+    kept (tests/unit/hardening/test_secrets_in_every_output.py redacts kubeconfigs through them)."""
     body = line[:-1] if line.endswith("\n") else line
     start = _INDENT.match(line).end()
     quote = line[start] if line[start:start + 1] in ('"', "'") else ""

@@ -46,7 +46,7 @@ _HOST_COMMON = {
     "kube_scheduler_lease_rbac_create": kinds.boolean,
     "kube_scheduler_lease_rbac_kubeconfig": kinds.path,
     "kube_scheduler_rollout_hold": kinds.boolean,
-    # One rollout at a time (module_utils/_rollout_lock.py): seconds before a lock nobody renews is taken over.
+    # One rollout at a time (module_utils/rollout/lock.py): seconds before a lock nobody renews is taken over.
     "kube_scheduler_rollout_lock_timeout": kinds.integer(60, 86400, "a number of seconds"),
     # Make before break (temporary_standby.py): the playbooks read the first per master, and set the last.
     "kube_scheduler_make_before_break": kinds.boolean,

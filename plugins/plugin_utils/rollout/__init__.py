@@ -10,5 +10,5 @@ Public:
 - run_identity: which ansible-playbook run a call belongs to, the holder of the rollout locks
 - temporary_standby: make before break, a standby for an instance whose lease has no other
 
-Uses: config, core, render.
+Uses: config, core, module_utils, render.
 """

@@ -1,4 +1,4 @@
-"""Every repository path a docstring or a comment names exists: a reader who follows "plugin_utils/rollout/held_back.py"
+"""Every repository path a docstring or a comment names exists: a reader who follows "plugin_utils/rollout/another_master_failed.py"
 or "roles/_rollout/tasks/resolve.yml" from a comment finds that file. The comments and docstrings of plugins/, roles/,
 playbooks/ and tests/ are read (Python's comments and its module, class and function docstrings; YAML's comments),
 every word that looks like a path of this repository (a file with one of its extensions, or a folder under one of its
@@ -33,13 +33,6 @@ NOT_OURS = re.compile(
     r"k8s\.io|sigs\.k8s\.io|plugins/module_utils/k8s|ansible/|lib/ansible|ansible_test|galaxy_importer|"  # other projects
     r"module_utils/(?:basic|common|urls|k8s)|"
     r"shared/|group_vars/|host_vars/|DIR/|RESOURCES/|\./|\.\./|\.build/|\.venv/)")  # outside the repository, or made at run time
-# Stale paths in files another change owns this round (the host engine's move into a package); that change fixes
-# them, and this list is emptied when it lands. Each entry: (file, word).
-OWNED_ELSEWHERE = {
-    ("plugins/module_utils/_rollout.py", "plugin_utils/temporary_standby.py"),
-    ("plugins/module_utils/_standby.py", "plugin_utils/temporary_standby.py"),
-    ("plugins/module_utils/_secrets.py", "tests/unit/plugins/module_utils/test_secrets.py"),
-}
 
 
 def _python_texts(path: Path):
@@ -101,15 +94,7 @@ def _files():
 
 
 def test_every_path_a_comment_or_docstring_names_exists():
-    found = [entry for entry in stale_paths(list(_files()))
-             if (entry.split(":", 1)[0], entry.rsplit(": ", 1)[1]) not in OWNED_ELSEWHERE]
-    assert found == []
-
-
-def test_the_paths_owned_elsewhere_are_still_stale():
-    """An entry of OWNED_ELSEWHERE that was fixed goes from the list, so the list only shrinks to empty."""
-    stale = set((entry.split(":", 1)[0], entry.rsplit(": ", 1)[1]) for entry in stale_paths(list(_files())))
-    assert OWNED_ELSEWHERE - stale == set()
+    assert stale_paths(list(_files())) == []
 
 
 @pytest.mark.parametrize("text, expected", [

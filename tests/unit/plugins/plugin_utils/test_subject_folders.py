@@ -41,9 +41,6 @@ TESTS = (REPO / "tests" / "unit", REPO / "tests" / "differential")
 NOTHING = "nothing else of plugin_utils"
 # What a folder's Uses: line calls the host's shared helpers (plugins/module_utils), which controller code may import.
 HOST_HELPERS = "module_utils"
-# Folders whose Uses: line does not say yet what they import, while another change owns their __init__.py: the
-# rollout folder's (plugin_utils/rollout, moved with the host engine) imports module_utils. Emptied when that lands.
-NOT_YET_DECLARED = {"rollout": {HOST_HELPERS}}
 
 
 def _modules(root: Path) -> dict:
@@ -131,7 +128,7 @@ def _cycles(graph: dict) -> list:
     return found
 
 
-def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE, not_yet_declared=None) -> list:
+def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE) -> list:
     """Everything in the tree under ``root`` that breaks the layout, one line each."""
     problems = []
     for entry in sorted(root.iterdir()):
@@ -178,8 +175,7 @@ def layout_problems(root: Path, layers=LAYERS, package: str = PACKAGE, not_yet_d
         if sorted(public) != actual:
             problems.append("%s/__init__.py: Public: lists %s, the folder's public modules are %s"
                             % (folder, ", ".join(sorted(public)) or "none", ", ".join(actual) or "none"))
-        pending = (not_yet_declared or {}).get(folder, set())
-        if uses is None or sorted(set(uses) | pending) != sorted(used[folder] | pending):
+        if uses is None or sorted(uses) != sorted(used[folder]):
             problems.append("%s/__init__.py: Uses: says %s, its modules import %s" % (
                 folder, "nothing" if uses is None else ", ".join(sorted(uses)) or NOTHING,
                 ", ".join(sorted(used[folder])) or NOTHING))
@@ -217,7 +213,7 @@ def privacy_problems(root: Path = LIBRARY, plugins: Path = REPO / "plugins", pac
 
 
 def test_the_library_is_in_subject_folders_and_imports_only_downward():
-    assert layout_problems(LIBRARY, not_yet_declared=NOT_YET_DECLARED) == []
+    assert layout_problems(LIBRARY) == []
 
 
 def test_a_private_module_stays_in_its_folder_and_a_public_one_is_a_door():
