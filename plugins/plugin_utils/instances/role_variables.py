@@ -181,7 +181,7 @@ OTHER_VARIABLES = (
     "kube_scheduler_preview_current", "kube_scheduler_preview_current_src", "kube_scheduler_preview_proposed",
     "kube_scheduler_preview_proposed_src", "kube_scheduler_preview_names", "kube_scheduler_preview_feature_gates",
     "kube_scheduler_preview_binaries", "kube_scheduler_preview_binaries_dir", "kube_scheduler_preview_runs",
-    "kube_scheduler_preview_picture",
+    "kube_scheduler_preview_picture", "kube_scheduler_preview_scheduler_plugins_version",
     # playbooks/metrics_access.yml's: the reader (namespace/name), where the targets go, the outside Prometheus'
     # files, and what it registers.
     "kube_scheduler_metrics_reader", "kube_scheduler_metrics_targets_namespace", "kube_scheduler_metrics_ca_file",
