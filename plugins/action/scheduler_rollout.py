@@ -7,7 +7,8 @@ The controller renders (units or static pod manifests, from the resolved instanc
 on the host, compares, diffs and, when asked to apply, changes the master behind a health gate and restores on
 failure.
 A static-pod master is read first, in one call (the directory its kubelet watches, the current and adopted
-manifests, kubeconfig checksums), because what its manifest should be builds on what kubeadm wrote there.
+manifests, kubeconfig checksums), because what its manifest should be builds on what kubeadm wrote there; its apply
+step renders from what its plan read (planned_read) once the master, in the apply call, finds those files unchanged.
 """
 
 from __future__ import annotations
@@ -123,36 +124,21 @@ class ActionModule(NamesItsFqcn, ActionBase):
             except RolloutError as exc:
                 raise Refused(str(exc)) from None
         else:
-            # One read call: the kubelet's directory (unless given) with the manifests in it, what else the render
-            # builds on, and the config and state directories as the host resolves them (to compare with the kubelet's).
-            answer = self._engine({"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
-                                   "manifest_dir": args["manifest_dir"] or None,
-                                   "resolve": [args[name] for name in _KUBELET_APART],
-                                   "manifest_names": [instance["name"] for instance in instances]}, task_vars)
-            if answer.get("failed"):
-                raise Refused.engine(answer)
-            result["manifest_dir"] = found = answer["manifest_dir"]
-            same = _same_directory(found, answer.get("resolved") or {}, args)
-            if same:
-                raise Refused(same)
-            try:
-                check_outside(found["path"], (args["config_dir"], args["state_dir"]))
-                host, drift = static_pod_host(instances, {
-                    "manifest_dir": found["path"], "config_dir": args["config_dir"],
-                    "state_dir": args["state_dir"], "version": args["kubernetes_version"],
-                    "preflight_binary": args["preflight_binary"], "standbys": args["standbys"],
-                    "standby_port_offset": args["standby_port_offset"]}, answer.get("read") or {})
-            except RolloutError as exc:
-                raise Refused(str(exc)) from None
+            carried = _carried(args, instances) if args["apply"] else None
+            host, drift, host_read = self._static_pod(result, args, instances, carried, task_vars)
+            if not args["apply"]:
+                # What this plan read and rendered from, for its apply step (planned_read): read once per master.
+                result["host_read"] = host_read
             engine.update(host)
-        # A report asks neither the master's kube-scheduler nor the instances' health: both are the plan's questions.
-        engine["health_check"] = args["preflight"]
-        if not args["preflight"]:
-            for entry in engine["instances"]:
-                entry.pop("preflight", None)
-        if args["lease_check"]:
-            _add_lease_access(engine, instances, args)
+        self._complete(engine, args, instances)
         answer = self._engine(engine, task_vars)
+        if answer.get("read_changed") and engine.get("unchanged"):
+            # The master changed since its plan read it (nothing was written): read it now and render anew.
+            host, drift, _read = self._static_pod(result, args, instances, None, task_vars)
+            engine.pop("unchanged")
+            engine.update(host)
+            self._complete(engine, args, instances)
+            answer = self._engine(engine, task_vars)
         if host_paths:
             # Whatever else the plan says, two names for one directory come first: nothing may be applied on them.
             found = dict((path, (entry or {}).get("path")) for path, entry in (answer.get("resolved") or {}).items())
@@ -178,6 +164,54 @@ class ActionModule(NamesItsFqcn, ActionBase):
         if answer.get("failed") and answer.get("rolled_back"):
             result["msg"] = "%s: rolled back. %s" % (task_vars.get("inventory_hostname"), answer.get("msg", ""))
         return result
+
+    def _static_pod(self, result, args, instances, carried, task_vars):
+        """(the host's arguments, the drift report, what was read as a result's host_read or None when nothing was)
+        of a static-pod master, and the kubelet's directory in ``result`` (also when refused), rendered from
+        what the master holds: from what its plan read (``carried``), which the engine checks is unchanged before it
+        writes anything, or else from a read call (the kubelet's directory unless given, the manifests in it, what
+        else the render builds on, and the config and state directories as the host resolves them)."""
+        host_read = None
+        if carried is not None:
+            answer = carried
+        else:
+            answer = self._engine({"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
+                                   "manifest_dir": args["manifest_dir"] or None,
+                                   "resolve": [args[name] for name in _KUBELET_APART],
+                                   "manifest_names": [instance["name"] for instance in instances]}, task_vars)
+            if answer.get("failed"):
+                raise Refused.engine(answer)
+            host_read = _host_read(answer, instances)
+        result["manifest_dir"] = found = answer["manifest_dir"]
+        same = _same_directory(found, answer.get("resolved") or {}, args)
+        if same:
+            raise Refused(same)
+        try:
+            check_outside(found["path"], (args["config_dir"], args["state_dir"]))
+            host, drift = static_pod_host(instances, {
+                "manifest_dir": found["path"], "config_dir": args["config_dir"],
+                "state_dir": args["state_dir"], "version": args["kubernetes_version"],
+                "preflight_binary": args["preflight_binary"], "standbys": args["standbys"],
+                "standby_port_offset": args["standby_port_offset"]}, answer.get("read") or {})
+        except RolloutError as exc:
+            raise Refused(str(exc)) from None
+        if carried is not None:
+            host["unchanged"] = {
+                "files": dict((path, entry.get("sha256")) for path, entry in carried["read"].items()),
+                "resolved": dict((path, (entry or {}).get("directory")) for path, entry in carried["resolved"].items())}
+        return host, drift, host_read
+
+    @staticmethod
+    def _complete(engine, args, instances):
+        """What every plan and apply call adds: whether it asks the instances' health and the master's
+        kube-scheduler, and the lease check."""
+        # A report asks neither the master's kube-scheduler nor the instances' health: both are the plan's questions.
+        engine["health_check"] = args["preflight"]
+        if not args["preflight"]:
+            for entry in engine["instances"]:
+                entry.pop("preflight", None)
+        if args["lease_check"]:
+            _add_lease_access(engine, instances, args)
 
     def _finish(self, result, args, task_vars):
         """Commit or restore the change the apply step holds on the master: the engine finds everything it needs
@@ -207,6 +241,34 @@ def _lock(args, normalised, task_vars):
     """The master's rollout lock as the engine takes it: this run (module_utils/rollout/lock.py)."""
     run = args["run"] or run_identity(task_vars, playbooks_of_this_run())
     return {"run": plain(run), "timeout": normalised["lock_timeout"]}
+
+
+def _host_read(answer, instances):
+    """What a static-pod plan read and rendered from, as its result's host_read: the directory, the resolved
+    directories and each file read, the kubeconfigs by checksum alone (their content never leaves the call)."""
+    kubeconfigs = set(instance["kubeconfig"] for instance in instances)
+    return {"manifest_dir": answer["manifest_dir"], "resolved": answer.get("resolved") or {},
+            "read": dict((path, dict((key, value) for key, value in entry.items()
+                                     if not (key == "content" and path in kubeconfigs)))
+                         for path, entry in (answer.get("read") or {}).items())}
+
+
+def _carried(args, instances):
+    """The plan's host_read when it is what this apply needs (planned_read), else None: the same directory, and a
+    read of every file and directory this apply's render builds on."""
+    carried = args["planned_read"]
+    if not isinstance(carried, dict) or not all(isinstance(carried.get(key), dict) for key in ("manifest_dir", "resolved", "read")):
+        return None
+    path = carried["manifest_dir"].get("path")
+    if not isinstance(path, str) or (args["manifest_dir"] and args["manifest_dir"].rstrip("/") != path.rstrip("/")):
+        return None
+    reads = static_pod_reads(instances, args["state_dir"]) + ["%s/%s.yaml" % (path.rstrip("/"), instance["name"])
+                                                                 for instance in instances]
+    if not all(isinstance(carried["read"].get(name), dict) for name in reads):
+        return None
+    if not all(args[name] in carried["resolved"] for name in _KUBELET_APART):
+        return None
+    return carried
 
 
 def _same_directory(kubelet, resolved, args):

@@ -132,6 +132,11 @@ def _seconds(value):
     return ("%.1f" % value).rstrip("0").rstrip(".")
 
 
+# How often a gate looks: a new process is seen answering, and its settle seen over, within this much (each look
+# reads /proc and makes one HTTPS request to the loopback, a few milliseconds).
+LOOK_EVERY = 0.25
+
+
 def wait_for_new_healthy(port, url, previous_pid, timeout, settle, clock=time.time, sleep=time.sleep):
     """Wait until a process other than ``previous_pid`` listens on ``port`` and answers ``url``, then watch it: the
     gate passes once that one process has answered at every look for ``settle`` seconds without a break. A break
@@ -173,7 +178,7 @@ def wait_for_new_healthy(port, url, previous_pid, timeout, settle, clock=time.ti
             if error is None:
                 error = "process %s first answered after the %ss deadline" % (pid, timeout)
             return pid, error + ("; earlier, " + broke if broke else ""), 0.0
-        sleep(0.5)
+        sleep(LOOK_EVERY)
 
 
 def wait_for_port_free(port, timeout, clock=time.time, sleep=time.sleep):
@@ -182,5 +187,5 @@ def wait_for_port_free(port, timeout, clock=time.time, sleep=time.sleep):
     while listener_pid(port) is not None:
         if clock() >= deadline:
             return False
-        sleep(1)
+        sleep(LOOK_EVERY)
     return True

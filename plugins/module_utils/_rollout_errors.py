@@ -21,5 +21,17 @@ class PreflightFailed(RolloutFailed):
         self.diff = diff
 
 
+class ReadChanged(PreflightFailed):
+    """What the controller rendered from (the files the plan read, the directories it resolved) is not what the
+    master holds now: nothing was changed; the controller reads them again and renders anew. ``paths``: the ones
+    that differ."""
+
+    def __init__(self, paths):
+        super(ReadChanged, self).__init__(
+            "nothing was changed: %s changed on this master since the plan read it; read again"
+            % ", ".join(paths))
+        self.paths = paths
+
+
 class RolledBack(RolloutFailed):
     """A change began and failed; everything it changed was put back (the message tells how each instance answers)."""

@@ -373,6 +373,14 @@ options:
         taken over (60 to 86400). The roles' C(kube_scheduler_rollout_lock_timeout).
     type: int
     default: 1800
+  planned_read:
+    description:
+      - Static pods, with O(apply=true) - what this master's plan read (its registered result's RV(host_read)). The
+        apply step renders from it instead of reading the master again, once the master confirms in the apply call
+        itself that every file read still has the checksum it had and every directory resolved is still the same
+        one; when one is not, nothing is written and the step reads the master again and renders anew. Omitted (or
+        of other instances or another directory), the apply step reads first, in a call of its own.
+    type: dict
   manifest_dir:
     description:
       - The kubelet's static pod directory (static pods). Empty means the one the kubelet on the master watches
@@ -447,6 +455,23 @@ options:
     type: list
     elements: path
     default: []
+  unchanged:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - What the files were rendered from (a static-pod apply built on what its plan read, O(planned_read)) - before
+        anything else the call checks that each file still has that sha256 (null - still missing) and each directory
+        is still the same one; when one is not, it fails with C(read_changed) naming them and writes nothing, and the
+        action plugin reads them again and renders anew.
+    type: dict
+    suboptions:
+      files:
+        description: Path to the sha256 it had (null when missing).
+        type: dict
+        default: {}
+      resolved:
+        description: Path to the device and inode of the directory it was (null when not a directory).
+        type: dict
+        default: {}
   manifest_names:
     description:
       - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
@@ -586,6 +611,14 @@ manifest_dir:
   type: dict
   sample: {path: /etc/kubernetes/manifests, source: staticPodPath in /var/lib/kubelet/config.yaml,
            kubelet_config: /var/lib/kubelet/config.yaml, directory: [64768, 1311], other_files: [etcd.yaml]}
+host_read:
+  description:
+    - Static pods, the plan (O(apply=false)) only - what the plan read on the master and rendered from, for its apply
+      step (O(planned_read)) - C(manifest_dir) (as RV(manifest_dir)), C(resolved) (the config and state directories as
+      the master resolves them) and C(read), per file C(exists), C(sha256) and, for manifests only, C(content) (the
+      kubeconfigs' content is never returned; their checksum is what the render uses).
+  returned: when kind is static_pod and O(apply=false)
+  type: dict
 resolved:
   description: Systemd with O(host_paths), each path the plan resolved on the master, C(path) its real path.
   returned: when O(host_paths) is given
@@ -659,7 +692,8 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_
 from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import (
     APPLY, COMMIT, PLAN, RESTORE, Engine, spec_problems)
-from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import PreflightFailed, RolledBack, RolloutFailed
+from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
+    PreflightFailed, ReadChanged, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import LockHeld
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import strategy_for
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waiter import Waiter
@@ -705,6 +739,8 @@ def main():
         result = dict(engine.result, changed=False)
         if isinstance(exc, LockHeld):
             result["lock_holder"] = exc.holder  # the controller may know that run dead (its process gone)
+        if isinstance(exc, ReadChanged):
+            result["read_changed"] = exc.paths  # the controller reads again and renders anew
         result.update((key, value) for key, value in (("plan", exc.plan), ("diff", exc.diff)) if value is not None)
         module.fail_json(msg=str(exc), rolled_back=False, **result)
     except (RolledBack, RolloutFailed, OSError) as exc:

@@ -45,6 +45,8 @@ TASK_SPEC = {
     # ansible-playbook run unless given) and the seconds after which a lock nobody renewed is taken over.
     "run": {"type": "dict"},
     "lock_timeout": {"type": "int", "default": DEFAULT_TIMEOUT},
+    # A static-pod apply renders from what its plan read (the plan's host_read) once the master says it is unchanged.
+    "planned_read": {"type": "dict"},
 }
 
 # content is not no_log: that would mask every diff; the contents of secret files are masked in main().
@@ -63,6 +65,7 @@ HOST_SPEC = dict(
     accounts=dict(type="dict", options=dict(user=dict(type="str", required=True), group=dict(type="str", required=True))),
     read=dict(type="list", elements="path", default=[]),
     resolve=dict(type="list", elements="path", default=[]),
+    unchanged=dict(type="dict", options=dict(files=dict(type="dict", default={}), resolved=dict(type="dict", default={}))),
     hold=dict(type="bool", default=True),
     manifest_names=dict(type="list", elements="str"),
     manifest_dir=dict(type="path"),

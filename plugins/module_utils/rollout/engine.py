@@ -37,7 +37,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout impor
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.kube_api import ApiError, KubeconfigError, Unreachable
 from ansible_collections.kubesched.schedulers.plugins.module_utils._named_files import missing_named_files
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
-    PreflightFailed, RolledBack, RolloutFailed)
+    PreflightFailed, ReadChanged, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import MasterLock
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.plan import (
     ATTRIBUTES, CREATE, HEALTHY, NONE, NOT_HEALTHY, REMOVE, RESTART, START, STARTS_A_PROCESS, UPDATE, InstancePlan, Plan)
@@ -108,6 +108,7 @@ class Engine(object):
         if mode == RESTORE:
             self.result = dict(self.restore(), **({"warnings": warnings} if warnings else {}))
             return self.result
+        self._check_unchanged()
         self.result = dict(changed=False, **self.facts())
         if warnings:
             self.result["warnings"] = list(warnings)
@@ -131,6 +132,20 @@ class Engine(object):
         return self.result
 
     # read ------------------------------------------------------------------------------------------------------
+    def _check_unchanged(self):
+        """An apply rendered from what the plan read (a static-pod master) is only as good as that read: every file
+        it read must still have the same checksum (or still be missing), every directory it resolved still be the
+        same one, else ReadChanged before anything is written, and the controller reads and renders again."""
+        unchanged = self.p.get("unchanged")
+        if not unchanged:
+            return
+        differ = [path for path, digest in sorted((unchanged.get("files") or {}).items())
+                  if read_file(path)["sha256"] != digest]
+        differ.extend(path for path, directory in sorted((unchanged.get("resolved") or {}).items())
+                      if resolve_path(path)["directory"] != directory)
+        if differ:
+            raise ReadChanged(differ)
+
     def facts(self):
         """What the controller asked about (files to read, the service account) and what the kind's strategy tells
         (systemd: machine, systemd booted, the binary; static pods: the kubelet's directory and its manifests)."""

@@ -32,7 +32,7 @@ def run_action(name, args, task_vars=None, host_result=None):
     AnsibleError (which the executor turns into one); anything else would be a traceback.
 
     The host is not contacted: the module call is recorded in the result under ``_module_calls`` (its arguments)
-    and answered with ``host_result``."""
+    and answered with ``host_result`` (or what ``host_result(module_args)`` returns, when it is callable)."""
     task = Task()
     task.action = "kubesched.schedulers." + name
     task.args = args
@@ -45,6 +45,8 @@ def run_action(name, args, task_vars=None, host_result=None):
 
     def execute_module(module_name=None, module_args=None, task_vars=None):  # pylint: disable=unused-argument
         calls.append(dict(module_args))
+        if callable(host_result):
+            return host_result(module_args)
         return dict(host_result or {"changed": True, "dest": module_args.get("dest")})
 
     action._execute_module = execute_module  # pylint: disable=protected-access

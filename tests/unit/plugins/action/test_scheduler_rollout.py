@@ -139,3 +139,112 @@ def test_a_record_the_master_cannot_trust_is_pending_never_nothing_pending():
     assert result["failed"] and result["pending"] is True and result["untrusted_record"] == record
     assert result["msg"] == answer["msg"]
     assert [call["mode"] for call in calls] == ["plan"]
+
+
+# --- a static-pod apply renders from what its plan read ---------------------------------------------------------------
+# One call to the master fewer per apply (the benchmark's one-master-at-a-time converge pays it per master); what the
+# apply writes is rendered from the same bytes, which the apply call itself checks are still on the master.
+MANIFEST_DIR = "/etc/kubernetes/manifests"
+KUBECONFIG_PATH = "/etc/kubernetes/scheduler.conf"
+KUBECONFIG_SECRET = "client-key-data: a-key-that-never-leaves-the-call"
+
+
+def _read_answer(args):
+    """The master's answer to a read call, as the module gives it: kubeadm's manifest in the kubelet's directory,
+    the kubeconfig it names."""
+    read = {}
+    for path in args["read"] + ["%s/%s.yaml" % (MANIFEST_DIR, name) for name in args["manifest_names"]]:
+        if path == KUBECONFIG_PATH:
+            read[path] = {"exists": True, "content": KUBECONFIG_SECRET, "sha256": "a" * 64}
+        elif path == "%s/kube-scheduler.yaml" % MANIFEST_DIR:
+            read[path] = {"exists": True, "content": KUBEADM_MANIFEST, "sha256": "b" * 64}
+        else:
+            read[path] = {"exists": False, "content": None, "sha256": None}
+    return {"changed": False, "read": read,
+            "manifest_dir": {"path": MANIFEST_DIR, "source": "staticPodPath in /var/lib/kubelet/config.yaml",
+                             "kubelet_config": "/var/lib/kubelet/config.yaml", "directory": [8, 1], "other_files": []},
+            "resolved": dict((path, {"path": path, "directory": [8, number]})
+                             for number, path in enumerate(args["resolve"], 2))}
+
+
+KUBEADM_MANIFEST = """apiVersion: v1
+kind: Pod
+metadata:
+  labels: {component: kube-scheduler, tier: control-plane}
+  name: kube-scheduler
+  namespace: kube-system
+spec:
+  containers:
+  - command: [kube-scheduler, --kubeconfig=/etc/kubernetes/scheduler.conf, --leader-elect=true]
+    image: registry.k8s.io/kube-scheduler:v1.35.4
+    name: kube-scheduler
+  hostNetwork: true
+"""
+
+
+def _master(read_changed=False):
+    """A master that answers read calls as _read_answer, and apply calls as the engine does (read_changed: one whose
+    files changed since the plan read them, until it is read again)."""
+    state = {"read_again": False}
+
+    def answer(args):
+        if args["mode"] == "read":
+            state["read_again"] = True
+            return _read_answer(args)
+        if args.get("unchanged") and read_changed and state["read_again"] is False:
+            return {"failed": True, "changed": False, "rolled_back": False, "read_changed": [KUBECONFIG_PATH],
+                    "msg": "nothing was changed: %s changed on this master since the plan read it; read again"
+                           % KUBECONFIG_PATH}
+        return {"changed": True, "plan": {"instances": {}}}
+    return answer
+
+
+def _planned():
+    plan = run_action("scheduler_rollout", _static_pod(manifest_dir=""), host_result=_master())
+    assert [call["mode"] for call in plan["_module_calls"]] == ["read", "plan"]
+    return plan
+
+
+def test_a_static_pod_plan_returns_what_it_read_without_the_kubeconfigs_content():
+    host_read = _planned()["host_read"]
+    assert host_read["manifest_dir"]["path"] == MANIFEST_DIR
+    assert host_read["read"][KUBECONFIG_PATH] == {"exists": True, "sha256": "a" * 64}
+    assert host_read["read"]["%s/kube-scheduler.yaml" % MANIFEST_DIR]["content"] == KUBEADM_MANIFEST
+    assert KUBECONFIG_SECRET not in repr(host_read)
+
+
+def test_an_apply_given_its_plans_read_calls_the_master_once_and_writes_what_a_fresh_read_would_render():
+    plan = _planned()
+    fresh = run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR), host_result=_master())
+    carried = run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR,
+                                                          planned_read=plan["host_read"]), host_result=_master())
+    assert [call["mode"] for call in fresh["_module_calls"]] == ["read", "apply"]
+    assert [call["mode"] for call in carried["_module_calls"]] == ["apply"]
+    (apply,) = carried["_module_calls"]
+    unchanged = apply.pop("unchanged")
+    assert apply == fresh["_module_calls"][1]  # the same files, instances, preflight: rendered from the same bytes
+    assert unchanged["files"][KUBECONFIG_PATH] == "a" * 64
+    assert unchanged["files"]["%s/kube-scheduler.yaml" % MANIFEST_DIR] == "b" * 64
+    assert sorted(unchanged["resolved"]) == sorted([CONFIG_DIR, "/var/lib/kubesched/static-pod"])
+    assert carried["manifest_dir"]["path"] == MANIFEST_DIR and "host_read" not in carried
+
+
+def test_an_apply_whose_master_changed_since_its_plan_reads_it_again_and_applies_what_that_renders():
+    plan = _planned()
+    result = run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR,
+                                                         planned_read=plan["host_read"]),
+                        host_result=_master(read_changed=True))
+    assert [call["mode"] for call in result["_module_calls"]] == ["apply", "read", "apply"]
+    assert "unchanged" not in result["_module_calls"][2]
+    assert not result.get("failed") and result["changed"]
+
+
+@pytest.mark.parametrize("change", [
+    {"manifest_dir": "/etc/kubelet.d"},  # another directory than the plan found
+    {"instances": _instances(OTHER)},  # an instance the plan did not read
+])
+def test_an_apply_given_a_read_of_something_else_reads_first(change):
+    plan = _planned()
+    args = dict(_static_pod(apply=True, manifest_dir=MANIFEST_DIR, planned_read=plan["host_read"]), **change)
+    result = run_action("scheduler_rollout", args, host_result=_master())
+    assert [call["mode"] for call in result["_module_calls"]] == ["read", "apply"]
