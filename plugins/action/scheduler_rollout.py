@@ -196,9 +196,10 @@ class ActionModule(NamesItsFqcn, ActionBase):
         except RolloutError as exc:
             raise Refused(str(exc)) from None
         if carried is not None:
-            host["unchanged"] = {
-                "files": dict((path, entry.get("sha256")) for path, entry in carried["read"].items()),
-                "resolved": dict((path, (entry or {}).get("directory")) for path, entry in carried["resolved"].items())}
+            # Checked by the apply call before anything else: the files as read, the directories still apart (they may
+            # have been created since the plan: this run's lock and certificates are written there).
+            host["unchanged"] = {"files": dict((path, entry.get("sha256")) for path, entry in carried["read"].items()),
+                                 "manifest_dir": found["path"], "apart": [args[name] for name in _KUBELET_APART]}
         return host, drift, host_read
 
     @staticmethod

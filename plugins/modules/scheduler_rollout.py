@@ -377,8 +377,8 @@ options:
     description:
       - Static pods, with O(apply=true) - what this master's plan read (its registered result's RV(host_read)). The
         apply step renders from it instead of reading the master again, once the master confirms in the apply call
-        itself that every file read still has the checksum it had and every directory resolved is still the same
-        one; when one is not, nothing is written and the step reads the master again and renders anew. Omitted (or
+        itself that every file read still has the checksum it had and that the config and state directories are
+        still apart from the kubelet's; when one is not, nothing is written and the step reads the master again and renders anew. Omitted (or
         of other instances or another directory), the apply step reads first, in a call of its own.
     type: dict
   manifest_dir:
@@ -459,19 +459,23 @@ options:
     description:
       - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
       - What the files were rendered from (a static-pod apply built on what its plan read, O(planned_read)) - before
-        anything else the call checks that each file still has that sha256 (null - still missing) and each directory
-        is still the same one; when one is not, it fails with C(read_changed) naming them and writes nothing, and the
-        action plugin reads them again and renders anew.
+        anything else the call checks that each file still has that sha256 (null - still missing) and that no
+        directory of O(unchanged.apart) is now the kubelet's directory by another name; when one is, it fails with
+        C(read_changed) naming them and writes nothing, and the action plugin reads them again and renders anew.
     type: dict
     suboptions:
       files:
         description: Path to the sha256 it had (null when missing).
         type: dict
         default: {}
-      resolved:
-        description: Path to the device and inode of the directory it was (null when not a directory).
-        type: dict
-        default: {}
+      manifest_dir:
+        description: The kubelet's directory the manifests go to.
+        type: path
+      apart:
+        description: The directories that must not be O(unchanged.manifest_dir) (the config and state directories).
+        type: list
+        elements: path
+        default: []
   manifest_names:
     description:
       - B(Internal.) Set by the action plugin for the host side; a task cannot set it.

@@ -134,15 +134,17 @@ class Engine(object):
     # read ------------------------------------------------------------------------------------------------------
     def _check_unchanged(self):
         """An apply rendered from what the plan read (a static-pod master) is only as good as that read: every file
-        it read must still have the same checksum (or still be missing), every directory it resolved still be the
-        same one, else ReadChanged before anything is written, and the controller reads and renders again."""
+        it read must still have the same checksum (or still be missing), and the directories that must stay apart
+        from the kubelet's (config, state) must still not be it by another name (as the read call would find them),
+        else ReadChanged before anything is written, and the controller reads and renders again."""
         unchanged = self.p.get("unchanged")
         if not unchanged:
             return
         differ = [path for path, digest in sorted((unchanged.get("files") or {}).items())
                   if read_file(path)["sha256"] != digest]
-        differ.extend(path for path, directory in sorted((unchanged.get("resolved") or {}).items())
-                      if resolve_path(path)["directory"] != directory)
+        kubelet = resolve_path(unchanged["manifest_dir"])["directory"] if unchanged.get("manifest_dir") else None
+        differ.extend(path for path in unchanged.get("apart") or []
+                      if kubelet is not None and resolve_path(path)["directory"] == kubelet)
         if differ:
             raise ReadChanged(differ)
 

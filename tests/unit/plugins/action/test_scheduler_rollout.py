@@ -225,7 +225,8 @@ def test_an_apply_given_its_plans_read_calls_the_master_once_and_writes_what_a_f
     assert apply == fresh["_module_calls"][1]  # the same files, instances, preflight: rendered from the same bytes
     assert unchanged["files"][KUBECONFIG_PATH] == "a" * 64
     assert unchanged["files"]["%s/kube-scheduler.yaml" % MANIFEST_DIR] == "b" * 64
-    assert sorted(unchanged["resolved"]) == sorted([CONFIG_DIR, "/var/lib/kubesched/static-pod"])
+    assert unchanged["manifest_dir"] == MANIFEST_DIR
+    assert unchanged["apart"] == [CONFIG_DIR, "/var/lib/kubesched/static-pod"]
     assert carried["manifest_dir"]["path"] == MANIFEST_DIR and "host_read" not in carried
 
 

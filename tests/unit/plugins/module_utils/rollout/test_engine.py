@@ -393,35 +393,36 @@ def test_with_no_later_gate_a_change_an_earlier_run_left_held_is_gated_again_and
 
 
 
-def _replace_directory(path):
-    path.rename(path.parent / "old-pods")
-    path.mkdir()
+
+def _link_to(path, target):
+    path.symlink_to(target)
 
 
 @pytest.mark.parametrize("change", [
     None,
+    lambda root: (root / "state").mkdir(),  # this run's lock goes there: created since the plan, not a change
     lambda root: (root / "scheduler.conf").write_text("rotated since\n"),
     lambda root: (root / "adopted.yaml").write_text("kind: Pod\n"),  # missing when read
-    lambda root: _replace_directory(root / "pods"),  # another directory by the same name
-], ids=["unchanged", "file-changed", "file-appeared", "directory-replaced"])
+    lambda root: _link_to(root / "config", root / "pods"),  # the kubelet's directory by another name
+], ids=["unchanged", "state-created", "file-changed", "file-appeared", "config-is-the-kubelets"])
 def test_an_apply_rendered_from_what_the_plan_read_writes_nothing_once_that_changed(tmp_path, change):
     """The controller renders a static-pod apply from what its plan read (planned_read) and names what that was: a
-    file by its checksum (null: missing), a directory by its device and inode. Any of it different on the master now
-    fails the call before anything is written (ReadChanged: the controller reads again); all of it the same, the
-    apply goes on."""
+    file by its checksum (null: missing); and the directories that must stay apart from the kubelet's. A file
+    different on the master now, or one of those directories now the kubelet's, fails the call before anything is
+    written (ReadChanged: the controller reads again); else the apply goes on."""
     (tmp_path / "pods").mkdir()
     (tmp_path / "scheduler.conf").write_text("as the plan read it\n")
-    st = os.stat(str(tmp_path / "pods"))
     unchanged = {"files": {str(tmp_path / "scheduler.conf"): sha256("as the plan read it\n"),
                            str(tmp_path / "adopted.yaml"): None},
-                 "resolved": {str(tmp_path / "pods"): [st.st_dev, st.st_ino]}}
+                 "manifest_dir": str(tmp_path / "pods"), "apart": [str(tmp_path / "config"), str(tmp_path / "state")]}
     p = params(tmp_path, [instance(tmp_path, "one", 10259, unit=False)], kind="static_pod", unchanged=unchanged)
     eng = engine(p, strategy=StaticPodStrategy(run=None))
-    if change is None:
+    if change is not None:
+        change(tmp_path)
+    if change is None or (tmp_path / "state").is_dir():
         eng.run("apply")
         assert eng.waiter.gates == [10259] and (tmp_path / "etc" / "one.yaml").read_text() == "a: 1\n"
         return
-    change(tmp_path)
     before = snapshot(tmp_path)
     with pytest.raises(ReadChanged, match="changed on this master since the plan read it; read again"):
         eng.run("apply")
