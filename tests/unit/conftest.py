@@ -45,6 +45,16 @@ def ansible_playbook(collections_path):
     return run
 
 
+@pytest.fixture(scope="session")
+def host_side_env():
+    """The environment in which a task named ansible.legacy.scheduler_rollout runs scheduler_rollout's host side on its
+    own, for the tests that hand it what its action plugin would: ansible-core finds plugins/modules/scheduler_rollout.py
+    on ANSIBLE_LIBRARY and runs it with no action plugin in front of it (kubesched.schedulers.scheduler_rollout runs the
+    action plugin, which takes a task's options; kubesched.schedulers.rollout is the deprecated redirect, proved once by
+    test_scheduler_rollout_former_name.py)."""
+    return {"ANSIBLE_LIBRARY": str(REPO / "plugins" / "modules")}
+
+
 PLAYBOOKS = REPO / "playbooks"
 IMPORT_PLAYBOOK = "ansible.builtin.import_playbook"
 ROLLOUT_ENGINE = "_rollout_engine.yml"

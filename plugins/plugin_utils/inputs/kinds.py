@@ -13,9 +13,10 @@ for instance fields. Pure Python: no Ansible imports.
 
 from __future__ import annotations
 
-import difflib
 import re
 
+# The one "did you mean" of the collection: the host's option check and the controller's suggestions alike.
+from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest  # noqa: F401 (re-exported)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.messages import shown, type_name
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise
 
@@ -480,21 +481,15 @@ def edit_distance(left, right, limit):
     return previous[-1]
 
 
-def closest(name, known, cutoff):
-    """The known name closest to ``name`` (a typo), or None: the controller's one "did you mean", difflib's
-    similarity ratio of at least ``cutoff`` (field and plugin names of the configuration; the host's own option
-    check, plugins/module_utils/_args.py, uses the same rule)."""
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
-    return matches[0] if matches else None
-
-
 def unknown_variables(names, known, prefix="kube_scheduler_"):
     """Variables with our prefix that no role knows and that are a typo of one that does (at most two edits, one
     for short names): one line each.
 
     Other names are left alone: kubespray and other roles have kube_scheduler_* variables of their own
     (kube_scheduler_node_selector is not a typo of kube_scheduler_verify_node_selector). A near miss is an error,
-    since the role would silently use the default instead."""
+    since the role would silently use the default instead. Not closest's similarity ratio, which only suggests
+    among names already refused: beside the long shared prefix it calls kubespray's kube_scheduler_bind_address a
+    typo of kube_scheduler_node_address (at every cutoff up to 0.92), so inventories that pass would fail."""
     problems = []
     for name in sorted(names):
         if not isinstance(name, str) or not name.startswith(prefix) or name in known:

@@ -74,7 +74,7 @@ PLAYBOOK = """
         dest: "{{ work }}/over-kubeconfig.yaml"
         kubernetes_version: "1.35.4"
     - name: rollout_over_kubeconfig
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: static_pod
         instances:
           - name: one
@@ -83,7 +83,7 @@ PLAYBOOK = """
             files:
               - {path: "{{ work }}/rollout-over-kubeconfig.yaml", content: "plain: text\\n", mode: "0600"}
     - name: rollout_lease_check_token_with_newline
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: static_pod
         mode: plan
         instances:
@@ -103,7 +103,7 @@ PLAYBOOK = """
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, ansible_playbook):
+def run(tmp_path_factory, ansible_playbook, host_side_env):
     work = tmp_path_factory.mktemp("secrets")
     for name in ("over-kubeconfig.yaml", "rollout-over-kubeconfig.yaml"):
         (work / name).write_text(KUBECONFIG)
@@ -112,7 +112,7 @@ def run(tmp_path_factory, ansible_playbook):
                                                 "newline_kubeconfig": NEWLINE_KUBECONFIG}))
     proc = ansible_playbook(["-vvv", "--diff", "-i", "localhost,", "-c", "local",
                              "-e", "ansible_python_interpreter=" + sys.executable, "-e", "@vars.json", "playbook.yml"],
-                            cwd=work)
+                            cwd=work, env=host_side_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads((work / "results.json").read_text())
     return dict(work=work, output=proc.stdout + proc.stderr, results=results)
@@ -220,7 +220,7 @@ INVOCATION = """
   gather_facts: false
   tasks:
     - name: rollout_plan_with_secret_files
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: static_pod
         mode: plan
         instances:
@@ -239,7 +239,8 @@ INVOCATION = """
 """
 
 
-def test_a_modules_arguments_shown_with_its_result_mask_the_secret_files_it_was_handed(tmp_path, ansible_playbook):
+def test_a_modules_arguments_shown_with_its_result_mask_the_secret_files_it_was_handed(tmp_path, ansible_playbook,
+                                                                                          host_side_env):
     # The rollout engine's host side takes the content of every file as a plain option (a no_log option would mask every diff)
     # and hides the content of the files marked secret itself, a standby's too. Its arguments come back with its
     # result when asked (`inject_invocation`, ansible-core 2.21 on; always before) and -vvv shows them: on 2.22,
@@ -250,7 +251,7 @@ def test_a_modules_arguments_shown_with_its_result_mask_the_secret_files_it_was_
         "standby_kubeconfig": KUBECONFIG.replace(TOKEN, STANDBY_TOKEN).replace(CLIENT_KEY, "c3RhbmRieS1rZXk=")}))
     proc = ansible_playbook(["-vvv", "--diff", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter="
                              + sys.executable, "-e", "@vars.json", "playbook.yml"], cwd=tmp_path,
-                            env={"ANSIBLE_INJECT_INVOCATION": "1"})
+                            env=dict(host_side_env, ANSIBLE_INJECT_INVOCATION="1"))
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "module_args" in output, "the arguments were not shown: nothing was proven"

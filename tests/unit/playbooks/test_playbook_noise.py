@@ -97,3 +97,21 @@ def test_naming_the_group_runs_the_playbook(tmp_path, ansible_playbook):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.findall(r'"msg": "applying (ks-m\d)"', proc.stdout) == ["ks-m2"]
     assert "WARNING" not in proc.stdout + proc.stderr
+
+
+def test_the_masters_group_default_is_written_once_and_the_users_group_variable_wins(tmp_path, ansible_playbook):
+    """kube_control_plane is named once (roles/_control_plane, a role default the plays list); a value of the user's,
+    in the inventory's group variables and -e (the only one a play's hosts: line sees), still wins over it."""
+    # Code only: comments, and the argument specs' examples (hosts: kube_control_plane), may name the group.
+    named = sorted(str(path.relative_to(REPO)) for top in ("roles", "playbooks") for path in (REPO / top).rglob("*.yml")
+                   if path.name != "argument_specs.yml" and any(
+                       "kube_control_plane" in line for line in path.read_text().splitlines()
+                       if not line.strip().startswith("#")))
+    assert named == ["roles/_control_plane/defaults/main.yml"]
+    playbook("systemd", tmp_path)
+    (tmp_path / "group_vars").mkdir()
+    (tmp_path / "group_vars" / "masters.yml").write_text("kube_scheduler_control_plane_group: masters\n")
+    proc = run(ansible_playbook, tmp_path, group="masters",
+               extra=["-e", '{"pending": ["ks-m2"]}', "-e", "kube_scheduler_control_plane_group=masters"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.findall(r'"msg": "applying (ks-m\d)"', proc.stdout) == ["ks-m2"]

@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""scheduler_rollout's host side (by its former name, rollout) through real ansible-playbook on this machine: the
-systemd kind reports the host facts the systemd role needs (so planning a master is one call, with no fact
-gathering) and refuses a host that systemd did not boot before it runs any systemctl; the static_pod kind reads
-files and reports no host facts."""
+"""scheduler_rollout's host side on its own (ansible.legacy.scheduler_rollout: conftest.py's host_side_env) through
+real ansible-playbook on this machine: the systemd kind reports the host facts the systemd role needs (so planning a
+master is one call, with no fact gathering) and refuses a host that systemd did not boot before it runs any
+systemctl; the static_pod kind reads files and reports no host facts."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ PLAYBOOK = """\
   gather_facts: false
   tasks:
     - name: systemd_plan
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: systemd
         accounts: {user: root, group: root}
       ignore_errors: true
     - name: static_pod_read
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: static_pod
         read: ["{{ work }}/manifest.yaml"]
 """
@@ -45,8 +45,9 @@ def run_on_localhost(work, playbook, ansible_playbook, **env):
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory, ansible_playbook, json_task_results):
-    return json_task_results(run_on_localhost(tmp_path_factory.mktemp("rollout-host"), PLAYBOOK, ansible_playbook))
+def results(tmp_path_factory, ansible_playbook, json_task_results, host_side_env):
+    return json_task_results(run_on_localhost(tmp_path_factory.mktemp("rollout-host"), PLAYBOOK, ansible_playbook,
+                                              **host_side_env))
 
 
 def test_the_systemd_kind_reports_the_machine_and_whether_systemd_booted_the_host(results):

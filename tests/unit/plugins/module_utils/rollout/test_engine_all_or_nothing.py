@@ -104,7 +104,7 @@ PLAYBOOK = """
   gather_facts: false
   tasks:
     - name: Apply
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: static_pod
         mode: apply
         state_dir: "{{ work }}/state"
@@ -135,7 +135,7 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def run_playbook(ansible_playbook, tmp_path, last_mode, directories):
+def run_playbook(ansible_playbook, host_side_env, tmp_path, last_mode, directories):
     work = tmp_path / "work"
     (work / "etc").mkdir(parents=True)
     (work / "manifests").mkdir()
@@ -146,7 +146,7 @@ def run_playbook(ansible_playbook, tmp_path, last_mode, directories):
     (tmp_path / "pb.yml").write_text(PLAYBOOK)
     extra = {"work": str(work), "port": free_port(), "last_mode": last_mode,
              "directories": [dict(d, path=str(work / d["path"])) for d in directories]}
-    run = ansible_playbook([tmp_path / "pb.yml", "-vvv", "-e", json.dumps(extra)], cwd=tmp_path)
+    run = ansible_playbook([tmp_path / "pb.yml", "-vvv", "-e", json.dumps(extra)], cwd=tmp_path, env=host_side_env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
     result = json.loads((work / "result.json").read_text())
@@ -154,16 +154,16 @@ def run_playbook(ansible_playbook, tmp_path, last_mode, directories):
     return result, before, tree(work)
 
 
-def test_through_ansible_playbook_a_symbolic_mode_changes_nothing(ansible_playbook, tmp_path):
-    result, before, after = run_playbook(ansible_playbook, tmp_path, "u=rw,g=r", [])
+def test_through_ansible_playbook_a_symbolic_mode_changes_nothing(ansible_playbook, host_side_env, tmp_path):
+    result, before, after = run_playbook(ansible_playbook, host_side_env, tmp_path, "u=rw,g=r", [])
     assert result["failed"] and result["rolled_back"] is False
     assert result["msg"].startswith("nothing was changed: instances[0].files[1].mode 'u=rw,g=r'")
     assert after == before
 
 
-def test_through_ansible_playbook_a_failed_real_gate_restores_files_and_directories(ansible_playbook, tmp_path):
+def test_through_ansible_playbook_a_failed_real_gate_restores_files_and_directories(ansible_playbook, host_side_env, tmp_path):
     directories = [{"path": "etc", "mode": "0700"}, {"path": "state/adopted", "mode": "0700"}]
-    result, before, after = run_playbook(ansible_playbook, tmp_path, "0600", directories)
+    result, before, after = run_playbook(ansible_playbook, host_side_env, tmp_path, "0600", directories)
     assert result["failed"] and result["rolled_back"] is True
     assert "gave no healthy answer" in result["msg"] and "back to 0755" in result["msg"]
     assert {k: v for k, v in after.items() if not k.startswith("state/")} == before

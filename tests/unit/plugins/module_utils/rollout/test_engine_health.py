@@ -169,7 +169,7 @@ PLAYBOOK = """
   gather_facts: false
   tasks:
     - name: plan
-      kubesched.schedulers.rollout:
+      ansible.legacy.scheduler_rollout:
         kind: static_pod
         mode: apply
         state_dir: "{{ work }}/state"
@@ -187,7 +187,7 @@ PLAYBOOK = """
 
 @pytest.mark.parametrize("running", [True, False], ids=["answering", "not running"])
 def test_a_check_job_reports_each_instances_health_and_fails_on_one_that_does_not_answer(
-        tmp_path, ansible_playbook, json_task_results, processes, running):
+        tmp_path, ansible_playbook, json_task_results, processes, running, host_side_env):
     if os.geteuid() != 0:
         pytest.skip("the engine compares files owned by root")
     port = free_port()
@@ -200,7 +200,8 @@ def test_a_check_job_reports_each_instances_health_and_fails_on_one_that_does_no
     run = ansible_playbook(["--check", "-i", "localhost,", "-c", "local", "-e",
                             "ansible_python_interpreter=%s" % sys.executable, "-e",
                             json.dumps({"work": str(tmp_path), "port": port}), "play.yml"], cwd=tmp_path,
-                           env={"ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
+                           env=dict(host_side_env, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+                                    ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")))
     result = json_task_results(run)["plan"]
     if running:
         assert not result.get("failed") and result["changed"] is False, result

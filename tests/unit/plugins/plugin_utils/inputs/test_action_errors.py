@@ -34,3 +34,12 @@ def test_every_action_plugin_names_itself_and_the_controller_only_ones_open_no_c
         if issubclass(plugin.ActionModule, ControllerOnly):
             assert plugin.ActionModule.TRANSFERS_FILES is False
             assert plugin.ActionModule._requires_connection is False  # pylint: disable=protected-access
+
+
+def test_the_controller_and_the_host_suggest_a_name_by_one_rule():
+    # The configuration's field and plugin names, the roles' checks and every module's and action plugin's options.
+    from ansible_collections.kubesched.schedulers.plugins.module_utils import _args  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds  # pylint: disable=import-outside-toplevel
+    assert kinds.closest is _args.closest
+    assert kinds.closest("percentageOfNodeToScore", ["percentageOfNodesToScore", "parallelism"], 0.6) == \
+        "percentageOfNodesToScore"
