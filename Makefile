@@ -257,8 +257,9 @@ e2e: deps binaries
 
 ## e2e-preview-fidelity: the placement preview's prediction of a profile change (LeastAllocated -> MostAllocated) against
 ## where the e2e's real cluster places the same pods once playbooks/static_pod.yml rolled the change out
-## (tests/e2e/test_preview_fidelity.py, on a cluster of its own of PREVIEW_FIDELITY_MINOR; about 7 minutes with the
-## cluster's start, too long for make test, whose unit tests keep the small case on a local API server)
+## (tests/e2e/test_preview_fidelity.py, on a cluster of its own of PREVIEW_FIDELITY_MINOR; about 4 minutes with the
+## cluster's start, 3 in the e2e's chain, make test's longest: too long for make test, whose unit tests keep the small
+## case on a local API server)
 PREVIEW_FIDELITY_MINOR ?= $(lastword $(TEST_E2E_MINORS))
 .PHONY: e2e-preview-fidelity
 e2e-preview-fidelity: deps binaries
