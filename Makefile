@@ -245,7 +245,7 @@ demo-clean:
 E2E_MINORS ?= 1.36 1.37
 TEST_E2E_MINORS ?= 1.37
 E2E_TESTS ?= $(CURDIR)/tests/e2e --ignore=$(CURDIR)/tests/e2e/test_preview_fidelity.py
-e2e: export E2E_TESTS
+export E2E_TESTS
 e2e e2e-preview-fidelity molecule drills e2e-scheduler-plugins: export KUBESCHED_LOCALHOST_PYTHON = $(LOCALHOST_VENV)/bin/python
 e2e e2e-preview-fidelity molecule drills e2e-scheduler-plugins: localhost-venv
 .PHONY: localhost-venv
