@@ -19,7 +19,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
 from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
-from preview_binaries import real_binaries  # noqa: E402  pylint: disable=wrong-import-position
+from preview_binaries import real_binaries, scheduler_plugins_scheduler, serve_scheduler_plugins_objects  # noqa: E402  pylint: disable=wrong-import-position
 
 MINOR, BINARIES = real_binaries(("1.35",))
 if MINOR is None or missing_binaries():
@@ -270,30 +270,17 @@ def test_scheduler_plugins_coscheduling_places_pod_groups_as_the_cluster_does(an
     e2e runs it: two nodes of 2 CPUs, PodGroup `pair` (minMember 2) and then `trio` (minMember 3) of 1-CPU pods. The
     pair is bound whole; of the trio two would fit, so none is bound. The preview reads the PodGroups (the profile
     enables Coscheduling), installs scheduler-plugins' CRDs in its control plane and runs the same binary."""
-    scheduler = os.environ.get("SCHEDULER_PLUGINS_SCHEDULER_BIN_" + PLUGINS_RELEASE.replace(".", "_"))
-    if not (scheduler and os.access(scheduler, os.X_OK)):
+    scheduler = scheduler_plugins_scheduler(PLUGINS_RELEASE)
+    if not scheduler:
         pytest.skip("no scheduler-plugins %s scheduler (make binaries)" % PLUGINS_RELEASE)
-    from kubernetes import client, dynamic  # pylint: disable=import-outside-toplevel
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
     directory = tmp_path / "cluster"
     directory.mkdir()
     with LocalApiServer(directory) as api:
-        objects = dynamic.DynamicClient(api.client)
-        for crd in ("podgroups", "elasticquotas"):
-            objects.resources.get(api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition").create(
-                body=yaml.safe_load((REPO / "roles" / "deployment" / "files" / "scheduler-plugins" / (
-                    "%s.%s.yaml" % (crd, PLUGINS_GROUP))).read_text()))
+        groups = serve_scheduler_plugins_objects(api, REPO)["PodGroup"]
         api.ready_nodes({"node-0": {}, "node-1": {}}, {"cpu": "2", "memory": "8Gi", "pods": "110"})
         api.namespaces("apps")
         core = client.CoreV1Api(api.client)
-        deadline = time.monotonic() + 60
-        while True:
-            try:  # a client of its own each time: discovery is cached
-                groups = dynamic.DynamicClient(api.client).resources.get(
-                    api_version=PLUGINS_GROUP + "/v1alpha1", kind="PodGroup")
-                break
-            except Exception:  # pylint: disable=broad-except  # not served yet
-                assert time.monotonic() < deadline, "the PodGroup CRD was not served"
-                time.sleep(0.5)
         for group, size in (("pair", 2), ("trio", 3)):
             groups.create(namespace="apps", body={"apiVersion": PLUGINS_GROUP + "/v1alpha1", "kind": "PodGroup",
                                                   "metadata": {"name": group}, "spec": {"minMember": size}})
