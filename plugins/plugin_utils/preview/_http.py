@@ -99,11 +99,12 @@ def configuration_for(kubeconfig=None, context=None):
     return configuration
 
 
-def local_configuration(url: str, ca: str, cert: str, key: str):
+def local_configuration(url: str, ca: str, token: str):
+    """A Configuration that trusts ``ca`` alone and sends ``token`` as a bearer token (no client certificate)."""
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     configuration = client.Configuration()
     configuration.host = url
     configuration.ssl_ca_cert = ca
-    configuration.cert_file = cert
-    configuration.key_file = key
+    configuration.api_key = {"authorization": token}
+    configuration.api_key_prefix = {"authorization": "Bearer"}
     return configuration
