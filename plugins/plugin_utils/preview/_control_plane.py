@@ -27,7 +27,7 @@ import time
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import dump_yaml
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import Api, ApiError, local_configuration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import ApiError, LocalApi, local_configuration
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import SCHEDULER_USER, write_pki, write_tokens
 
 PREFIX = "kubesched-preview-"
@@ -302,8 +302,8 @@ class ControlPlane:
                                 % (name, START_TIMEOUT, self.log_tail(log or name)))
 
     # --- clients and schedulers ---------------------------------------------------------------------------------
-    def client(self, pool: int = 32) -> Api:
-        return Api(local_configuration(self.url, self.pki["ca"], self.tokens["preview"]), pool)
+    def client(self, pool: int = 32) -> LocalApi:
+        return LocalApi(local_configuration(self.url, self.pki["ca"], self.tokens["preview"]), pool)
 
     def start_scheduler(self, name: str, config: dict, feature_gates: str | None = None):
         """The real kube-scheduler with ``config`` (a KubeSchedulerConfiguration mapping), talking to this API

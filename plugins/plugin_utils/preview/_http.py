@@ -8,8 +8,11 @@ cost more than the scheduling, and its request API differs between its releases;
 
 from __future__ import annotations
 
+import http.client
 import json
-from urllib.parse import urlencode
+import ssl
+import threading
+from urllib.parse import urlencode, urlsplit
 
 try:
     import urllib3
@@ -78,6 +81,46 @@ class Api:
                         yield line
         finally:
             answer.release_conn()
+
+
+class LocalApi(Api):
+    """The throwaway control plane's API server (https on loopback, its own CA, a bearer token): each thread sends
+    its requests over a keep-alive connection of its own through http.client, without urllib3's pool around it,
+    which cost the preview as much CPU per created pod again (0.63 against 0.38 ms, measured). Watches go through
+    the pool (Api.lines)."""
+
+    def __init__(self, configuration, pool: int = 32):
+        super().__init__(configuration, pool)
+        parts = urlsplit(self.host)
+        self.address = (parts.hostname, parts.port)
+        self.context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+        self.local = threading.local()
+
+    def request(self, method: str, path: str, body=None, query=None, content_type="application/json",
+                timeout: float = 120):
+        headers = self._headers(content_type if body is not None else None)
+        data = json.dumps(body).encode() if body is not None else None
+        target = path + ("?" + urlencode(query) if query else "")
+        connection = getattr(self.local, "connection", None)
+        for attempt in (1, 2):
+            reused = connection is not None
+            if connection is None:
+                connection = self.local.connection = http.client.HTTPSConnection(
+                    *self.address, timeout=timeout, context=self.context)
+            try:
+                connection.request(method, target, data, headers)
+                answer = connection.getresponse()
+                text = answer.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # The server closed a kept-alive connection between two requests: once more on a new one.
+                connection.close()
+                connection = self.local.connection = None
+                if not reused or attempt == 2:
+                    raise
+        if answer.status >= 300:
+            raise ApiError(answer.status, _message(text, answer.reason))
+        return json.loads(text or b"{}")
 
 
 def _message(data, reason) -> str:
