@@ -100,27 +100,32 @@ class LocalApi(Api):
                 timeout: float = 120):
         headers = self._headers(content_type if body is not None else None)
         data = json.dumps(body).encode() if body is not None else None
-        target = path + ("?" + urlencode(query) if query else "")
+        status, reason, text = self._exchange(method, path + ("?" + urlencode(query) if query else ""), data, headers,
+                                              timeout)
+        if status >= 300:
+            raise ApiError(status, _message(text, reason))
+        return json.loads(text or b"{}")
+
+    def _exchange(self, method: str, target: str, data, headers: dict, timeout: float) -> tuple:
+        """(status, reason, body) over this thread's connection; one the server closed between two requests is
+        replaced and the request sent once more on the new one."""
         connection = getattr(self.local, "connection", None)
-        for attempt in (1, 2):
-            reused = connection is not None
+        reused = connection is not None
+        while True:
             if connection is None:
                 connection = self.local.connection = http.client.HTTPSConnection(
                     *self.address, timeout=timeout, context=self.context)
             try:
                 connection.request(method, target, data, headers)
                 answer = connection.getresponse()
-                text = answer.read()
-                break
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # The server closed a kept-alive connection between two requests: once more on a new one.
+                return answer.status, answer.reason, answer.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, ssl.SSLEOFError,
+                    ssl.SSLZeroReturnError):
                 connection.close()
                 connection = self.local.connection = None
-                if not reused or attempt == 2:
+                if not reused:
                     raise
-        if answer.status >= 300:
-            raise ApiError(answer.status, _message(text, answer.reason))
-        return json.loads(text or b"{}")
+                reused = False
 
 
 def _message(data, reason) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -57,6 +58,9 @@ def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_
                 self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(data)
+            # After the fifth it closes the connection without saying so, as an idle one may be closed.
+            if body["n"] == 5:
+                self.close_connection = True
 
         def log_message(self, *_args):
             pass
@@ -74,7 +78,9 @@ def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_
             api.request("POST", "/x", {"n": 4})
         assert refused.value.status == 409
         assert api.request("POST", "/x", {"n": 5}) == {"n": 5}
+        time.sleep(0.2)  # the server has closed the connection by now
+        assert api.request("POST", "/x", {"n": 6}) == {"n": 6}
     finally:
         server.shutdown()
         server.server_close()
-    assert seen["requests"] == [1, 2, 3, 4, 5] and seen["connections"] == 2 and seen["tokens"] == {"Bearer t0ken"}
+    assert seen["requests"] == [1, 2, 3, 4, 5, 6] and seen["connections"] == 3 and seen["tokens"] == {"Bearer t0ken"}
