@@ -75,25 +75,30 @@ def synthetic(nodes: int, pods: int) -> dict:
 
 
 class PeakMemory(threading.Thread):
-    """The largest sum of the RSS of this process and all its descendants, sampled."""
+    """The largest sum of the RSS of this process and all its descendants, and the CPU seconds each descendant
+    used, by command name (sampled every half second: a process's last half second may be missed)."""
 
     def __init__(self):
         super().__init__(daemon=True)
         self.peak = 0
         self.running = True
+        self.cpu = {}  # pid: (command, CPU seconds)
 
     def _tree_rss(self) -> int:
-        parents, rss = {}, {}
+        parents, rss, cpu = {}, {}, {}
+        tick = os.sysconf("SC_CLK_TCK")
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             try:
                 with open("/proc/%s/stat" % entry, encoding="utf-8") as handle:
-                    fields = handle.read().rsplit(") ", 1)[1].split()
-            except OSError:
+                    command, fields = handle.read().split(" (", 1)[1].rsplit(") ", 1)
+                    fields = fields.split()
+            except (OSError, IndexError, ValueError):
                 continue
             parents[int(entry)] = int(fields[1])
             rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            cpu[int(entry)] = (command, (int(fields[11]) + int(fields[12])) / tick)
         mine, total = {os.getpid()}, 0
         changed = True
         while changed:
@@ -104,12 +109,27 @@ class PeakMemory(threading.Thread):
                     changed = True
         for pid in mine:
             total += rss.get(pid, 0)
+            if pid != os.getpid() and pid in cpu:
+                self.cpu[pid] = cpu[pid]
         return total
+
+    def cpu_by_command(self) -> dict:
+        """CPU seconds so far by command, this process's own (exact) as python."""
+        out = {"python": sum(os.times()[:2])}
+        for command, seconds in list(self.cpu.values()):
+            out[command] = out.get(command, 0.0) + seconds
+        return out
 
     def run(self):
         while self.running:
             self.peak = max(self.peak, self._tree_rss())
             time.sleep(0.5)
+
+
+def cpu_line(before: dict, after: dict) -> str:
+    spent = dict((name, after[name] - before.get(name, 0.0)) for name in after)
+    return ", ".join("%s %.1f s" % (name, seconds) for name, seconds in sorted(spent.items(), key=lambda item: -item[1])
+                     if seconds >= 0.05)
 
 
 def own_throughput(paths, data) -> tuple:
@@ -154,6 +174,7 @@ def main() -> int:
         built, read, len(taken["nodes"]), len(taken["pods"]), load()), flush=True)
 
     began = time.monotonic()
+    cpu_before = memory.cpu_by_command()
     result = placement.preview(taken, [("LeastAllocated", strategy("LeastAllocated")),
                                        ("MostAllocated", strategy("MostAllocated"))], paths, runs=1, timeout=1800,
                                progress=lambda line: print("  " + line, flush=True))
@@ -174,10 +195,15 @@ def main() -> int:
     print("  the rest (the settle wait, stopping kube-scheduler, removing each control plane): %.1f s" % rest)
     print("snapshot read + preview: %.1f s; peak memory of the process tree so far: %.2f GiB" % (
         read + previewed, memory.peak / 2 ** 30), flush=True)
+    time.sleep(1)  # one more sample of the processes that are gone
+    print("CPU of the preview, by process: %s" % cpu_line(cpu_before, memory.cpu_by_command()), flush=True)
+    cpu_before = memory.cpu_by_command()
 
     seconds, pods = own_throughput(paths, data)
     print("kube-scheduler's own throughput (pods preloaded into an idle API server): %d pods in %.1f s, %.0f pods/s; %s"
           % (pods, seconds, pods / seconds, load()))
+    print("CPU of the own-throughput phase (load and scheduling), by process: %s"
+          % cpu_line(cpu_before, memory.cpu_by_command()))
     print("kube-scheduler's own pods/s over the preview's: %s (the target: at most 1.5)"
           % ", ".join("%.2f" % ((pods / seconds) / rate) for rate in rates))
     memory.running = False

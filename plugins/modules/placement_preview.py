@@ -16,10 +16,10 @@ description:
     plugins read (PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
     CSIStorageCapacities); PodDisruptionBudgets (preemption); and DeviceClasses, ResourceSlices and ResourceClaims where
     the cluster serves C(resource.k8s.io/v1) (its discovery says) - starts a throwaway control
-    plane on the controller (etcd and kube-apiserver on 127.0.0.1, on free ports, with certificates of its own, in a
-    private temp directory), loads the snapshot into it and runs the real kube-scheduler of O(kubernetes_version)
-    with the current and then the proposed configuration, O(runs) times each, until every pod is bound or
-    reported unschedulable.
+    plane on the controller (etcd and kube-apiserver on 127.0.0.1, on free ports, with certificates and tokens of
+    its own, in a private temp directory), loads the snapshot into it and runs the real kube-scheduler of
+    O(kubernetes_version) with the current and then the proposed configuration, O(runs) times each, until every pod
+    is bound or reported unschedulable.
   - Reports per configuration, side by side - the nodes used (nodes holding a pod other than a DaemonSet's or a
     mirror pod), each node's requested CPU and memory as a share of its allocatable (min, median, p90, max), the
     pods that do not fit with kube-scheduler's own reason, the pods per zone (C(topology.kubernetes.io/zone)), the

@@ -176,6 +176,7 @@ OTHER_VARIABLES = (
     # fails the job, and what it needs on the controller per cluster.
     "kube_scheduler_rollout_preview", "kube_scheduler_rollout_preview_required", "kube_scheduler_rollout_preview_kubeconfig",
     "kube_scheduler_rollout_preview_context", "kube_scheduler_rollout_preview_binaries",
+    "kube_scheduler_rollout_preview_scheduler_plugins_version",
     # playbooks/preview.yml's: the placement preview's options, each as kube_scheduler_preview_<option>.
     "kube_scheduler_preview", "kube_scheduler_preview_kubeconfig", "kube_scheduler_preview_context",
     "kube_scheduler_preview_current", "kube_scheduler_preview_current_src", "kube_scheduler_preview_proposed",

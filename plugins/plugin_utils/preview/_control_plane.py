@@ -27,8 +27,8 @@ import time
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import dump_yaml
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import Api, ApiError, local_configuration
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import SCHEDULER_USER, write_pki
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import ApiError, LocalApi, local_configuration
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import SCHEDULER_USER, write_pki, write_tokens
 
 PREFIX = "kubesched-preview-"
 # Admission plugins a snapshot must not meet: each would change or refuse an object the real cluster already
@@ -101,6 +101,7 @@ class ControlPlane:
         self.scheduler_kubeconfig = None
         self.url = None
         self.pki = None
+        self.tokens = None
         self._signals = {}
 
     # --- lifetime -----------------------------------------------------------------------------------------------
@@ -175,6 +176,7 @@ class ControlPlane:
     # --- start --------------------------------------------------------------------------------------------------
     def _start(self) -> None:
         self.pki = write_pki(self.directory)
+        self.tokens = write_tokens(self.directory)
         for attempt in range(3):  # another program may take a free port between the probe and the bind
             try:
                 self._start_etcd()
@@ -186,9 +188,9 @@ class ControlPlane:
                 self.processes = []
                 if "address already in use" not in str(exc) or attempt == 2:
                     raise
-        self.kubeconfig = self._kubeconfig("kubeconfig", self.pki["client_cert"], self.pki["client_key"])
-        self.scheduler_kubeconfig = self._kubeconfig("scheduler.conf", self.pki["scheduler_cert"],
-                                                     self.pki["scheduler_key"])
+        self.kubeconfig = self._kubeconfig("kubeconfig", {"client-certificate": self.pki["client_cert"],
+                                                          "client-key": self.pki["client_key"]})
+        self.scheduler_kubeconfig = self._kubeconfig("scheduler.conf", {"token": self.tokens["scheduler"]})
         self._scheduler_role()
         self._install_crds()
 
@@ -208,14 +210,14 @@ class ControlPlane:
                 return any(resource.get("name") == plural for resource in listed)
             self._wait("the CRD %s.%s" % (plural, group), self.processes[-1], served, log="kube-apiserver")
 
-    def _kubeconfig(self, name: str, cert: str, key: str) -> str:
+    def _kubeconfig(self, name: str, user: dict) -> str:
         path = os.path.join(self.directory, name)
-        with open(path, "w", encoding="utf-8") as handle:
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as handle:
             handle.write(dump_yaml({
                 "apiVersion": "v1", "kind": "Config", "current-context": "preview",
                 "clusters": [{"name": "preview", "cluster": {"server": self.url,
                                                              "certificate-authority": self.pki["ca"]}}],
-                "users": [{"name": "preview", "user": {"client-certificate": cert, "client-key": key}}],
+                "users": [{"name": "preview", "user": user}],
                 "contexts": [{"name": "preview", "context": {"cluster": "preview", "user": "preview"}}]}))
         return path
 
@@ -258,7 +260,7 @@ class ControlPlane:
             self.binaries["kube-apiserver"],
             "--advertise-address=127.0.0.1", "--bind-address=127.0.0.1", "--secure-port=%d" % port,
             "--etcd-servers=" + self.etcd_url,
-            "--client-ca-file=" + self.pki["ca"],
+            "--client-ca-file=" + self.pki["ca"], "--token-auth-file=" + self.tokens["file"],
             "--tls-cert-file=" + self.pki["serving_cert"], "--tls-private-key-file=" + self.pki["serving_key"],
             "--cert-dir=" + os.path.join(self.directory, "apiserver-certs"),
             "--authorization-mode=RBAC",
@@ -300,8 +302,8 @@ class ControlPlane:
                                 % (name, START_TIMEOUT, self.log_tail(log or name)))
 
     # --- clients and schedulers ---------------------------------------------------------------------------------
-    def client(self, pool: int = 32) -> Api:
-        return Api(local_configuration(self.url, self.pki["ca"], self.pki["client_cert"], self.pki["client_key"]), pool)
+    def client(self, pool: int = 32) -> LocalApi:
+        return LocalApi(local_configuration(self.url, self.pki["ca"], self.tokens["preview"]), pool)
 
     def start_scheduler(self, name: str, config: dict, feature_gates: str | None = None):
         """The real kube-scheduler with ``config`` (a KubeSchedulerConfiguration mapping), talking to this API

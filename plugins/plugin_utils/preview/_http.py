@@ -8,8 +8,11 @@ cost more than the scheduling, and its request API differs between its releases;
 
 from __future__ import annotations
 
+import http.client
 import json
-from urllib.parse import urlencode
+import ssl
+import threading
+from urllib.parse import urlencode, urlsplit
 
 try:
     import urllib3
@@ -80,6 +83,51 @@ class Api:
             answer.release_conn()
 
 
+class LocalApi(Api):
+    """The throwaway control plane's API server (https on loopback, its own CA, a bearer token): each thread sends
+    its requests over a keep-alive connection of its own through http.client, without urllib3's pool around it,
+    which cost the preview as much CPU per created pod again (0.63 against 0.38 ms, measured). Watches go through
+    the pool (Api.lines)."""
+
+    def __init__(self, configuration, pool: int = 32):
+        super().__init__(configuration, pool)
+        parts = urlsplit(self.host)
+        self.address = (parts.hostname, parts.port)
+        self.context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+        self.local = threading.local()
+
+    def request(self, method: str, path: str, body=None, query=None, content_type="application/json",
+                timeout: float = 120):
+        headers = self._headers(content_type if body is not None else None)
+        data = json.dumps(body).encode() if body is not None else None
+        status, reason, text = self._exchange(method, path + ("?" + urlencode(query) if query else ""), data, headers,
+                                              timeout)
+        if status >= 300:
+            raise ApiError(status, _message(text, reason))
+        return json.loads(text or b"{}")
+
+    def _exchange(self, method: str, target: str, data, headers: dict, timeout: float) -> tuple:
+        """(status, reason, body) over this thread's connection; one the server closed between two requests is
+        replaced and the request sent once more on the new one."""
+        connection = getattr(self.local, "connection", None)
+        reused = connection is not None
+        while True:
+            if connection is None:
+                connection = self.local.connection = http.client.HTTPSConnection(
+                    *self.address, timeout=timeout, context=self.context)
+            try:
+                connection.request(method, target, data, headers)
+                answer = connection.getresponse()
+                return answer.status, answer.reason, answer.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, ssl.SSLEOFError,
+                    ssl.SSLZeroReturnError):
+                connection.close()
+                connection = self.local.connection = None
+                if not reused:
+                    raise
+                reused = False
+
+
 def _message(data, reason) -> str:
     try:
         return json.loads(data).get("message") or reason
@@ -99,11 +147,12 @@ def configuration_for(kubeconfig=None, context=None):
     return configuration
 
 
-def local_configuration(url: str, ca: str, cert: str, key: str):
+def local_configuration(url: str, ca: str, token: str):
+    """A Configuration that trusts ``ca`` alone and sends ``token`` as a bearer token (no client certificate)."""
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     configuration = client.Configuration()
     configuration.host = url
     configuration.ssl_ca_cert = ca
-    configuration.cert_file = cert
-    configuration.key_file = key
+    configuration.api_key = {"authorization": token}
+    configuration.api_key_prefix = {"authorization": "Bearer"}
     return configuration

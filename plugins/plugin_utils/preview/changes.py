@@ -30,6 +30,8 @@ REQUIRED = "kube_scheduler_rollout_preview_required"
 KUBECONFIG = "kube_scheduler_rollout_preview_kubeconfig"
 CONTEXT = "kube_scheduler_rollout_preview_context"
 BINARIES = "kube_scheduler_rollout_preview_binaries"
+# The scheduler-plugins release whose scheduler the cluster runs (the binaries' kube_scheduler is then its build).
+SCHEDULER_PLUGINS = "kube_scheduler_rollout_preview_scheduler_plugins_version"
 VERSION = "kube_scheduler_version"
 
 
@@ -112,8 +114,11 @@ def _settings(host_vars, where):
                         "tarball unpacks them) or to {etcd, kube_apiserver, kube_scheduler} paths" % (BINARIES, where))
     version = host_vars.get(VERSION)
     context = host_vars.get(CONTEXT) or None
+    release = host_vars.get(SCHEDULER_PLUGINS)
     return {"kubeconfig": kubeconfig, "context": context, "binaries": paths, "binaries_dir": binaries_dir,
-            "kubernetes_version": None if version is None else str(version), "problem": "; ".join(problems) or None}
+            "kubernetes_version": None if version is None else str(version),
+            "scheduler_plugins_version": str(release) if release not in (None, "") else None,
+            "problem": "; ".join(problems) or None}
 
 
 def previews(masters, clusters):
@@ -163,7 +168,8 @@ CONFIG_KEY = "config.yaml"
 def deployment_previews(previous, objects, host_vars):
     """The deployment role's previews: the ConfigMap the cluster holds (``previous``, as read) against the one the
     role renders (in ``objects``); ``host_vars`` holds the preview's variables (the kubeconfig defaulting to the
-    role's own) and kube_scheduler_version (the role's version). One cluster: the role's."""
+    role's own, the scheduler-plugins release the role's) and kube_scheduler_version (the role's version). One
+    cluster: the role's."""
     def config_of(found):
         maps = [item for item in found or [] if (item or {}).get("kind") == "ConfigMap"]
         return (configuration(((maps[0].get("data") or {}).get(CONFIG_KEY))) if maps else None,

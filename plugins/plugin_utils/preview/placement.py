@@ -129,54 +129,102 @@ CSI_DRIVER_NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9]$")
 BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 
 
-class _Volumes(threading.Thread):
+class _Volumes:
     """What kube-controller-manager's PersistentVolume controller and a CSI external-provisioner do for
     kube-scheduler's volume binding, which waits for them before it binds a pod: a claim a PersistentVolume now
     names (kube-scheduler chose a static volume) is bound to it; a WaitForFirstConsumer claim kube-scheduler gave a
     node (volume.kubernetes.io/selected-node) gets a volume provisioned there, with the node affinity of that node's
     topology as its CSINode reports it for the provisioner (what the driver's accessible topology is, mostly), and
-    is bound to it. Every POLL seconds, while a run goes on."""
+    is bound to it. It follows the claims and the volumes with a watch of each, as the controllers do (listing them
+    all again on a timer would cost a run with thousands of claims more than its scheduling), and looks again at a
+    claim when it or a volume naming it changes."""
 
-    POLL = 0.3
+    PATHS = {"claims": "/api/v1/persistentvolumeclaims", "volumes": "/api/v1/persistentvolumes"}
 
     def __init__(self, writer: Writer, snapshot: dict):
-        super().__init__(daemon=True)
         self.writer = writer
         self.classes = dict((obj["metadata"]["name"], obj) for obj in snapshot.get("storage_classes") or ())
         self.nodes = dict((obj["metadata"]["name"], obj) for obj in snapshot.get("nodes") or ())
         self.topology = dict(((obj["metadata"]["name"], driver.get("name")), driver.get("topologyKeys") or [])
                              for obj in snapshot.get("csi_nodes") or ()
                              for driver in (obj.get("spec") or {}).get("drivers") or ())
+        self.lock = threading.Lock()
+        self.claims = {}  # (namespace, name): the claim as last seen
+        self.named = {}  # (namespace, name) of a claim: the volume whose claimRef names it
+        self.bound = set()  # uids of the claims bound here (their update may not have been seen yet)
         self.stopping = threading.Event()
         self.error = None
 
-    def run(self):
+    def start(self) -> None:
+        """Lists both, looks at every claim, then follows both from what was listed."""
+        versions = {}
+        with self.lock:
+            for kind, path in self.PATHS.items():
+                listed = self.writer.request("GET", path)
+                versions[kind] = listed["metadata"]["resourceVersion"]
+                for obj in listed.get("items") or ():
+                    self._seen(kind, "ADDED", obj)
+            for name in list(self.claims):
+                self._consider(name)
+        for kind, path in self.PATHS.items():
+            threading.Thread(target=self._follow, args=(kind, path, versions[kind]), daemon=True).start()
+
+    def stop(self):
+        """Each watch ends at its next event or when the control plane goes (the run's end)."""
+        self.stopping.set()
+
+    def _follow(self, kind: str, path: str, version: str) -> None:
         try:
-            while not self.stopping.wait(self.POLL):
-                self._pass()
+            lines = self.writer.api.lines(path, {"watch": "true", "resourceVersion": version, "timeoutSeconds": 3600})
+            for line in lines:
+                if self.stopping.is_set():
+                    return
+                event = json.loads(line)
+                if event.get("type") == "ERROR":
+                    raise PlacementError("the watch of %s ended: %s"
+                                         % (path, (event.get("object") or {}).get("message")))
+                if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
+                    with self.lock:
+                        name = self._seen(kind, event["type"], event["object"])
+                        if name is not None:
+                            self._consider(name)
         except Exception as exc:  # pylint: disable=broad-except  # reported by the run that waits on it
             if not self.stopping.is_set():
                 self.error = exc
 
-    def stop(self):
-        self.stopping.set()
+    def _seen(self, kind: str, change: str, obj: dict):
+        """Records what changed; the claim to look at again, or None."""
+        if kind == "claims":
+            name = (obj["metadata"]["namespace"], obj["metadata"]["name"])
+            if change == "DELETED":
+                self.claims.pop(name, None)
+                return None
+            self.claims[name] = obj
+            return name
+        ref = (obj.get("spec") or {}).get("claimRef")
+        if not ref:
+            return None
+        name = (ref.get("namespace"), ref.get("name"))
+        if change == "DELETED":
+            if (self.named.get(name) or {}).get("metadata", {}).get("name") == obj["metadata"]["name"]:
+                del self.named[name]
+            return None
+        self.named[name] = obj
+        return name
 
-    def _pass(self):
-        claims = self.writer.request("GET", "/api/v1/persistentvolumeclaims").get("items") or ()
-        volumes = self.writer.request("GET", "/api/v1/persistentvolumes").get("items") or ()
-        named = dict(((pv["spec"]["claimRef"].get("namespace"), pv["spec"]["claimRef"].get("name")), pv)
-                     for pv in volumes if (pv.get("spec") or {}).get("claimRef"))
-        for claim in claims:
-            meta = claim["metadata"]
-            if (claim.get("spec") or {}).get("volumeName"):
-                continue
-            volume = named.get((meta["namespace"], meta["name"]))
-            if volume and volume["spec"]["claimRef"].get("uid") not in (None, meta["uid"]):
-                continue
-            if volume is None and (meta.get("annotations") or {}).get(SELECTED_NODE):
-                volume = self._provision(claim, meta["annotations"][SELECTED_NODE])
-            if volume is not None:
-                self._bind(claim, volume)
+    def _consider(self, name) -> None:
+        claim = self.claims.get(name)
+        if claim is None or (claim.get("spec") or {}).get("volumeName") or claim["metadata"]["uid"] in self.bound:
+            return
+        meta = claim["metadata"]
+        volume = self.named.get(name)
+        if volume and volume["spec"]["claimRef"].get("uid") not in (None, meta["uid"]):
+            return
+        if volume is None and (meta.get("annotations") or {}).get(SELECTED_NODE):
+            volume = self._provision(claim, meta["annotations"][SELECTED_NODE])
+        if volume is not None:
+            self._bind(claim, volume)
+            self.bound.add(meta["uid"])
 
     def _provision(self, claim: dict, node: str) -> dict:
         spec = claim["spec"]

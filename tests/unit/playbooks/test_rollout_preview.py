@@ -112,7 +112,8 @@ def fleet(tmp_path, missing_binaries="/nonexistent/kubernetes-server"):
         "east": {"kube_scheduler_rollout_preview_kubeconfig": "/k/east.conf",
                  "kube_scheduler_rollout_preview_binaries": missing_binaries},
         "west": {"kube_scheduler_rollout_preview_kubeconfig": "/k/west.conf",
-                 "kube_scheduler_rollout_preview_binaries": missing_binaries},
+                 "kube_scheduler_rollout_preview_binaries": missing_binaries,
+                 "kube_scheduler_rollout_preview_scheduler_plugins_version": "0.34.7"},
         "lab": {"kube_scheduler_rollout_preview_binaries": missing_binaries}})
 
 
@@ -141,6 +142,8 @@ def test_on_it_runs_once_per_cluster_and_changed_name_and_a_failed_preview_warns
         ("cluster west, scheduler name batch (w1)", "/k/west.conf", "/nonexistent/kubernetes-server", "1.37.2")]
     assert kept[0]["current"] == config("LeastAllocated") and kept[0]["proposed"] == config("MostAllocated")
     assert kept[1]["current"] == config("MostAllocated", "batch")
+    # The release of scheduler-plugins a cluster's masters run (its group's variable) goes with its previews only.
+    assert [item["scheduler_plugins_version"] for item in kept] == [None, "0.34.7"]
     assert len(re.findall(r"\(item=cluster ", proc.stdout)) == 2
     assert re.search(r"ok: \[e1 -> localhost\] => \(item=cluster east, scheduler name default-scheduler \(e1, e2\)\)",
                      proc.stdout)
@@ -212,5 +215,63 @@ def test_with_the_real_binaries_the_check_job_prints_the_table(tmp_path, ansible
     table = "\n".join(lines[1:])
     assert "running" in table and "proposed" in table and "nodes used" in table
     # LeastAllocated spreads 4 pods over the 3 nodes; MostAllocated packs them onto fewer.
+    used = re.search(r"nodes used\s+(\S+)\s+(\S+)\s+(\S+)", table)
+    assert used and used.group(2) == "3" and int(used.group(3).split("-")[0]) < 3, table
+
+
+def gang(kind):
+    """A default-scheduler profile of scheduler-plugins' Coscheduling, with scoring strategy ``kind``."""
+    return {"apiVersion": API, "kind": "KubeSchedulerConfiguration", "leaderElection": {"leaderElect": False},
+            "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+                "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}},
+                "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": kind}}},
+                                 {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 5}}]}]}
+
+
+@pytest.mark.slow_preview
+def test_a_scheduler_plugins_cluster_is_previewed_by_the_release_the_group_names(tmp_path, ansible_playbook):
+    """A cluster whose masters run scheduler-plugins 0.34.7's scheduler (a Coscheduling profile):
+    kube_scheduler_rollout_preview_scheduler_plugins_version in its group reaches the preview, which runs that
+    release's scheduler on its PodGroups (without it, kube-scheduler's own check refuses Coscheduling and the preview
+    does not run)."""
+    sys.path.insert(0, str(REPO / "tests" / "controlplane"))
+    from local_apiserver import LocalApiServer, missing_binaries  # pylint: disable=import-outside-toplevel
+    from preview_binaries import (  # pylint: disable=import-outside-toplevel
+        SCHEDULER_PLUGINS_GROUP, real_binaries, scheduler_plugins_scheduler, serve_scheduler_plugins_objects)
+    minor, binaries = real_binaries(("1.35", "1.37"))
+    scheduler = scheduler_plugins_scheduler("0.34.7")
+    if minor is None or missing_binaries() or not scheduler:
+        pytest.skip("no real binaries: %s" % (binaries if minor is None else ", ".join(missing_binaries())
+                                              or "scheduler-plugins 0.34.7's scheduler (make binaries)"))
+    playbook("static_pod", tmp_path)
+    (tmp_path / "cluster").mkdir()
+    with LocalApiServer(tmp_path / "cluster") as api:
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+        groups = serve_scheduler_plugins_objects(api, REPO)["PodGroup"]
+        api.ready_nodes(dict(("node-%d" % index, {}) for index in range(3)), {"cpu": "4", "memory": "8Gi", "pods": "110"})
+        api.namespaces("apps")
+        groups.create(namespace="apps", body={"apiVersion": SCHEDULER_PLUGINS_GROUP + "/v1alpha1", "kind": "PodGroup",
+                                              "metadata": {"name": "four"}, "spec": {"minMember": 4}})
+        for index in range(4):
+            client.CoreV1Api(api.client).create_namespaced_pod("apps", {"metadata": {
+                "name": "web-%d" % index, "labels": {SCHEDULER_PLUGINS_GROUP + "/pod-group": "four"}}, "spec": {
+                "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}}}]}})
+        inventory(tmp_path, {"one": {"m1": fake_plan(gang("LeastAllocated"), gang("MostAllocated"))}}, {"one": {
+            "kube_scheduler_rollout_preview_kubeconfig": str(api.kubeconfig),
+            "kube_scheduler_rollout_preview_scheduler_plugins_version": "0.34.7",
+            "kube_scheduler_rollout_preview_binaries": {"etcd": binaries["etcd"],
+                                                        "kube_apiserver": binaries["kube-apiserver"],
+                                                        "kube_scheduler": scheduler}}})
+        document = yaml.safe_load((tmp_path / "inventory.yml").read_text())
+        document["all"]["children"]["kube_control_plane"]["hosts"]["m1"]["kube_scheduler_version"] = "1.34.7"
+        (tmp_path / "inventory.yml").write_text(yaml.safe_dump(document))
+        proc, kept = run(ansible_playbook, tmp_path, ["-e", "kube_scheduler_rollout_preview=true",
+                                                      "-e", "kube_scheduler_rollout_preview_required=true"], timeout=900)
+    assert proc.returncode == 0
+    assert [item["scheduler_plugins_version"] for item in kept] == ["0.34.7"]
+    table = "\n".join(shown(proc)[1:])
+    # The gang of four is placed whole: LeastAllocated over the 3 nodes, MostAllocated onto fewer.
     used = re.search(r"nodes used\s+(\S+)\s+(\S+)\s+(\S+)", table)
     assert used and used.group(2) == "3" and int(used.group(3).split("-")[0]) < 3, table

@@ -20,7 +20,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
 from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
-from preview_binaries import real_binaries  # noqa: E402  pylint: disable=wrong-import-position
+from preview_binaries import real_binaries, scheduler_plugins_scheduler, serve_scheduler_plugins_objects  # noqa: E402  pylint: disable=wrong-import-position
 
 MINOR, BINARIES = real_binaries(("1.35",))
 if MINOR is None or missing_binaries():
@@ -32,10 +32,13 @@ NAMESPACE = "team-a"
 NAME = "packer"
 
 
-def strategy(kind):
-    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-            "profiles": [{"schedulerName": NAME, "pluginConfig": [
-                {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": kind}}}]}]}
+def strategy(kind, *plugins):
+    """A profile of scoring strategy ``kind``, with scheduler-plugins' ``plugins`` enabled, if any."""
+    profile = {"schedulerName": NAME, "pluginConfig": [
+        {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": kind}}}]}
+    if plugins:
+        profile["plugins"] = {"multiPoint": {"enabled": [{"name": name} for name in plugins]}}
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [profile]}
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +47,7 @@ def api(tmp_path_factory):
         from kubernetes import client  # pylint: disable=import-outside-toplevel
         core = client.CoreV1Api(server.client)
         server.namespaces("default", "kube-system", NAMESPACE, "apps")
+        serve_scheduler_plugins_objects(server, REPO)  # for the scheduler-plugins case's PodGroups
         server.ready_nodes(dict(("node-%d" % index, {}) for index in range(3)), {"cpu": "4", "memory": "8Gi", "pods": "110"})
         for index in range(4):
             core.create_namespaced_pod("apps", {"metadata": {"name": "batch-%d" % index}, "spec": {
@@ -97,6 +101,26 @@ def test_a_check_job_prints_the_real_preview_of_the_changed_scheduler_name_and_a
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     held = client.CoreV1Api(api.client).read_namespaced_config_map(NAME, NAMESPACE).data["config.yaml"]
     assert "LeastAllocated" in held and "MostAllocated" not in held
+
+
+@pytest.mark.slow_preview
+def test_a_scheduler_plugins_scheduler_is_previewed_by_its_release(api, tmp_path, ansible_playbook):
+    """kube_scheduler_deployment_scheduler_plugins_version reaches the preview: the proposed profile enables
+    scheduler-plugins' CapacityScheduling, which only that release's scheduler accepts."""
+    scheduler = scheduler_plugins_scheduler("0.34.7")
+    if not scheduler:
+        pytest.skip("no scheduler-plugins 0.34.7 scheduler (make binaries)")
+    proc = check_job(api, tmp_path, ansible_playbook, kube_scheduler_rollout_preview_required=True,
+                     kube_scheduler_deployment_version="1.34.7",
+                     kube_scheduler_deployment_scheduler_plugins_version="0.34.7",
+                     kube_scheduler_deployment_config={"profiles": strategy("MostAllocated", "CapacityScheduling")["profiles"]},
+                     kube_scheduler_rollout_preview_binaries={"etcd": BINARIES["etcd"],
+                                                              "kube_apiserver": BINARIES["kube-apiserver"],
+                                                              "kube_scheduler": scheduler})
+    assert proc.returncode == 0
+    table = "\n".join(shown(proc)[1:])
+    used = re.search(r"nodes used\s+(\S+)\s+(\S+)\s+(\S+)", table)
+    assert used and used.group(2) == "3" and int(used.group(3).split("-")[0]) < 3, table
 
 
 def test_a_required_preview_without_its_binaries_fails_the_check_job_naming_the_variable(api, tmp_path, ansible_playbook):

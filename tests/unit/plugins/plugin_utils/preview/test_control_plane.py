@@ -18,6 +18,7 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import (
     PREFIX, ControlPlane, remove_leftovers)
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import ApiError
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
     Writer, check_taints, load_cluster)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki
@@ -67,6 +68,16 @@ def test_it_serves_on_loopback_keeps_taints_as_given_and_leaves_nothing(binaries
         assert plane._get(plane.url + "/readyz", raw=True) == "ok"  # pylint: disable=protected-access
         node_read = plane._get(plane.url + "/api/v1/nodes/n1")  # pylint: disable=protected-access
         assert node_read["metadata"]["name"] == "n1"
+        # The preview's and kube-scheduler's requests carry a bearer token of this control plane, no client
+        # certificate (kube-apiserver verifies a certificate's signature on every request); another token is refused.
+        assert writer.api.configuration.cert_file is None and "client-key" not in Path(
+            plane.scheduler_kubeconfig).read_text()
+        assert oct(os.stat(plane.tokens["file"]).st_mode & 0o777) == "0o600"
+        assert oct(os.stat(plane.scheduler_kubeconfig).st_mode & 0o777) == "0o600"
+        stranger = plane.client()
+        stranger.configuration.api_key = {"authorization": "0" * 64}
+        with pytest.raises(ApiError, match="HTTP 401"):
+            stranger.request("GET", "/api/v1/nodes/n1")
         with tempfile.TemporaryDirectory() as other:
             stranger = SimpleNamespace(pki=dict(plane.pki, ca=write_pki(other)["ca"]))
             with pytest.raises(OSError, match="CERTIFICATE_VERIFY_FAILED"):

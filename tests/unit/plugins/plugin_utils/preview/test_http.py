@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -22,3 +23,64 @@ def test_a_refusal_carries_the_api_servers_message_and_a_watch_yields_each_event
         first = json.loads(next(events))
         events.close()
         assert (first["type"], first["object"]["metadata"]["name"]) == ("ADDED", "watched")
+
+
+def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_one_the_server_closed(tmp_path):
+    """LocalApi against a local HTTPS server of the control plane's own certificates: a thread's requests share one
+    kept-alive connection (a TLS handshake per request would cost the preview more than the request), and a
+    connection the server closes between two requests is replaced, the request sent once more."""
+    import http.server  # pylint: disable=import-outside-toplevel
+    import ssl  # pylint: disable=import-outside-toplevel
+    import threading  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import (  # pylint: disable=import-outside-toplevel
+        LocalApi, local_configuration)
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki  # pylint: disable=import-outside-toplevel
+    pki = write_pki(str(tmp_path))
+    seen = {"connections": 0, "requests": [], "tokens": set()}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self):
+            super().setup()
+            seen["connections"] += 1
+
+        def do_POST(self):  # pylint: disable=invalid-name
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen["requests"].append(body["n"])
+            seen["tokens"].add(self.headers["Authorization"])
+            data = json.dumps({"n": body["n"]}).encode()
+            self.send_response(201 if body["n"] != 4 else 409)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            # After the third request the server closes the connection, as an idle one may be closed.
+            if body["n"] == 3:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data)
+            # After the fifth it closes the connection without saying so, as an idle one may be closed.
+            if body["n"] == 5:
+                self.close_connection = True
+
+        def log_message(self, *_args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(pki["serving_cert"], pki["serving_key"])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = LocalApi(local_configuration("https://127.0.0.1:%d" % server.server_address[1], pki["ca"], "t0ken"))
+        assert [api.request("POST", "/x", {"n": n})["n"] for n in (1, 2, 3)] == [1, 2, 3]
+        assert seen["connections"] == 1
+        with pytest.raises(ApiError) as refused:
+            api.request("POST", "/x", {"n": 4})
+        assert refused.value.status == 409
+        assert api.request("POST", "/x", {"n": 5}) == {"n": 5}
+        time.sleep(0.2)  # the server has closed the connection by now
+        assert api.request("POST", "/x", {"n": 6}) == {"n": 6}
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert seen["requests"] == [1, 2, 3, 4, 5, 6] and seen["connections"] == 3 and seen["tokens"] == {"Bearer t0ken"}

@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import snapshot
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.placement import preview
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import ControlPlane
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import SELECTED_NODE, Writer
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.placement import _Volumes, preview
 from local_apiserver import LocalApiServer, missing_binaries  # tests/controlplane, on the path by conftest.py
 
 READY = [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "",
@@ -247,3 +249,64 @@ def test_claims_budgets_and_devices_place_as_the_cluster_places_them(binaries, t
     assert run["preempted"] == ["apps/plain"], run
     assert run["placed"]["apps/urgent"] in ("p1", "p2") and "apps/guarded" in run["placed"], run
     assert run["unschedulable"] == {}, run
+
+
+class _CountingWriter(Writer):
+    """A Writer that counts the requests it sends, by method and path."""
+
+    def __init__(self, api_client):
+        super().__init__(api_client)
+        self.sent = []
+
+    def request(self, method, path, body=None, query=None, content_type="application/json"):
+        self.sent.append((method, path))
+        return super().request(method, path, body, query, content_type)
+
+
+def test_volume_claims_are_bound_as_they_change_from_a_watch_not_a_list_on_a_timer(binaries):
+    """The claims' binder (what the PV controller and a provisioner do) on a real throwaway API server, no scheduler:
+    a claim kube-scheduler would give a node (the selected-node annotation) gets a volume on that node's zone, bound;
+    a static volume whose claimRef kube-scheduler would set binds its claim. It lists claims and volumes once and
+    then follows them: a run with thousands of claims is not listed again every fraction of a second."""
+    _minor, paths = binaries
+    zone = "topology.kubernetes.io/zone"
+    node = {"metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a", zone: "a"}}}
+    data = {"storage_classes": [{"metadata": {"name": "csi"}, "provisioner": "csi.example.com",
+                                 "volumeBindingMode": "WaitForFirstConsumer"}],
+            "nodes": [node], "csi_nodes": [{"metadata": {"name": "node-a"}, "spec": {"drivers": [
+                {"name": "csi.example.com", "nodeID": "node-a", "topologyKeys": [zone]}]}}]}
+    claim = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    with ControlPlane(paths) as plane:
+        writer = _CountingWriter(plane.client())
+        writer.create("/api/v1/namespaces", {"metadata": {"name": "apps"}})
+        claims = "/api/v1/namespaces/apps/persistentvolumeclaims"
+        writer.create(claims, {"metadata": {"name": "data"}, "spec": dict(claim, storageClassName="csi")})
+        writer.create(claims, {"metadata": {"name": "logs"}, "spec": dict(claim, storageClassName="")})
+        binder = _Volumes(writer, data)
+        binder.start()
+        try:
+            writer.request("PATCH", claims + "/data", {"metadata": {"annotations": {SELECTED_NODE: "node-a"}}},
+                           content_type="application/merge-patch+json")
+            logs = writer.request("GET", claims + "/logs")
+            writer.create("/api/v1/persistentvolumes", {"metadata": {"name": "logs-a"}, "spec": {
+                "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/logs"},
+                "claimRef": {"namespace": "apps", "name": "logs", "uid": logs["metadata"]["uid"]}}})
+            deadline = time.monotonic() + 30
+            while True:
+                bound = dict((item["metadata"]["name"], item["spec"].get("volumeName"))
+                             for item in writer.request("GET", claims)["items"])
+                if all(bound.values()) or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+            time.sleep(1)  # what a binder on a timer would list meanwhile
+            assert binder.error is None
+            assert bound["logs"] == "logs-a" and bound["data"], bound
+            provisioned = writer.request("GET", "/api/v1/persistentvolumes/" + bound["data"])
+        finally:
+            binder.stop()
+    assert provisioned["spec"]["csi"]["driver"] == "csi.example.com"
+    assert provisioned["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] == [
+        {"matchExpressions": [{"key": zone, "operator": "In", "values": ["a"]}]}]
+    lists = [path for method, path in writer.sent if method == "GET" and path in (
+        "/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes")]
+    assert lists == ["/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes"], lists
