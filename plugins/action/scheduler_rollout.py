@@ -263,8 +263,8 @@ def _carried(args, instances):
     path = carried["manifest_dir"].get("path")
     if not isinstance(path, str) or (args["manifest_dir"] and args["manifest_dir"].rstrip("/") != path.rstrip("/")):
         return None
-    reads = static_pod_reads(instances, args["state_dir"]) + ["%s/%s.yaml" % (path.rstrip("/"), instance["name"])
-                                                                 for instance in instances]
+    manifests = ["%s/%s.yaml" % (path.rstrip("/"), instance["name"]) for instance in instances]
+    reads = static_pod_reads(instances, args["state_dir"]) + manifests
     if not all(isinstance(carried["read"].get(name), dict) for name in reads):
         return None
     if not all(args[name] in carried["resolved"] for name in _KUBELET_APART):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 # The one "did you mean" of the collection: the host's option check and the controller's suggestions alike.
-from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest  # noqa: F401 (re-exported)
+from ansible_collections.kubesched.schedulers.plugins.module_utils._args import closest  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.messages import shown, type_name
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise
 

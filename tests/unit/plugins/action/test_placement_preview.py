@@ -289,15 +289,33 @@ def _real_scheduler(scheduler, config, api, directory, core, bound_count, refuse
         process.wait(timeout=30)
 
 
+def _plugins_scheduler():
+    """scheduler-plugins' scheduler of PLUGINS_RELEASE, or the test is skipped naming what builds it."""
+    scheduler = scheduler_plugins_scheduler(PLUGINS_RELEASE)
+    if not scheduler:
+        pytest.skip("no scheduler-plugins %s scheduler (make binaries)" % PLUGINS_RELEASE)
+    return scheduler
+
+
+def _plugins_preview(ansible_playbook, tmp_path, api, scheduler, config):
+    """The preview of ``config`` against itself on that scheduler, one run, from the cluster ``api`` serves."""
+    results = run_preview(ansible_playbook, tmp_path, [{
+        "name": "preview", "kubesched.schedulers.placement_preview": {
+            "kubeconfig": str(api.kubeconfig), "kubernetes_version": "1.34",
+            "scheduler_plugins_version": PLUGINS_RELEASE, "current": config, "proposed": config,
+            "binaries": dict(_binaries(), kube_scheduler=scheduler), "runs": 1}}])
+    preview = results["preview"]
+    assert not preview.get("failed"), preview.get("msg")
+    return preview
+
+
 @pytest.mark.slow_preview
 def test_scheduler_plugins_coscheduling_places_pod_groups_as_the_cluster_does(ansible_playbook, tmp_path):
     """scheduler-plugins 0.34.7's kube-scheduler (Kubernetes 1.34.7) with Coscheduling, on a 1.35 API server as the
     e2e runs it: two nodes of 2 CPUs, PodGroup `pair` (minMember 2) and then `trio` (minMember 3) of 1-CPU pods. The
     pair is bound whole; of the trio two would fit, so none is bound. The preview reads the PodGroups (the profile
     enables Coscheduling), installs scheduler-plugins' CRDs in its control plane and runs the same binary."""
-    scheduler = scheduler_plugins_scheduler(PLUGINS_RELEASE)
-    if not scheduler:
-        pytest.skip("no scheduler-plugins %s scheduler (make binaries)" % PLUGINS_RELEASE)
+    scheduler = _plugins_scheduler()
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     directory = tmp_path / "cluster"
     directory.mkdir()
@@ -313,13 +331,7 @@ def test_scheduler_plugins_coscheduling_places_pod_groups_as_the_cluster_does(an
                 core.create_namespaced_pod("apps", _gang_pod("%s-%d" % (group, index), group))
             time.sleep(1.1)  # the groups of two creation seconds: Coscheduling's queue takes the older first
 
-        results = run_preview(ansible_playbook, tmp_path, [{
-            "name": "preview", "kubesched.schedulers.placement_preview": {
-                "kubeconfig": str(api.kubeconfig), "kubernetes_version": "1.34",
-                "scheduler_plugins_version": PLUGINS_RELEASE, "current": COSCHEDULING, "proposed": COSCHEDULING,
-                "binaries": dict(_binaries(), kube_scheduler=scheduler), "runs": 1}}])
-        preview = results["preview"]
-        assert not preview.get("failed"), preview.get("msg")
+        preview = _plugins_preview(ansible_playbook, tmp_path, api, scheduler, COSCHEDULING)
         assert preview["snapshot"]["pod_groups"] == 2 and preview["binaries"]["kube-scheduler"] == "1.34.7"
 
         bound, refused = _real_scheduler(scheduler, COSCHEDULING, api, directory, core, 2, 3)
@@ -343,9 +355,7 @@ def test_scheduler_plugins_capacity_scheduling_keeps_a_namespace_within_its_elas
     all. Only the first is bound: a namespace may go past its min only into what the other quotas' mins leave
     unused (none here), so the second and third are refused for the quota, in the cluster and in the preview alike
     (which reads the ElasticQuotas, the profile enabling CapacityScheduling)."""
-    scheduler = scheduler_plugins_scheduler(PLUGINS_RELEASE)
-    if not scheduler:
-        pytest.skip("no scheduler-plugins %s scheduler (make binaries)" % PLUGINS_RELEASE)
+    scheduler = _plugins_scheduler()
     from kubernetes import client  # pylint: disable=import-outside-toplevel
     directory = tmp_path / "cluster"
     directory.mkdir()
@@ -363,13 +373,7 @@ def test_scheduler_plugins_capacity_scheduling_keeps_a_namespace_within_its_elas
                                                         "resources": {"requests": {"cpu": "1"}}}]}})
             time.sleep(1.1)  # three creation seconds: the queue takes them in this order, here and in the preview
 
-        results = run_preview(ansible_playbook, tmp_path, [{
-            "name": "preview", "kubesched.schedulers.placement_preview": {
-                "kubeconfig": str(api.kubeconfig), "kubernetes_version": "1.34",
-                "scheduler_plugins_version": PLUGINS_RELEASE, "current": CAPACITY, "proposed": CAPACITY,
-                "binaries": dict(_binaries(), kube_scheduler=scheduler), "runs": 1}}])
-        preview = results["preview"]
-        assert not preview.get("failed"), preview.get("msg")
+        preview = _plugins_preview(ansible_playbook, tmp_path, api, scheduler, CAPACITY)
         assert preview["snapshot"]["elastic_quotas"] == 1
 
         bound, refused = _real_scheduler(scheduler, CAPACITY, api, directory, core, 1, 2)
