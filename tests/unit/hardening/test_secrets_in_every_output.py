@@ -239,8 +239,8 @@ INVOCATION = """
 """
 
 
-def test_a_modules_arguments_shown_with_its_result_mask_the_secret_files_it_was_handed(tmp_path, ansible_playbook,
-                                                                                          host_side_env):
+def test_a_modules_arguments_shown_with_its_result_mask_the_secret_files_it_was_handed(
+        tmp_path, ansible_playbook, host_side_env):
     # The rollout engine's host side takes the content of every file as a plain option (a no_log option would mask every diff)
     # and hides the content of the files marked secret itself, a standby's too. Its arguments come back with its
     # result when asked (`inject_invocation`, ansible-core 2.21 on; always before) and -vvv shows them: on 2.22,

@@ -34,8 +34,8 @@ def localhost_plays_with_modules():
             if play.get("hosts") != "localhost":
                 continue
             actions = {key for task in play.get("tasks", []) for key in task} - {"name", "vars", "when", "register"}
-            if any(_has_tasks(role) for role in play.get("roles", [])) or actions - {"ansible.builtin.assert",
-                                                                                       "ansible.builtin.debug"}:
+            plain = {"ansible.builtin.assert", "ansible.builtin.debug"}
+            if any(_has_tasks(role) for role in play.get("roles", [])) or actions - plain:
                 found.append((path.name, play))
     return found
 

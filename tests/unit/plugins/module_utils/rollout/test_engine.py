@@ -392,8 +392,6 @@ def test_with_no_later_gate_a_change_an_earlier_run_left_held_is_gated_again_and
     assert os.listdir(str(tmp_path / "state")) == []
 
 
-
-
 def _link_to(path, target):
     path.symlink_to(target)
 
