@@ -2,9 +2,9 @@
 # Copyright: kubesched.schedulers contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The throwaway control plane's own credentials: a CA, the API server's serving certificate for loopback, one
-client certificate in system:masters (the preview), one for kube-scheduler (SCHEDULER_USER) and the service-account
+client certificate in system:masters (the preview's kubeconfig and its own readiness probes) and the service-account
 key pair, valid for a day; and a random bearer token for each of the two clients, which the preview's requests and
-kube-scheduler's carry (kube-apiserver verifies a client certificate's signature on every request, an ECDSA
+kube-scheduler (SCHEDULER_USER) carry (kube-apiserver verifies a client certificate's signature on every request, an ECDSA
 verification that cost 15 % of its CPU in a run; a token is a lookup). All written with mode 0600 into the control
 plane's private directory, never anywhere else."""
 
@@ -28,6 +28,7 @@ else:
 
 # kube-scheduler's own identity here: kube-scheduler's bootstrap role without Events (see _control_plane.py).
 SCHEDULER_USER = "kubesched-preview-scheduler"
+PREVIEW_USER = "kubesched-preview"
 
 
 def _key():
@@ -88,7 +89,6 @@ def write_pki(directory: str) -> dict:
 
     serving_cert, serving_key = issue("kube-apiserver", server=True)
     client_cert, client_key = issue(PREVIEW_USER, "system:masters")
-    scheduler_cert, scheduler_key = issue(SCHEDULER_USER)
     sa_key = _key()
     return {
         "ca": _write(directory, "ca.crt", ca_cert.public_bytes(serialization.Encoding.PEM)),
@@ -96,15 +96,10 @@ def write_pki(directory: str) -> dict:
         "serving_key": _write(directory, "apiserver.key", serving_key),
         "client_cert": _write(directory, "client.crt", client_cert),
         "client_key": _write(directory, "client.key", client_key),
-        "scheduler_cert": _write(directory, "scheduler.crt", scheduler_cert),
-        "scheduler_key": _write(directory, "scheduler.key", scheduler_key),
         "sa_key": _write(directory, "sa.key", _pem_key(sa_key)),
         "sa_pub": _write(directory, "sa.pub", sa_key.public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)),
     }
-
-
-PREVIEW_USER = "kubesched-preview"
 
 
 def write_tokens(directory: str) -> dict:
