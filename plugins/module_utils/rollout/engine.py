@@ -29,7 +29,7 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.file_
     account_ids, owner_problems, file_changes, file_diff, file_owners, installed_port, make_parents, read_file,
     set_attributes, spec_problems, wanted_port, write_atomically)
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import (
-    Backup, WriteFailed, remove_path, sha256, switch_link, writing)
+    Backup, WriteFailed, remove_path, sha256, sha256_file, switch_link, writing)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import (
     HeldChange, as_before, remove_backups, stale_backups)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.host_facts import account_facts, resolve_path
@@ -140,8 +140,9 @@ class Engine(object):
         unchanged = self.p.get("unchanged")
         if not unchanged:
             return
+        # The checksum alone, as read_file gives it (null for anything but a file), without reading the content.
         differ = [path for path, digest in sorted((unchanged.get("files") or {}).items())
-                  if read_file(path)["sha256"] != digest]
+                  if (sha256_file(path) if os.path.isfile(path) else None) != digest]
         kubelet = resolve_path(unchanged["manifest_dir"])["directory"] if unchanged.get("manifest_dir") else None
         differ.extend(path for path in unchanged.get("apart") or []
                       if kubelet is not None and resolve_path(path)["directory"] == kubelet)
