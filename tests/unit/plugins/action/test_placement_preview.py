@@ -5,6 +5,7 @@ runs MostAllocated (fidelity). Then what the preview refuses before anything sta
 extenders, a binary of another component or minor, a kubeconfig that may not list what the snapshot reads."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -297,6 +298,20 @@ def _plugins_scheduler():
     return scheduler
 
 
+@contextlib.contextmanager
+def _plugins_cluster(tmp_path, kind, cpu):
+    """A local API server serving scheduler-plugins' CRDs, two Ready nodes of ``cpu`` CPUs and namespace apps:
+    (api, its directory, a CoreV1Api, the client of scheduler-plugins' ``kind`` objects)."""
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    directory = tmp_path / "cluster"
+    directory.mkdir()
+    with LocalApiServer(directory) as api:
+        objects = serve_scheduler_plugins_objects(api, REPO)[kind]
+        api.ready_nodes({"node-0": {}, "node-1": {}}, {"cpu": cpu, "memory": "8Gi", "pods": "110"})
+        api.namespaces("apps")
+        yield api, directory, client.CoreV1Api(api.client), objects
+
+
 def _plugins_preview(ansible_playbook, tmp_path, api, scheduler, config):
     """The preview of ``config`` against itself on that scheduler, one run, from the cluster ``api`` serves."""
     results = run_preview(ansible_playbook, tmp_path, [{
@@ -316,14 +331,7 @@ def test_scheduler_plugins_coscheduling_places_pod_groups_as_the_cluster_does(an
     pair is bound whole; of the trio two would fit, so none is bound. The preview reads the PodGroups (the profile
     enables Coscheduling), installs scheduler-plugins' CRDs in its control plane and runs the same binary."""
     scheduler = _plugins_scheduler()
-    from kubernetes import client  # pylint: disable=import-outside-toplevel
-    directory = tmp_path / "cluster"
-    directory.mkdir()
-    with LocalApiServer(directory) as api:
-        groups = serve_scheduler_plugins_objects(api, REPO)["PodGroup"]
-        api.ready_nodes({"node-0": {}, "node-1": {}}, {"cpu": "2", "memory": "8Gi", "pods": "110"})
-        api.namespaces("apps")
-        core = client.CoreV1Api(api.client)
+    with _plugins_cluster(tmp_path, "PodGroup", "2") as (api, directory, core, groups):
         for group, size in (("pair", 2), ("trio", 3)):
             groups.create(namespace="apps", body={"apiVersion": PLUGINS_GROUP + "/v1alpha1", "kind": "PodGroup",
                                                   "metadata": {"name": group}, "spec": {"minMember": size}})
@@ -356,17 +364,10 @@ def test_scheduler_plugins_capacity_scheduling_keeps_a_namespace_within_its_elas
     unused (none here), so the second and third are refused for the quota, in the cluster and in the preview alike
     (which reads the ElasticQuotas, the profile enabling CapacityScheduling)."""
     scheduler = _plugins_scheduler()
-    from kubernetes import client  # pylint: disable=import-outside-toplevel
-    directory = tmp_path / "cluster"
-    directory.mkdir()
-    with LocalApiServer(directory) as api:
-        quotas = serve_scheduler_plugins_objects(api, REPO)["ElasticQuota"]
-        api.ready_nodes({"node-0": {}, "node-1": {}}, {"cpu": "4", "memory": "8Gi", "pods": "110"})
-        api.namespaces("apps")
+    with _plugins_cluster(tmp_path, "ElasticQuota", "4") as (api, directory, core, quotas):
         quotas.create(namespace="apps", body={"apiVersion": PLUGINS_GROUP + "/v1alpha1", "kind": "ElasticQuota",
                                               "metadata": {"name": "apps"},
                                               "spec": {"min": {"cpu": "1"}, "max": {"cpu": "2"}}})
-        core = client.CoreV1Api(api.client)
         for index in range(3):
             core.create_namespaced_pod("apps", {"metadata": {"name": "job-%d" % index}, "spec": {
                 "schedulerName": QUOTA, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
