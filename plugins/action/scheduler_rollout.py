@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.arguments import TASK_SPEC
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, READ
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise, preview_warning
@@ -255,8 +256,9 @@ def _host_read(answer, instances):
 
 
 def _carried(args, instances):
-    """The plan's host_read when it is what this apply needs (planned_read), else None: the same directory, and a
-    read of every file and directory this apply's render builds on."""
+    """The plan's host_read when it is what this apply needs (planned_read), else None: the same directory, a read of
+    every file and directory this apply's render builds on, and each content it carries the one its checksum names
+    (the master checks the checksums, so a content edited on its way here would otherwise be rendered from)."""
     carried = args["planned_read"]
     if not isinstance(carried, dict) or not all(isinstance(carried.get(key), dict) for key in ("manifest_dir", "resolved", "read")):
         return None
@@ -266,6 +268,9 @@ def _carried(args, instances):
     manifests = ["%s/%s.yaml" % (path.rstrip("/"), instance["name"]) for instance in instances]
     reads = static_pod_reads(instances, args["state_dir"]) + manifests
     if not all(isinstance(carried["read"].get(name), dict) for name in reads):
+        return None
+    if any(isinstance(entry.get("content"), str) and sha256(entry["content"]) != entry.get("sha256")
+           for entry in carried["read"].values()):
         return None
     if not all(args[name] in carried["resolved"] for name in _KUBELET_APART):
         return None

@@ -379,7 +379,8 @@ options:
         apply step renders from it instead of reading the master again, once the master confirms in the apply call
         itself that every file read still has the checksum it had and that the config and state directories are
         still apart from the kubelet's; when one is not, nothing is written and the step reads the master again and renders anew. Omitted (or
-        of other instances or another directory), the apply step reads first, in a call of its own.
+        of other instances or another directory, or with a content its checksum does not name), the apply step reads
+        first, in a call of its own.
     type: dict
   manifest_dir:
     description:

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.action.scheduler_rollout import Refused
+from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "hardening"))
@@ -157,7 +158,7 @@ def _read_answer(args):
         if path == KUBECONFIG_PATH:
             read[path] = {"exists": True, "content": KUBECONFIG_SECRET, "sha256": "a" * 64}
         elif path == "%s/kube-scheduler.yaml" % MANIFEST_DIR:
-            read[path] = {"exists": True, "content": KUBEADM_MANIFEST, "sha256": "b" * 64}
+            read[path] = {"exists": True, "content": KUBEADM_MANIFEST, "sha256": sha256(KUBEADM_MANIFEST)}
         else:
             read[path] = {"exists": False, "content": None, "sha256": None}
     return {"changed": False, "read": read,
@@ -224,7 +225,7 @@ def test_an_apply_given_its_plans_read_calls_the_master_once_and_writes_what_a_f
     unchanged = apply.pop("unchanged")
     assert apply == fresh["_module_calls"][1]  # the same files, instances, preflight: rendered from the same bytes
     assert unchanged["files"][KUBECONFIG_PATH] == "a" * 64
-    assert unchanged["files"]["%s/kube-scheduler.yaml" % MANIFEST_DIR] == "b" * 64
+    assert unchanged["files"]["%s/kube-scheduler.yaml" % MANIFEST_DIR] == sha256(KUBEADM_MANIFEST)
     assert unchanged["manifest_dir"] == MANIFEST_DIR
     assert unchanged["apart"] == [CONFIG_DIR, "/var/lib/kubesched/static-pod"]
     assert carried["manifest_dir"]["path"] == MANIFEST_DIR and "host_read" not in carried
@@ -240,12 +241,21 @@ def test_an_apply_whose_master_changed_since_its_plan_reads_it_again_and_applies
     assert not result.get("failed") and result["changed"]
 
 
+def _edited(host_read):
+    """The plan's read with kubeadm's manifest edited on its way, its checksum left as the master gave it."""
+    path = "%s/kube-scheduler.yaml" % MANIFEST_DIR
+    read = dict(host_read["read"], **{path: dict(host_read["read"][path], content=KUBEADM_MANIFEST + "  # edited\n")})
+    return {"planned_read": dict(host_read, read=read)}
+
+
 @pytest.mark.parametrize("change", [
-    {"manifest_dir": "/etc/kubelet.d"},  # another directory than the plan found
-    {"instances": _instances(OTHER)},  # an instance the plan did not read
-])
+    lambda host_read: {"manifest_dir": "/etc/kubelet.d"},  # another directory than the plan found
+    lambda host_read: {"instances": _instances(OTHER)},  # an instance the plan did not read
+    _edited,  # a content its checksum does not name: never rendered from
+], ids=["another-directory", "another-instance", "content-edited"])
 def test_an_apply_given_a_read_of_something_else_reads_first(change):
     plan = _planned()
-    args = dict(_static_pod(apply=True, manifest_dir=MANIFEST_DIR, planned_read=plan["host_read"]), **change)
+    args = dict(_static_pod(apply=True, manifest_dir=MANIFEST_DIR, planned_read=plan["host_read"]),
+                **change(plan["host_read"]))
     result = run_action("scheduler_rollout", args, host_result=_master())
     assert [call["mode"] for call in result["_module_calls"]] == ["read", "apply"]
