@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import socket
 import time
 from pathlib import Path
 
@@ -107,6 +108,13 @@ def wait_for(what: str, check, timeout: float = 60, interval: float = 0.5):
             last = exc
         time.sleep(interval)
     raise AssertionError("timed out after %ss waiting for %s (last error: %r)" % (timeout, what, last))
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice; free until someone binds it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def apiserver_argv(binary: str, certs: Certificates, serving: tuple[Path, Path], etcd_url: str, port: int,

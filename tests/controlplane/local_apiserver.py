@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import yaml
 
-from cluster import Certificates, apiserver_argv, bootstrap_policy_served, wait_for
+from cluster import Certificates, apiserver_argv, bootstrap_policy_served, free_port, wait_for
 
 # What `make binaries` names (tests/support/k8s_binaries.py): the API server of the newest tested minor, Debian's etcd.
 APISERVER_VARIABLE = "KUBE_APISERVER_BIN_1_35"
@@ -23,12 +22,6 @@ ETCD_VARIABLE = "ETCD_BIN"
 def missing_binaries() -> list[str]:
     """The variables whose binary is missing (empty when both are there)."""
     return [name for name in (APISERVER_VARIABLE, ETCD_VARIABLE) if not os.access(os.environ.get(name, ""), os.X_OK)]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class LocalApiServer:
@@ -54,7 +47,7 @@ class LocalApiServer:
         certs = self.certs = Certificates(pki)
         serving = certs.issue("apiserver", "kube-apiserver", server_names=["127.0.0.1", "localhost"])
         admin_cert, admin_key = certs.issue("admin", "kubernetes-admin", "system:masters")
-        etcd_port, peer_port, api_port = _free_port(), _free_port(), _free_port()
+        etcd_port, peer_port, api_port = free_port(), free_port(), free_port()
         etcd_url = "http://127.0.0.1:%d" % etcd_port
         self._start("etcd", [os.environ[ETCD_VARIABLE], "--name=dry-run", "--data-dir=%s" % (self.directory / "etcd"),
                              "--listen-client-urls=" + etcd_url, "--advertise-client-urls=" + etcd_url,

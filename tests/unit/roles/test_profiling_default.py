@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import ssl
 import subprocess
 import sys
@@ -99,7 +98,7 @@ def test_the_option_sets_only_what_the_config_leaves_unset():
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
-from cluster import wait_for  # noqa: E402  pylint: disable=wrong-import-position,import-error
+from cluster import free_port, wait_for  # noqa: E402  pylint: disable=wrong-import-position,import-error
 from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position,import-error
 
 SCHEDULER = "KUBE_SCHEDULER_BIN_1_35"
@@ -112,12 +111,6 @@ def api(tmp_path_factory):
         pytest.skip("the profiling test on real binaries needs them (make binaries): missing " + ", ".join(missing))
     with LocalApiServer(tmp_path_factory.mktemp("apiserver")) as server:
         yield server
-
-
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _get(port, path, kubeconfig):
@@ -139,7 +132,7 @@ def test_kube_scheduler_serves_pprof_only_when_the_role_turns_it_on(api, tmp_pat
     """The instance as the host roles resolve it (scheduler_instances with kube_scheduler_profiling), run by the real
     kube-scheduler 1.35 with the roles' flags against a real kube-apiserver: /debug/pprof/ is 404 to a client its
     authorization lets in, or served when profiling is on."""
-    port = _free_port()
+    port = free_port()
     result = run_action("scheduler_instances", {"instances": [{
         "name": "kube-scheduler", "default_scheduler": True, "kubeconfig": str(api.kubeconfig), "secure_port": port,
         "config": {"leaderElection": {"leaderElect": False}}}], "kubernetes_version": "1.35.4",

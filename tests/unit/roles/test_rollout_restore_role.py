@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,9 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engin
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import FILE_NAME as LOCK
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.strategies import StaticPodStrategy
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.rollout.run_identity import run_identity
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "controlplane"))
+from cluster import free_port  # noqa: E402  pylint: disable=wrong-import-position,import-error
 
 PLAYBOOK = """
 - hosts: localhost
@@ -63,12 +67,6 @@ class _Waiter(object):
     @staticmethod
     def wait_new_healthy(port, url, previous_pid, timeout, settle):
         return 4242, None, settle
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def held_change(work, port, run=None):

@@ -38,7 +38,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.mod
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "tests" / "controlplane"))
-from cluster import wait_for  # noqa: E402  pylint: disable=wrong-import-position
+from cluster import free_port, wait_for  # noqa: E402  pylint: disable=wrong-import-position
 from local_apiserver import LocalApiServer, missing_binaries  # noqa: E402  pylint: disable=wrong-import-position
 
 SCHEDULER_VARIABLE = "KUBE_SCHEDULER_BIN_1_35"
@@ -51,12 +51,6 @@ if MISSING:
 VERSION = "1.35.4"
 READER = ("monitoring", "prometheus")
 PROFILES = ("default-scheduler", "batch")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def issue_cert(ansible_playbook, workdir, args):
@@ -87,7 +81,7 @@ def cluster(tmp_path_factory, ansible_playbook):
             "clusters": [{"name": "c", "cluster": {"server": api.url, "certificate-authority": str(api.certs.ca_file)}}],
             "users": [{"name": "u", "user": {"client-certificate": str(cert), "client-key": str(key)}}],
             "contexts": [{"name": "s", "context": {"cluster": "c", "user": "u"}}]}))
-        port = _free_port()
+        port = free_port()
         # The instance as an operator writes it, with a signed certificate on the default (loopback) address.
         instances, errors, _warnings = resolve(
             [{"name": "batch-scheduler", "secure_port": port, "kubeconfig": str(kubeconfig), "serving_cert": True,

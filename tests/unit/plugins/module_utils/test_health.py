@@ -10,14 +10,18 @@ is then killed before its settle ends."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils import _health
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "tests" / "controlplane"))
+from cluster import free_port  # noqa: E402  pylint: disable=wrong-import-position,import-error
 
 PORT = 10259
 URL = "https://127.0.0.1:%d/livez" % PORT
@@ -135,12 +139,6 @@ def test_no_settle_passes_at_the_first_answer(timeline):
 
 
 # --- on a real kube-scheduler -------------------------------------------------------------------------------------
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 @pytest.fixture
 def scheduler():

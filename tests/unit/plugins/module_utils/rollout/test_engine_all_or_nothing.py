@@ -12,6 +12,7 @@ import json
 import os
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,9 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_erro
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_engine import converge, engine, instance, params, snapshot  # noqa: E402  pylint: disable=wrong-import-position
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[5] / "tests" / "controlplane"))
+from cluster import free_port  # noqa: E402  pylint: disable=wrong-import-position,import-error
 
 
 def tree(root):
@@ -126,13 +130,6 @@ PLAYBOOK = """
         dest: "{{ work }}/result.json"
         mode: "0600"
 """
-
-
-def free_port():
-    import socket  # pylint: disable=import-outside-toplevel
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def run_playbook(ansible_playbook, host_side_env, tmp_path, last_mode, directories):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,13 +25,10 @@ from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.waite
 
 from test_engine import FakeStrategy, FakeWaiter, converge, instance, params
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[5] / "tests" / "controlplane"))
+from cluster import free_port  # noqa: E402  pylint: disable=wrong-import-position,import-error
+
 SCHEDULER_VARIABLE = "KUBE_SCHEDULER_BIN_1_35"
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
