@@ -162,20 +162,23 @@ def scheduler():
 
 
 def test_a_real_kube_scheduler_killed_before_its_settle_ends_fails_the_gate(scheduler):
-    """It answers from the start; the timeout (1 s) ends while it answers; it is killed 2 s in, its settle (4 s)
-    not over: the gate fails, saying how long it answered. (Before, the gate passed it at the timeout.)"""
+    """It answers from the start; the timeout (3 s) ends while it answers; it is killed 5 s in, its settle (8 s)
+    not over: the gate fails, saying how long it answered. (Before, the gate passed it at the timeout.) The timeout
+    leaves the gate's first look (a scan of /proc for the port's owner, then a TLS request) up to 3 s: on a machine as
+    loaded as make test's, a 1 s timeout once ended before that look did, and the gate rightly refused a process it
+    saw first after its deadline."""
     proc, port, url = scheduler
-    killer = threading.Timer(2, proc.kill)
+    killer = threading.Timer(5, proc.kill)
     killer.start()
     try:
         started = time.monotonic()
-        pid, error, healthy_for = _health.wait_for_new_healthy(port, url, None, 1, 4)
+        pid, error, healthy_for = _health.wait_for_new_healthy(port, url, None, 3, 8)
         took = time.monotonic() - started
     finally:
         killer.cancel()
     assert error is not None and error.startswith("process %d answered for " % proc.pid), error
-    assert "of its 4s settle, then " in error, error
-    assert 1.5 <= healthy_for < 4 and took < 4, (healthy_for, took)
+    assert "of its 8s settle, then " in error, error
+    assert 2 <= healthy_for < 8 and took < 8, (healthy_for, took)
     assert pid in (None, proc.pid)
 
 
@@ -183,6 +186,6 @@ def test_a_real_kube_scheduler_that_keeps_answering_passes_after_its_settle(sche
     """The same, not killed: the gate watches it for its whole settle past the timeout, and says so."""
     proc, port, url = scheduler
     started = time.monotonic()
-    pid, error, healthy_for = _health.wait_for_new_healthy(port, url, None, 1, 2)
+    pid, error, healthy_for = _health.wait_for_new_healthy(port, url, None, 3, 4)
     assert (pid, error) == (proc.pid, None)
-    assert healthy_for >= 2 and time.monotonic() - started >= 2
+    assert healthy_for >= 4 and time.monotonic() - started >= 4
