@@ -14,8 +14,11 @@ from __future__ import annotations
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import MODES, PLAN
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import DEFAULT_TIMEOUT
 
+# The kinds of master the engine rolls out (strategies.py has one strategy for each).
+KINDS = ["systemd", "static_pod"]
+
 TASK_SPEC = {
-    "kind": {"type": "str", "required": True, "choices": ["systemd", "static_pod"]},
+    "kind": {"type": "str", "required": True, "choices": KINDS},
     "apply": {"type": "bool", "default": False},
     "hold": {"type": "bool", "default": True},
     "host_paths": {"type": "dict"},
@@ -54,7 +57,7 @@ _FILE = dict(path=dict(type="path", required=True), content=dict(type="str"),
              owner=dict(type="str", default="root"), group=dict(type="str", default="root"),
              mode=dict(type="str", default="0600"), secret=dict(type="bool", default=False))
 HOST_SPEC = dict(
-    kind=dict(type="str", required=True, choices=["systemd", "static_pod"]),
+    kind=dict(type="str", required=True, choices=KINDS),
     mode=dict(type="str", default=PLAN, choices=list(MODES)),
     state_dir=dict(type="path"),
     directories=dict(type="list", elements="dict", default=[], options=dict(
