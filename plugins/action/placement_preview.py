@@ -15,7 +15,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config import scheduler_plugins
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.configuration import process
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints import with_hints
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, minor_of, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, minor_of, unquoted_number
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
@@ -60,11 +60,9 @@ class ActionModule(ControllerOnly, ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        if isinstance(self._task.args.get("kubernetes_version"), (float, int)):
-            try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
-                normalise(self._task.args["kubernetes_version"])
-            except UnsupportedVersion as exc:
-                raise AnsibleActionFail(str(exc))
+        number = unquoted_number(self._task.args.get("kubernetes_version"))
+        if number:
+            raise AnsibleActionFail(number)
         for name in ("current", "proposed"):
             too_costly = check_structure(self._task.args.get(name), name)
             if too_costly:

@@ -24,7 +24,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.named_files import named_files
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
     SECRET_KEYS, redact, redact_message, redact_text, register_secrets, secret_values)
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, health_paths, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import health_paths, unquoted_number
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs import kinds
@@ -43,11 +43,9 @@ class ActionModule(NamesItsFqcn, ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        if isinstance(self._task.args.get('kubernetes_version'), (float, int)):
-            try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
-                normalise(self._task.args['kubernetes_version'])
-            except UnsupportedVersion as exc:
-                raise AnsibleActionFail(str(exc))
+        number = unquoted_number(self._task.args.get('kubernetes_version'))
+        if number:
+            raise AnsibleActionFail(number)
 
         # type=dict would quietly parse JSON or k=v text and type=str would turn a mapping into Python repr text:
         # both are mistakes worth naming.

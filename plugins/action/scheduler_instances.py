@@ -9,7 +9,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, minor_of, normalise
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, minor_of, normalise, unquoted_number
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
@@ -34,12 +34,9 @@ class ActionModule(ControllerOnly, ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        raw_version = self._task.args.get("kubernetes_version")
-        if isinstance(raw_version, (float, int)) and not isinstance(raw_version, bool):
-            try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
-                normalise(raw_version)
-            except UnsupportedVersion as exc:
-                return dict(result, failed=True, msg=str(exc))
+        number = unquoted_number(self._task.args.get("kubernetes_version"))
+        if number:
+            return dict(result, failed=True, msg=number)
         too_costly = check_structure(self._task.args.get("instances"), "instances")
         if too_costly:  # before argument validation, which copies the arguments
             return dict(result, failed=True, msg=too_costly)

@@ -14,7 +14,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.config.hints 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.redaction import (
     leaks, redact_message, redact_result, redact_text, register_secrets, secret_values)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import (
-    UnsupportedVersion, normalise, preview_warning)
+    UnsupportedVersion, preview_warning, unquoted_number)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import parsed, parsed_or_none, plain
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_limits import check_structure
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.inputs.action_errors import ControllerOnly
@@ -48,11 +48,9 @@ class ActionModule(ControllerOnly, ActionBase):
         given = self._task.args.get("target_versions")
         for name, value in [("current_version", self._task.args.get("current_version"))] + [
                 ("target_versions[%d]" % index, item) for index, item in enumerate(given if isinstance(given, list) else [])]:
-            if isinstance(value, (float, int)) and not isinstance(value, bool):
-                try:  # YAML read an unquoted 1.30 as 1.3: say so before it becomes the text "1.3"
-                    normalise(value, name)
-                except UnsupportedVersion as exc:
-                    return dict(result, failed=True, msg=str(exc))
+            number = unquoted_number(value, name)
+            if number:
+                return dict(result, failed=True, msg=number)
         too_costly = check_structure(self._task.args.get("config"), "config")
         if too_costly:
             return dict(result, failed=True, msg=too_costly)

@@ -91,6 +91,18 @@ def normalise(value, variable="kubernetes_version", full=False) -> str:
     return _release(match)
 
 
+def unquoted_number(value, variable="kubernetes_version") -> str | None:
+    """For an action plugin, before its argument validation turns YAML's number 1.3 into the text "1.3" (and loses
+    what went wrong): why ``value`` is refused when YAML read it as a number (an unquoted 1.30), naming
+    ``variable``; None for anything else, which the argument spec and normalise judge."""
+    if isinstance(value, (float, int)) and not isinstance(value, bool):
+        try:
+            normalise(value, variable)
+        except UnsupportedVersion as exc:
+            return str(exc)
+    return None
+
+
 def _release(match) -> str:
     """"1.NN.P", or "1.NN.P-rc.N" for a pre-release: its suffix is part of the name of its binary and image."""
     release = "%d.%d.%d" % (int(match.group("major")), int(match.group("minor")), int(match.group("patch")))

@@ -207,3 +207,19 @@ def test_what_is_not_a_pre_release_of_a_known_minor_is_refused(given):
     with pytest.raises(versions.UnsupportedVersion) as raised:
         versions.normalise(given, "kube_scheduler_version", full=True)
     assert str(raised.value).startswith("kube_scheduler_version: ")
+
+
+@pytest.mark.parametrize("value, variable, expected", [
+    (1.3, "kubernetes_version", 'kubernetes_version: YAML read 1.30 as the number 1.3, not a version: quote it, '
+                                'kubernetes_version: "1.30"'),
+    (1.35, "target_versions[1]", 'target_versions[1]: YAML read 1.35 as the number 1.35, not a version: quote it, '
+                                 'target_versions[1]: "1.35"'),
+    (135, "kubernetes_version", "kubernetes_version: Invalid value: 135: must be a version string such as \"1.35.4\""),
+])
+def test_a_version_yaml_read_as_a_number_is_named_before_templating_makes_it_text(value, variable, expected):
+    assert versions.unquoted_number(value, variable).startswith(expected)
+
+
+@pytest.mark.parametrize("value", ["1.30", "v1.35.4", True, None, ["1.35"], "not a version"])
+def test_anything_but_a_number_is_left_to_the_argument_spec_and_normalise(value):
+    assert versions.unquoted_number(value) is None
