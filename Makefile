@@ -4,6 +4,15 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= python3
 BUILD := $(CURDIR)/.build
+# Every target that makes test hosts (podman hosts and real-node clusters of fixed names) runs under one lock of the
+# machine, so that a second run waits rather than remove the first's hosts under it (the script says how).
+HOSTS_LOCK := tests/support/hosts-lock.sh
+
+## help: this list (what `make` alone prints): the targets a developer runs, and what each does
+.DEFAULT_GOAL := help
+.PHONY: help
+help:
+	@grep -h '^## ' $(MAKEFILE_LIST) | cut -c4-
 
 # ansible-core: every release upstream still supports, each on a controller Python it supports, in a venv of its own
 # with the `ansible` package that bundles it and the same tools, pinned in requirements/constraints-<core>.txt
@@ -83,7 +92,7 @@ REAL_NODE_SCENARIOS := static_pod
 # run (TEST_OLDER_CORES= leaves them to make matrix).
 TEST_OLDER_CORES ?= $(filter-out $(NEWEST_CORE),$(CORES))
 test: deps host-deps binaries image
-	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" CORE="$(CORE)" tests/support/run-test.sh "$(TEST_E2E_MINORS)" \
+	+MAKE="$(MAKE)" BUILD="$(BUILD)" K8S_ENV="$(K8S_ENV)" CORE="$(CORE)" $(HOSTS_LOCK) tests/support/run-test.sh "$(TEST_E2E_MINORS)" \
 	  "$(REAL_NODE_SCENARIOS)" "$(filter-out $(REAL_NODE_SCENARIOS),$(SCENARIOS))" \
 	  "$(TEST_OLDER_CORES)" "$(CORE_UNIT_TESTS)" "$(SHIPPED_SANITY_TARGETS)"
 
@@ -222,20 +231,20 @@ release: deps
 # the kube-scheduler of its minor (SYSTEMD_KUBE_MINOR, STATIC_POD_KUBE_MINOR: see its molecule.yml) against a
 # control plane of its own.
 molecule: deps image binaries
-	$(WITH_K8S) tests/support/run-molecule.sh $(SCENARIO)
+	$(WITH_K8S) $(HOSTS_LOCK) tests/support/run-molecule.sh $(SCENARIO)
 
 ## drills: every Molecule scenario with its timing drills (MOLECULE_DRILLS=1): the longest time pods stayed
 ## unscheduled while a config change rolled over three masters (systemd restarts; static pods replaced by real
 ## kubelets), printed as `drill: {...}` lines. Measurements, not checks: `make test` leaves them out.
 drills: deps image binaries
-	$(WITH_K8S) MOLECULE_DRILLS=1 tests/support/run-molecule.sh $(SCENARIO)
+	$(WITH_K8S) MOLECULE_DRILLS=1 $(HOSTS_LOCK) tests/support/run-molecule.sh $(SCENARIO)
 
 demo: BINARIES_FOR := demo
 demo: deps image binaries
-	$(WITH_K8S) tests/demo/run.sh
+	$(WITH_K8S) $(HOSTS_LOCK) tests/demo/run.sh
 
 demo-clean:
-	tests/demo/clean.sh
+	$(HOSTS_LOCK) tests/demo/clean.sh
 
 # The e2e (deployment and verify roles and AWX-style runner jobs on a real cluster: control plane and kubelets of the
 # scheduler's minor or one newer) once per scheduler minor in E2E_MINORS; every minor runs even when one fails, one
@@ -253,7 +262,7 @@ localhost-venv:
 	tests/support/venv.sh $(LOCALHOST_VENV) $(LOCALHOST_PYTHON) -r requirements.txt requests-oauthlib -c $(CONSTRAINTS)
 
 e2e: deps binaries
-	$(WITH_K8S) tests/support/run-e2e.sh $(E2E_MINORS)
+	$(WITH_K8S) $(HOSTS_LOCK) tests/support/run-e2e.sh $(E2E_MINORS)
 
 ## e2e-preview-fidelity: the placement preview's prediction of a profile change (LeastAllocated -> MostAllocated) against
 ## where the e2e's real cluster places the same pods once playbooks/static_pod.yml rolled the change out
@@ -264,37 +273,37 @@ PREVIEW_FIDELITY_MINOR ?= $(lastword $(TEST_E2E_MINORS))
 .PHONY: e2e-preview-fidelity
 e2e-preview-fidelity: deps binaries
 	$(WITH_K8S) E2E_TESTS="-rsP $(CURDIR)/tests/e2e/test_preview_fidelity.py" E2E_SUITE=e2e-preview-fidelity \
-	  tests/support/run-e2e.sh $(PREVIEW_FIDELITY_MINOR)
+	  $(HOSTS_LOCK) tests/support/run-e2e.sh $(PREVIEW_FIDELITY_MINOR)
 
 ## e2e-scheduler-plugins: scheduler-plugins 0.34.7 (its scheduler and controller built from its Go module) deployed by
 ## the deployment role on a real 1.35 cluster: CRDs, RBAC, controller, gang scheduling, an ElasticQuota, state absent
 .PHONY: e2e-scheduler-plugins
 e2e-scheduler-plugins: deps image binaries
-	$(WITH_K8S) tests/support/suite.sh e2e-scheduler-plugins SCHEDULER_PLUGINS_SCHEDULER_BIN_0_34_7 \
+	$(WITH_K8S) $(HOSTS_LOCK) tests/support/suite.sh e2e-scheduler-plugins SCHEDULER_PLUGINS_SCHEDULER_BIN_0_34_7 \
 	  SCHEDULER_PLUGINS_CONTROLLER_BIN_0_34_7 KUBE_SCHEDULER_BIN_1_35 KUBE_APISERVER_BIN_1_35 \
 	  KUBE_CONTROLLER_MANAGER_BIN_1_35 KUBELET_BIN_1_35 ETCD_BIN -- \
 	  pytest -p no:cacheprovider -v -rs --durations=10 tests/e2e_plugins
 
 bench: deps image binaries
 	$(BIN)/python benchmarks/scheduler_config_bench.py
-	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
+	$(WITH_K8S) $(HOSTS_LOCK) $(BIN)/python benchmarks/rollout_vs_naive.py
 
 ## bench-rollout: the systemd and static_pod playbooks against a naive playbook on three local masters: wall time and
 ## the calls each master cost (modules sent, tasks run), per phase, against the targets in benchmarks/rollout_vs_naive.py
 bench-rollout: deps image binaries collection
-	$(WITH_K8S) $(BIN)/python benchmarks/rollout_vs_naive.py
+	$(WITH_K8S) $(HOSTS_LOCK) $(BIN)/python benchmarks/rollout_vs_naive.py
 
 ## bench-lease-gaps: how long the default scheduler's lease is unheld and the longest a pod stays unscheduled while a
 ## config-only change and a bad change roll over one master and three (static_pod on real kubelets, then systemd;
 ## LEASE_GAPS_MODES picks), on the real test cluster: a table of figures, no pass/fail
 bench-lease-gaps: deps image binaries collection
-	$(WITH_K8S) $(BIN)/python benchmarks/lease_gaps.py
+	$(WITH_K8S) $(HOSTS_LOCK) $(BIN)/python benchmarks/lease_gaps.py
 
 ## bench-fleet: a config change over N = 1, 4 and 8 small clusters of systemd masters (two each, one API server with a
 ## lease per cluster) with playbooks/systemd.yml's waves: T(N), T(8)/T(1), the load average and where the CPU
 ## went (controller, test hosts, machine) with the bound 2 cores put on T(8); no pass/fail
 bench-fleet: deps image binaries collection
-	$(WITH_K8S) $(BIN)/python benchmarks/fleet.py
+	$(WITH_K8S) $(HOSTS_LOCK) $(BIN)/python benchmarks/fleet.py
 
 ## fuzz: the property suite over every entry point (tests/unit/hardening/test_properties.py) with FUZZ_SCALE times
 ## its examples (default 20, about 20000) and a new random seed each run; `make unit` runs it with a fixed seed
