@@ -177,7 +177,7 @@ CORE_UNIT_TESTS := tests/unit/plugins/action tests/unit/plugins/modules tests/un
 # (marker slow_preview, tests/unit/conftest.py: make preview-tests runs them; UNIT_MARKERS= runs everything).
 UNIT_MARKERS ?= not slow_preview
 unit: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=15 -m "$(UNIT_MARKERS)" $(UNIT_TESTS)
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=30 -m "$(UNIT_MARKERS)" $(UNIT_TESTS)
 
 ## preview-tests: the placement preview's real-binary cases that make test leaves out (pytest marker slow_preview):
 ## every signal an interrupted preview meets, several runs of several configurations, the deployment role's and the

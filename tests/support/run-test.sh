@@ -3,9 +3,9 @@
 # `make test` runs (CI: .ci/run), as five chains side by side on the two cores (docs/support-matrix.md has the legs'
 # times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
-#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS;
-#   - unit (with the differential tests). `make docs` is not run again: the unit test
-#     tests/unit/ee/test_docs_site.py builds the site with the same three commands;
+#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the docs site's unit test
+#     (tests/unit/ee/test_docs_site.py, which builds the site with `make docs`' three commands: it is not run again);
+#   - the rest of unit (with the differential tests);
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
 #     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and its CORE_UNIT_TESTS;
 #     then the newest core's sanity of everything, and lint;
@@ -65,18 +65,23 @@ check() {
 ( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors"; r=$?; cpu; exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
 
+# The docs site's build is two to three minutes of one process: at the end of this chain, which ends first, rather
+# than in unit, the longest, whose last minutes ran alone on one of the two cores.
+docs_site=tests/unit/ee/test_docs_site.py
 ( renice -n 5 -p $BASHPID > /dev/null
   r=0
   "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
   for scenario in $real_node_scenarios; do freeze "name=^ks-${scenario//_/-}-"; done
+  suffix=-docs check unit UNIT_TESTS="$docs_site" || r=1
   cpu
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
 
 # Every fourth recorded answer re-checked against its own binary (tests/differential/test_differential.py says why).
 ( renice -n 5 -p $BASHPID > /dev/null
-  suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit; r=$?; cpu; exit $r ) > "$BUILD/test-checks.log" 2>&1 &
+  suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit UNIT_TESTS="tests/unit tests/differential --ignore=$docs_site"
+  r=$?; cpu; exit $r ) > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
 # A chain of its own rather than after unit: its legs are single processes, and after the other chains end a long
