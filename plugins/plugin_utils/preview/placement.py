@@ -24,7 +24,7 @@ from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._cont
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import HAS_URLLIB3
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import HAS_CRYPTOGRAPHY
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
-    SELECTED_NODE, Writer, create_pods, creation_order, fixed_pods, load_cluster, pods_path)
+    SELECTED_NODE, Writer, create_pods, creation_order, fixed_pods, load_cluster, pod_requests, pods_path)
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.snapshot import key
 
 SETTLE = 2.0
@@ -289,7 +289,7 @@ def _wait_until_scheduling(plane, writer: Writer, watch: "_Watch", scheduler, se
 
 
 def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods: list, timeout: float,
-             feature_gates=None, snapshot=None) -> dict:
+             feature_gates=None, snapshot=None, requests=None) -> dict:
     served = set(scheduler_names(config))
     expected = [key(pod) for pod in pods if (pod["spec"].get("schedulerName") or DEFAULT_SCHEDULER) in served]
     watch = _Watch(writer, _resource_version(writer))
@@ -303,7 +303,7 @@ def _one_run(plane: ControlPlane, writer: Writer, name: str, config: dict, pods:
     try:
         _wait_until_scheduling(plane, writer, watch, scheduler, served, timeout)
         ready = time.monotonic() - started
-        create_pods(writer, pods, keep_node=False)
+        create_pods(writer, pods, keep_node=False, requests=requests)
         loaded = time.monotonic() - started
         deadline = started + timeout
         while True:
@@ -350,6 +350,7 @@ def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeou
     fixed = fixed_pods(snapshot, served)
     fixed_names = set(key(pod) for pod in fixed)
     movable = creation_order([pod for pod in snapshot["pods"] if key(pod) not in fixed_names])
+    requests = pod_requests(movable, keep_node=False)
     results = dict((label, []) for label, _config in configs)
     setup = 0.0
     for number in range(runs):
@@ -365,7 +366,7 @@ def preview(snapshot: dict, configs: list, binaries: dict, runs: int = 3, timeou
                 if progress:
                     progress("run %d of %d: %s" % (number + 1, runs, label))
                 outcome = _one_run(plane, writer, "kube-scheduler-%d" % index, config, movable, timeout,
-                                   feature_gates, snapshot)
+                                   feature_gates, snapshot, requests)
                 outcome["setup_seconds"] = round(time.monotonic() - began - outcome["seconds"], 2)
                 results[label].append(outcome)
     return {"runs": results, "load_seconds": round(setup, 2), "total_seconds": round(time.monotonic() - started, 2),
