@@ -142,6 +142,11 @@ class LocalApi(Api):
                 if not reused:
                     raise
                 reused = False
+            except BaseException:
+                # Whatever is left of an answer read halfway would be taken for the next one's.
+                connection.close()
+                self.local.connection = None
+                raise
 
 
 class _Connection:

@@ -114,3 +114,48 @@ def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_
         server.shutdown()
         server.server_close()
     assert seen["requests"] == [1, 2, 3, 4, 5, 6] and seen["connections"] == 3 and seen["tokens"] == {"Bearer t0ken"}
+
+
+def test_an_answer_cut_short_by_the_timeout_is_not_read_as_the_next_ones(tmp_path):
+    """A request that times out halfway through its answer closes its connection: the next request of the thread
+    goes over a new one, never reading the rest of the old answer as its own."""
+    import http.server  # pylint: disable=import-outside-toplevel
+    import socket  # pylint: disable=import-outside-toplevel
+    import ssl  # pylint: disable=import-outside-toplevel
+    import threading  # pylint: disable=import-outside-toplevel
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import (  # pylint: disable=import-outside-toplevel
+        LocalApi, local_configuration)
+    from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki  # pylint: disable=import-outside-toplevel
+    pki = write_pki(str(tmp_path))
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):  # pylint: disable=invalid-name
+            number = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["n"]
+            data = json.dumps({"n": number}).encode()
+            self.send_response(201)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if number == 1:  # the head now, the body after the client's timeout
+                self.wfile.flush()
+                time.sleep(1)
+            self.wfile.write(data)
+
+        def log_message(self, *_args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(pki["serving_cert"], pki["serving_key"])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = LocalApi(local_configuration("https://127.0.0.1:%d" % server.server_address[1], pki["ca"], "t0ken"))
+        with pytest.raises(socket.timeout):
+            api.request("POST", "/x", {"n": 1}, timeout=0.3)
+        time.sleep(1)  # the rest of the first answer has been sent by now
+        assert api.request("POST", "/x", {"n": 2}) == {"n": 2}
+    finally:
+        server.shutdown()
+        server.server_close()
