@@ -7,6 +7,7 @@ write it (raw JSON, WORKERS at a time: 30,000 pods do not go through the kuberne
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import ApiError
@@ -81,6 +82,13 @@ class Writer:
         except ApiError as exc:
             raise LoadError("%s %s: HTTP %s %s" % (method, path, exc.status, exc.message)) from None
 
+    def send(self, path: str, body: bytes) -> None:
+        """POSTs an object already serialised; its answer is not read (LocalApi.send)."""
+        try:
+            self.api.send("POST", path, body)
+        except ApiError as exc:
+            raise LoadError("POST %s: HTTP %s %s" % (path, exc.status, exc.message)) from None
+
     def create(self, path: str, obj: dict, exists_ok: bool = False):
         try:
             return self.request("POST", path, obj)
@@ -91,12 +99,24 @@ class Writer:
 
     def many(self, calls, waves=None) -> None:
         """Each (function, args), WORKERS at a time; with ``waves`` (the number of calls of each, in order), a wave
-        starts once the one before it is done, so what it writes comes after everything the earlier one wrote."""
+        starts once the one before it is done, so what it writes comes after everything the earlier one wrote.
+        Each worker takes the wave's next call until none is left: a future per call cost the preview a tenth of
+        its own CPU in submitting and waiting."""
         calls = list(calls)
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             start = 0
             for size in waves or [len(calls)]:
-                for future in [pool.submit(function, *args) for function, args in calls[start:start + size]]:
+                wave = iter(calls[start:start + size])
+                taking = threading.Lock()
+
+                def work(wave=wave, taking=taking):
+                    while True:
+                        with taking:
+                            call = next(wave, None)
+                        if call is None:
+                            return
+                        call[0](*call[1])
+                for future in [pool.submit(work) for _worker in range(min(WORKERS, size))]:
                     future.result()
                 start += size
 
@@ -237,10 +257,9 @@ def pods_path(pod: dict) -> str:
     return "/api/v1/namespaces/%s/pods" % pod["metadata"]["namespace"]
 
 
-def create_pods(writer: Writer, pods: list, keep_node: bool) -> None:
-    """The pods, a wave per creation second in the order given: kube-scheduler's queue meets the pods of an earlier
-    second first, as the cluster's did (requests sent side by side reach the API server in any order, so within a
-    second, which is all a creationTimestamp tells, the order is the run's own)."""
+def pod_requests(pods: list, keep_node: bool) -> tuple:
+    """What create_pods sends for ``pods``, serialised once for every run that sends them: ([(path, JSON body)], the
+    number of pods of each creation second, in order)."""
     waves = []
     for index, pod in enumerate(pods):
         second = (pod.get("metadata") or {}).get("creationTimestamp")
@@ -248,7 +267,16 @@ def create_pods(writer: Writer, pods: list, keep_node: bool) -> None:
             waves[-1] += 1
         else:
             waves.append(1)
-    writer.many([(writer.create, (pods_path(pod), pod_object(pod, keep_node))) for pod in pods], waves)
+    return [(pods_path(pod), json.dumps(pod_object(pod, keep_node)).encode()) for pod in pods], waves
+
+
+def create_pods(writer: Writer, pods: list, keep_node: bool, requests: tuple | None = None) -> None:
+    """The pods, a wave per creation second in the order given: kube-scheduler's queue meets the pods of an earlier
+    second first, as the cluster's did (requests sent side by side reach the API server in any order, so within a
+    second, which is all a creationTimestamp tells, the order is the run's own). ``requests``: pod_requests(pods,
+    keep_node), made once."""
+    bodies, waves = requests or pod_requests(pods, keep_node)
+    writer.many([(writer.send, request) for request in bodies], waves)
 
 
 def fixed_pods(snapshot: dict, served_names) -> list:

@@ -1,8 +1,10 @@
 """What a snapshot's objects become in the throwaway control plane, and the order pods are created in."""
 from __future__ import annotations
 
+import json
+
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
-    creation_order, fixed_pods, node_object, pod_object)
+    creation_order, fixed_pods, node_object, pod_object, pod_requests)
 
 NODE = {
     "metadata": {"name": "n1", "uid": "u1", "resourceVersion": "7", "labels": {"topology.kubernetes.io/zone": "a"},
@@ -53,6 +55,19 @@ def test_pods_are_created_oldest_first_and_within_a_second_by_priority_then_boun
             _pod("a-pending", "2026-01-01T00:00:01Z", 0), _pod("z-bound", "2026-01-01T00:00:01Z", 0, node="n1")]
     assert [pod["metadata"]["name"] for pod in creation_order(pods)] == [
         "first", "high", "z-bound", "a-pending", "low", "late"]
+
+
+def test_each_pods_request_is_serialised_once_with_a_wave_per_creation_second():
+    """What every run of a preview sends: each pod as pod_object gives it, serialised once, in the order given,
+    the pods of one creation second in one wave."""
+    pods = creation_order([_pod("b", "2026-01-01T00:00:01Z", node="n1"), _pod("a", "2026-01-01T00:00:00Z"),
+                           _pod("c", "2026-01-01T00:00:01Z"), _pod("d", "2026-01-01T00:00:05Z")])
+    bodies, waves = pod_requests(pods, keep_node=False)
+    assert [path for path, _body in bodies] == ["/api/v1/namespaces/apps/pods"] * 4
+    assert [json.loads(body) for _path, body in bodies] == [pod_object(pod, keep_node=False) for pod in pods]
+    assert [json.loads(body)["metadata"]["name"] for _path, body in bodies] == ["a", "b", "c", "d"]
+    assert waves == [1, 2, 1]
+    assert json.loads(pod_requests(pods, keep_node=True)[0][1][1])["spec"]["nodeName"] == "n1"
 
 
 def test_mirror_pods_and_bound_pods_of_other_schedulers_keep_their_node():

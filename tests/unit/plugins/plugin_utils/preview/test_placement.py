@@ -4,6 +4,7 @@ its node, a gated pod stays gated, each run starts from the same cluster; volume
 claims place as a real cluster (kube-apiserver, kube-controller-manager, kube-scheduler) places them."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -14,7 +15,8 @@ import yaml
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview import snapshot
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import ControlPlane
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import SELECTED_NODE, Writer
-from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.placement import _Volumes, preview
+from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview.placement import (
+    DECODED_WORDS, UNDECODED_TYPES, _resource_version, _Volumes, _Watch, preview)
 from local_apiserver import LocalApiServer, missing_binaries  # tests/controlplane, on the path by conftest.py
 
 READY = [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "",
@@ -310,3 +312,44 @@ def test_volume_claims_are_bound_as_they_change_from_a_watch_not_a_list_on_a_tim
     lists = [path for method, path in writer.sent if method == "GET" and path in (
         "/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes")]
     assert lists == ["/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes"], lists
+
+
+def test_the_watch_decodes_only_the_lines_that_tell_it_something_and_records_what_decoding_each_one_would(binaries):
+    """The pods' watch on a real throwaway API server (no scheduler): pods created, one bound, one found
+    unschedulable, one gated, one deleted while bound. The lines of a pod created without a node, condition or
+    deletion are not decoded; what the watch records from the lines (nodes, conditions, gates, deletions, the
+    resourceVersion to follow from) is what it records decoding every one."""
+    _minor, paths = binaries
+    with ControlPlane(paths) as plane:
+        writer = Writer(plane.client())
+        writer.create("/api/v1/namespaces", {"metadata": {"name": "apps"}})
+        writer.create("/api/v1/nodes", {"metadata": {"name": "n1"}})
+        version = _resource_version(writer)
+        pods = "/api/v1/namespaces/apps/pods"
+        for name, spec in (("bound", {}), ("stuck", {}), ("gated", {"schedulingGates": [{"name": "x/y"}]}),
+                           ("deleted", {})):
+            writer.create(pods, {"metadata": {"name": name}, "spec": dict(
+                {"containers": [{"name": "c", "image": "pause"}]}, **spec)})
+        for name in ("bound", "deleted"):
+            writer.create(pods + "/%s/binding" % name, {"metadata": {"name": name}, "target": {
+                "kind": "Node", "name": "n1"}})
+        writer.request("PATCH", pods + "/stuck/status", {"status": {"conditions": [{
+            "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/1 nodes fit"}]}},
+            content_type="application/merge-patch+json")
+        writer.request("DELETE", pods + "/deleted")
+        lines = list(writer.api.lines("/api/v1/pods", {"watch": "true", "resourceVersion": version,
+                                                       "timeoutSeconds": 2}))
+        decoded, read = _Watch(writer, version), _Watch(writer, version)
+        for line in lines:
+            decoded._event(json.loads(line))  # pylint: disable=protected-access
+            read._line(line)  # pylint: disable=protected-access
+        undecoded = [json.loads(line)["object"]["metadata"]["name"] for line in lines
+                     if line.startswith(UNDECODED_TYPES) and not any(word in line for word in DECODED_WORDS)]
+        time.sleep(0.5)  # both watches force-delete the deleted pod (no kubelet here)
+    assert sorted(undecoded) == ["bound", "deleted", "stuck"]
+    assert (read.placed, read.unschedulable, read.gated, read.preempted, read.resource_version) == (
+        decoded.placed, decoded.unschedulable, decoded.gated, decoded.preempted, decoded.resource_version)
+    assert read.placed == {"apps/bound": "n1", "apps/deleted": "n1"}
+    assert read.unschedulable == {"apps/stuck": "0/1 nodes fit"}
+    assert list(read.gated) == ["apps/gated"] and read.preempted == {"apps/deleted": "n1"}
+    assert read.resource_version == json.loads(lines[-1])["object"]["metadata"]["resourceVersion"]
