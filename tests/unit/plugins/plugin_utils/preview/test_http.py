@@ -1,6 +1,7 @@
 """Raw requests and a watch against the real throwaway API server: the API server's own refusal, a watch's events."""
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 
@@ -8,6 +9,25 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._control_plane import ControlPlane
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import METADATA_ONLY, ApiError
+
+
+@contextlib.contextmanager
+def tls_server(pki, handler):
+    """An HTTPS server on 127.0.0.1 with the preview's serving certificate, answering with ``handler`` on a thread of
+    its own: its URL; shut down at the end."""
+    import http.server  # pylint: disable=import-outside-toplevel
+    import ssl  # pylint: disable=import-outside-toplevel
+    import threading  # pylint: disable=import-outside-toplevel
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(pki["serving_cert"], pki["serving_key"])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield "https://127.0.0.1:%d" % server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_refusal_carries_the_api_servers_message_and_a_watch_yields_each_event(binaries, tmp_path):
@@ -60,8 +80,6 @@ def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_
     kept-alive connection (a TLS handshake per request would cost the preview more than the request), and a
     connection the server closes between two requests is replaced, the request sent once more."""
     import http.server  # pylint: disable=import-outside-toplevel
-    import ssl  # pylint: disable=import-outside-toplevel
-    import threading  # pylint: disable=import-outside-toplevel
     from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import (  # pylint: disable=import-outside-toplevel
         LocalApi, local_configuration)
     from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki  # pylint: disable=import-outside-toplevel
@@ -95,13 +113,8 @@ def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_
         def log_message(self, *_args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(pki["serving_cert"], pki["serving_key"])
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        api = LocalApi(local_configuration("https://127.0.0.1:%d" % server.server_address[1], pki["ca"], "t0ken"))
+    with tls_server(pki, Handler) as url:
+        api = LocalApi(local_configuration(url, pki["ca"], "t0ken"))
         assert [api.request("POST", "/x", {"n": n})["n"] for n in (1, 2, 3)] == [1, 2, 3]
         assert seen["connections"] == 1
         with pytest.raises(ApiError) as refused:
@@ -110,9 +123,6 @@ def test_the_control_planes_client_keeps_one_connection_per_thread_and_replaces_
         assert api.request("POST", "/x", {"n": 5}) == {"n": 5}
         time.sleep(0.2)  # the server has closed the connection by now
         assert api.request("POST", "/x", {"n": 6}) == {"n": 6}
-    finally:
-        server.shutdown()
-        server.server_close()
     assert seen["requests"] == [1, 2, 3, 4, 5, 6] and seen["connections"] == 3 and seen["tokens"] == {"Bearer t0ken"}
 
 
@@ -121,8 +131,6 @@ def test_an_answer_cut_short_by_the_timeout_is_not_read_as_the_next_ones(tmp_pat
     goes over a new one, never reading the rest of the old answer as its own."""
     import http.server  # pylint: disable=import-outside-toplevel
     import socket  # pylint: disable=import-outside-toplevel
-    import ssl  # pylint: disable=import-outside-toplevel
-    import threading  # pylint: disable=import-outside-toplevel
     from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._http import (  # pylint: disable=import-outside-toplevel
         LocalApi, local_configuration)
     from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._pki import write_pki  # pylint: disable=import-outside-toplevel
@@ -145,17 +153,9 @@ def test_an_answer_cut_short_by_the_timeout_is_not_read_as_the_next_ones(tmp_pat
         def log_message(self, *_args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(pki["serving_cert"], pki["serving_key"])
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        api = LocalApi(local_configuration("https://127.0.0.1:%d" % server.server_address[1], pki["ca"], "t0ken"))
+    with tls_server(pki, Handler) as url:
+        api = LocalApi(local_configuration(url, pki["ca"], "t0ken"))
         with pytest.raises(socket.timeout):
             api.request("POST", "/x", {"n": 1}, timeout=0.3)
         time.sleep(1)  # the rest of the first answer has been sent by now
         assert api.request("POST", "/x", {"n": 2}) == {"n": 2}
-    finally:
-        server.shutdown()
-        server.server_close()
