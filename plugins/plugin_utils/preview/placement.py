@@ -195,20 +195,26 @@ class _Volumes:
         self.stopping.set()
 
     def _follow(self, kind: str, path: str, version: str) -> None:
+        """Follows one kind from ``version`` on. The API server ends a watch after its timeoutSeconds: the watch is
+        opened again from the last resourceVersion seen (bookmarks keep it recent), as _Watch does for the pods, so
+        a run longer than that still binds the claims it needs."""
         try:
-            lines = self.writer.api.lines(path, {"watch": "true", "resourceVersion": version, "timeoutSeconds": 3600})
-            for line in lines:
-                if self.stopping.is_set():
-                    return
-                event = json.loads(line)
-                if event.get("type") == "ERROR":
-                    raise PlacementError("the watch of %s ended: %s"
-                                         % (path, (event.get("object") or {}).get("message")))
-                if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
-                    with self.lock:
-                        name = self._seen(kind, event["type"], event["object"])
-                        if name is not None:
-                            self._consider(name)
+            while not self.stopping.is_set():
+                lines = self.writer.api.lines(path, {"watch": "true", "resourceVersion": version,
+                                                     "allowWatchBookmarks": "true", "timeoutSeconds": 3600})
+                for line in lines:
+                    if self.stopping.is_set():
+                        return
+                    event = json.loads(line)
+                    obj = event.get("object") or {}
+                    if event.get("type") == "ERROR":
+                        raise PlacementError("the watch of %s ended: %s" % (path, obj.get("message")))
+                    version = (obj.get("metadata") or {}).get("resourceVersion") or version
+                    if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
+                        with self.lock:
+                            name = self._seen(kind, event["type"], obj)
+                            if name is not None:
+                                self._consider(name)
         except Exception as exc:  # pylint: disable=broad-except  # reported by the run that waits on it
             if not self.stopping.is_set():
                 self.error = exc

@@ -269,7 +269,9 @@ def test_volume_claims_are_bound_as_they_change_from_a_watch_not_a_list_on_a_tim
     """The claims' binder (what the PV controller and a provisioner do) on a real throwaway API server, no scheduler:
     a claim kube-scheduler would give a node (the selected-node annotation) gets a volume on that node's zone, bound;
     a static volume whose claimRef kube-scheduler would set binds its claim. It lists claims and volumes once and
-    then follows them: a run with thousands of claims is not listed again every fraction of a second."""
+    then follows them: a run with thousands of claims is not listed again every fraction of a second. Each watch
+    here ends after a second (the API server's timeoutSeconds, an hour in a preview) and the claims change after
+    that: a watch that was not opened again would never see them (it was not, before)."""
     _minor, paths = binaries
     zone = "topology.kubernetes.io/zone"
     node = {"metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a", zone: "a"}}}
@@ -284,9 +286,16 @@ def test_volume_claims_are_bound_as_they_change_from_a_watch_not_a_list_on_a_tim
         claims = "/api/v1/namespaces/apps/persistentvolumeclaims"
         writer.create(claims, {"metadata": {"name": "data"}, "spec": dict(claim, storageClassName="csi")})
         writer.create(claims, {"metadata": {"name": "logs"}, "spec": dict(claim, storageClassName="")})
+        watched, follow = [], writer.api.lines
+
+        def short_watch(path, query=None):
+            watched.append(path)
+            return follow(path, dict(query or {}, timeoutSeconds=1))
+        writer.api.lines = short_watch
         binder = _Volumes(writer, data)
         binder.start()
         try:
+            time.sleep(2.5)  # each watch has ended by now, at least once
             writer.request("PATCH", claims + "/data", {"metadata": {"annotations": {SELECTED_NODE: "node-a"}}},
                            content_type="application/merge-patch+json")
             logs = writer.request("GET", claims + "/logs")
@@ -312,6 +321,8 @@ def test_volume_claims_are_bound_as_they_change_from_a_watch_not_a_list_on_a_tim
     lists = [path for method, path in writer.sent if method == "GET" and path in (
         "/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes")]
     assert lists == ["/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes"], lists
+    assert watched.count("/api/v1/persistentvolumeclaims") >= 2 and watched.count("/api/v1/persistentvolumes") >= 2, (
+        watched)
 
 
 def test_the_watch_decodes_only_the_lines_that_tell_it_something_and_records_what_decoding_each_one_would(binaries):
