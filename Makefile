@@ -321,7 +321,7 @@ PREVIEW_PODS ?= 30000
 bench-preview: deps binaries collection
 	$(WITH_K8S) $(BIN)/python benchmarks/placement_preview.py --nodes $(PREVIEW_NODES) --pods $(PREVIEW_PODS)
 
-## bench-hostile: worst-case time and peak RSS of the hostile inputs of issues 8 and 21 (alias bomb, nesting, size,
+## bench-hostile: worst-case time and peak RSS of the hostile inputs (alias bomb, nesting, size,
 ## long numbers, 10000 instances, a 1 MiB flag)
 bench-hostile: deps
 	$(BIN)/python benchmarks/hostile_inputs.py
