@@ -197,11 +197,13 @@ matrix:
 ## new-core: VERSION=2.22.0 (a release or pre-release PyPI serves, e.g. 2.22.0rc1): a venv with that ansible-core on
 ## top of the newest core's pins, then its sanity (its own ansible-test and rules) and the unit tests that exercise
 ## ansible-core; every failure listed in .build/new-core-VERSION/report.txt. Nothing of the checkout changes: adding
-## the core is then a constraints file and a line in CORES (docs/support-matrix.md)
+## the core is then a constraints file and a line in CORES (docs/support-matrix.md). Its controller Python:
+## NEW_CORE_PYTHON, else the one the Makefile names for that core (CORE_PYTHON_VERSION_2.22), else the newest core's
 .PHONY: new-core
 new-core:
 	@[ -n "$(VERSION)" ] || { echo "usage: make new-core VERSION=2.22.0 [NEW_CORE_PYTHON=3.13]" >&2; exit 2; }
-	tests/support/new-core.sh "$(VERSION)" "$(or $(NEW_CORE_PYTHON),$(CORE_PYTHON_VERSION_$(NEWEST_CORE)))" \
+	tests/support/new-core.sh "$(VERSION)" \
+	  "$(or $(NEW_CORE_PYTHON),$(CORE_PYTHON_VERSION_$(basename $(VERSION))),$(CORE_PYTHON_VERSION_$(NEWEST_CORE)))" \
 	  "requirements/constraints-$(NEWEST_CORE).txt" "$(CORE_UNIT_TESTS)"
 
 ## galaxy-importer: the tarball `ansible-galaxy collection build` makes, checked by galaxy-importer 0.4.44 as Galaxy
