@@ -54,6 +54,18 @@ DECODED_WORDS = (b'"nodeName"', b'"PodScheduled"', b'"deletionTimestamp"')
 RESOURCE_VERSION = re.compile(rb'"resourceVersion":"([^"]*)"')
 
 
+def _watch_lines(api, path: str, since, stopped):
+    """The lines of a watch of ``path`` from the resourceVersion ``since()`` gives, until ``stopped()``. The API server
+    ends a watch after its timeoutSeconds: it is opened again from the last resourceVersion the caller saw (bookmarks
+    keep that recent), so a run longer than that still sees every change."""
+    while not stopped():
+        for line in api.lines(path, {"watch": "true", "resourceVersion": since(), "allowWatchBookmarks": "true",
+                                     "timeoutSeconds": 3600}):
+            if stopped():
+                return
+            yield line
+
+
 class _Watch(threading.Thread):
     """Follows every pod of the throwaway API server from a resourceVersion on; records bindings, kube-scheduler's
     Unschedulable conditions and deletions; force-deletes a pod kube-scheduler preempted (no kubelet would)."""
@@ -70,14 +82,9 @@ class _Watch(threading.Thread):
 
     def run(self):
         try:
-            while not self.stopping:
-                lines = self.writer.api.lines("/api/v1/pods", {
-                    "watch": "true", "resourceVersion": self.resource_version, "allowWatchBookmarks": "true",
-                    "timeoutSeconds": 3600})
-                for line in lines:
-                    if self.stopping:
-                        return
-                    self._line(line)
+            for line in _watch_lines(self.writer.api, "/api/v1/pods", lambda: self.resource_version,
+                                     lambda: self.stopping):
+                self._line(line)
         except Exception as exc:  # pylint: disable=broad-except  # reported by the run that waits on it
             if not self.stopping:
                 self.error = exc
@@ -173,48 +180,41 @@ class _Volumes:
         self.claims = {}  # (namespace, name): the claim as last seen
         self.named = {}  # (namespace, name) of a claim: the volume whose claimRef names it
         self.bound = set()  # uids of the claims bound here (their update may not have been seen yet)
+        self.versions = {}  # kind: the resourceVersion its watch has seen last
         self.stopping = threading.Event()
         self.error = None
 
     def start(self) -> None:
         """Lists both, looks at every claim, then follows both from what was listed."""
-        versions = {}
         with self.lock:
             for kind, path in self.PATHS.items():
                 listed = self.writer.request("GET", path)
-                versions[kind] = listed["metadata"]["resourceVersion"]
+                self.versions[kind] = listed["metadata"]["resourceVersion"]
                 for obj in listed.get("items") or ():
                     self._seen(kind, "ADDED", obj)
             for name in list(self.claims):
                 self._consider(name)
         for kind, path in self.PATHS.items():
-            threading.Thread(target=self._follow, args=(kind, path, versions[kind]), daemon=True).start()
+            threading.Thread(target=self._follow, args=(kind, path), daemon=True).start()
 
     def stop(self):
         """Each watch ends at its next event or when the control plane goes (the run's end)."""
         self.stopping.set()
 
-    def _follow(self, kind: str, path: str, version: str) -> None:
-        """Follows one kind from ``version`` on. The API server ends a watch after its timeoutSeconds: the watch is
-        opened again from the last resourceVersion seen (bookmarks keep it recent), as _Watch does for the pods, so
-        a run longer than that still binds the claims it needs."""
+    def _follow(self, kind: str, path: str) -> None:
+        """Follows one kind from what start listed on, its watch opened again whenever the API server ends it."""
         try:
-            while not self.stopping.is_set():
-                lines = self.writer.api.lines(path, {"watch": "true", "resourceVersion": version,
-                                                     "allowWatchBookmarks": "true", "timeoutSeconds": 3600})
-                for line in lines:
-                    if self.stopping.is_set():
-                        return
-                    event = json.loads(line)
-                    obj = event.get("object") or {}
-                    if event.get("type") == "ERROR":
-                        raise PlacementError("the watch of %s ended: %s" % (path, obj.get("message")))
-                    version = (obj.get("metadata") or {}).get("resourceVersion") or version
-                    if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
-                        with self.lock:
-                            name = self._seen(kind, event["type"], obj)
-                            if name is not None:
-                                self._consider(name)
+            for line in _watch_lines(self.writer.api, path, lambda: self.versions[kind], self.stopping.is_set):
+                event = json.loads(line)
+                obj = event.get("object") or {}
+                if event.get("type") == "ERROR":
+                    raise PlacementError("the watch of %s ended: %s" % (path, obj.get("message")))
+                self.versions[kind] = (obj.get("metadata") or {}).get("resourceVersion") or self.versions[kind]
+                if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
+                    with self.lock:
+                        name = self._seen(kind, event["type"], obj)
+                        if name is not None:
+                            self._consider(name)
         except Exception as exc:  # pylint: disable=broad-except  # reported by the run that waits on it
             if not self.stopping.is_set():
                 self.error = exc
