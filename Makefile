@@ -18,18 +18,18 @@ help:
 # with the `ansible` package that bundles it and the same tools, pinned in requirements/constraints-<core>.txt
 # (docs/support-matrix.md). CORE picks the venv a target runs in; the newest core (.venv links to it) runs everything,
 # the others sanity and the unit tests (make matrix).
-CORES := 2.19 2.20 2.21
+CORES := 2.19 2.20 2.21 2.22
 NEWEST_CORE := $(lastword $(CORES))
 CORE ?= $(NEWEST_CORE)
 CORE_PYTHON_VERSION_2.19 := 3.11
 CORE_PYTHON_VERSION_2.20 := 3.13
 CORE_PYTHON_VERSION_2.21 := 3.12
-# A core tried on its pre-release before it ships, not supported: it has a controller Python and a constraints file
-# (its pre-release and the `ansible` pre-release that bundles it over the newest core's pins), so `make deps sanity
-# unit CORE=2.22` run it, but it is not in CORES (make test, make matrix) nor in requires_ansible until its release
-# day moves it there (docs/support-matrix.md, "A new ansible-core").
-PRERELEASE_CORES := 2.22
 CORE_PYTHON_VERSION_2.22 := 3.13
+# A core tried on its pre-release before it ships, not supported (none today): it has a controller Python and a
+# constraints file (its pre-release and the `ansible` pre-release that bundles it over the newest core's pins), so
+# `make deps sanity unit CORE=<core>` run it, but it is not in CORES (make test, make matrix) nor in requires_ansible
+# until its release day moves it there (docs/support-matrix.md, "A new ansible-core").
+PRERELEASE_CORES :=
 CORE_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(CORE))
 CONSTRAINTS := requirements/constraints-$(CORE).txt
 # What does not depend on the checkout is kept in CACHE: the venvs (a Python and pins, nothing of the checkout, which
@@ -209,7 +209,8 @@ new-core:
 ## galaxy-importer: the tarball `ansible-galaxy collection build` makes, checked by galaxy-importer 0.4.44 as Galaxy
 ## checks an upload (metadata, documentation, changelog, ansible-lint), any warning a failure
 ## (tests/support/galaxy_import.py); in its own venv (requirements/galaxy-importer.txt)
-IMPORTER_PYTHON_VERSION := $(CORE_PYTHON_VERSION_$(NEWEST_CORE))
+# Its Python is that of the ansible-core its own pins hold (2.21), which Galaxy's importer runs, not the newest core's.
+IMPORTER_PYTHON_VERSION := $(CORE_PYTHON_VERSION_2.21)
 IMPORTER_VENV = $(CACHE)/importer-py$(IMPORTER_PYTHON_VERSION)-$(call pins,requirements/galaxy-importer.txt)
 RELEASE_DIR := $(BUILD)/release
 .PHONY: galaxy-importer

@@ -26,12 +26,12 @@ MAKEFILE = (REPO / "Makefile").read_text()
 MAKEFILE_CORE_PYTHON = dict(re.findall(r"^CORE_PYTHON_VERSION_([0-9.]+) := ([0-9.]+)$", MAKEFILE, re.M))
 
 
-def newest_core():
-    return re.search(r"^CORES := (.+)$", MAKEFILE, re.M).group(1).split()[-1]
+def cores():
+    return re.search(r"^CORES := (.+)$", MAKEFILE, re.M).group(1).split()
 
 
-def newest_core_pin():
-    constraints = (REPO / "requirements" / ("constraints-%s.txt" % newest_core())).read_text()
+def core_pin(core):
+    constraints = (REPO / "requirements" / ("constraints-%s.txt" % core)).read_text()
     return re.search(r"^ansible-core==\S+$", constraints, re.M).group(0)
 
 
@@ -97,9 +97,12 @@ def test_ansible_builder_create_writes_a_context_that_installs_the_collection(co
     containerfile = (context / "Containerfile").read_text()
     assert "ansible-galaxy collection install" in containerfile
     assert "introspect" in containerfile
-    # The EE is built on the newest core the collection is tested with, on the Python its venv has.
-    assert newest_core_pin() in containerfile
-    python = "python" + MAKEFILE_CORE_PYTHON[newest_core()]
+    # The EE is built on a supported core, the one of its test venv, on that venv's Python: the newest one whose
+    # Python the base image packages (the definition says which and why).
+    pins = {core: core_pin(core) for core in cores()}
+    ee_cores = [core for core, pin in pins.items() if pin in containerfile]
+    assert len(ee_cores) == 1, containerfile
+    python = "python" + MAKEFILE_CORE_PYTHON[ee_cores[0]]
     assert 'ARG PYCMD="/usr/bin/%s"' % python in containerfile
     requirements = yaml.safe_load((context / "_build" / "requirements.yml").read_text())
     names = [c["name"] for c in requirements["collections"]]

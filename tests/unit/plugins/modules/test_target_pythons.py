@@ -1,6 +1,6 @@
 """The host modules on the oldest and the newest target Python the running ansible-core supports (its ansible-test
-says which: 3.8 to 3.13 for 2.19, 3.9 to 3.14 for 2.20 and 2.21), run as a master runs them: ansible-playbook sends
-them through ansible-core's module transport to that interpreter. scheduler_config writes, keeps and check-modes a
+says which: 3.8 to 3.13 for 2.19, 3.9 to 3.14 for 2.20 and 2.21, 3.9 to 3.15 for 2.22), run as a master runs them:
+ansible-playbook sends them through ansible-core's module transport to that interpreter. scheduler_config writes, keeps and check-modes a
 config; serving_cert issues a certificate from a CA and keeps it; kubelet_static_pod_path reads a kubelet config.
 A target Python this machine does not have (tests/support/find-python.sh: pyenv's, the system's) is skipped, saying
 so; docs/support-matrix.md has what was measured."""
