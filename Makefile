@@ -177,14 +177,14 @@ CORE_UNIT_TESTS := tests/unit/plugins/action tests/unit/plugins/modules tests/un
 # (marker slow_preview, tests/unit/conftest.py: make preview-tests runs them; UNIT_MARKERS= runs everything).
 UNIT_MARKERS ?= not slow_preview
 unit: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=30 -m "$(UNIT_MARKERS)" $(UNIT_TESTS)
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rfEs --durations=30 -m "$(UNIT_MARKERS)" $(UNIT_TESTS)
 
 ## preview-tests: the placement preview's real-binary cases that make test leaves out (pytest marker slow_preview):
 ## every signal an interrupted preview meets, several runs of several configurations, the deployment role's and the
 ## rollout's Check jobs on the real preview, scheduler-plugins' scheduler; make test keeps one small case of each behaviour
 .PHONY: preview-tests
 preview-tests: deps binaries
-	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rs --durations=15 -m slow_preview tests/unit
+	$(WITH_K8S) $(BIN)/pytest -p no:cacheprovider -rfEs --durations=15 -m slow_preview tests/unit
 
 ## matrix: every supported ansible-core (CORES): its sanity and its unit tests (MATRIX_UNIT_TESTS, default all of
 ## them), each core on its own venv; make test runs the same with CORE_UNIT_TESTS on the older cores
@@ -275,7 +275,7 @@ e2e: deps binaries
 PREVIEW_FIDELITY_MINOR ?= $(lastword $(TEST_E2E_MINORS))
 .PHONY: e2e-preview-fidelity
 e2e-preview-fidelity: deps binaries
-	$(WITH_K8S) E2E_TESTS="-rsP $(CURDIR)/tests/e2e/test_preview_fidelity.py" E2E_SUITE=e2e-preview-fidelity \
+	$(WITH_K8S) E2E_TESTS="-rfEsP $(CURDIR)/tests/e2e/test_preview_fidelity.py" E2E_SUITE=e2e-preview-fidelity \
 	  $(HOSTS_LOCK) tests/support/run-e2e.sh $(PREVIEW_FIDELITY_MINOR)
 
 ## e2e-scheduler-plugins: scheduler-plugins 0.34.7 (its scheduler and controller built from its Go module) deployed by
@@ -285,7 +285,7 @@ e2e-scheduler-plugins: deps image binaries
 	$(WITH_K8S) $(HOSTS_LOCK) tests/support/suite.sh e2e-scheduler-plugins SCHEDULER_PLUGINS_SCHEDULER_BIN_0_34_7 \
 	  SCHEDULER_PLUGINS_CONTROLLER_BIN_0_34_7 KUBE_SCHEDULER_BIN_1_35 KUBE_APISERVER_BIN_1_35 \
 	  KUBE_CONTROLLER_MANAGER_BIN_1_35 KUBELET_BIN_1_35 ETCD_BIN -- \
-	  pytest -p no:cacheprovider -v -rs --durations=10 tests/e2e_plugins
+	  pytest -p no:cacheprovider -v -rfEs --durations=10 tests/e2e_plugins
 
 bench: deps image binaries
 	$(BIN)/python benchmarks/scheduler_config_bench.py

@@ -18,6 +18,6 @@ for minor in "$@"; do
   echo "===== e2e $minor: kube-scheduler ${!scheduler:-(none)}, control plane and kubelets 1.$cp ====="
   KUBE_SCHEDULER_BIN=${!scheduler:-} TEST_CONTROL_PLANE_MINOR=1.$cp \
     "$here/suite.sh" "${E2E_SUITE:-e2e}-$minor" "$scheduler" "KUBE_APISERVER_BIN_1_$cp" "KUBE_CONTROLLER_MANAGER_BIN_1_$cp" \
-    "KUBELET_BIN_1_$cp" ETCD_BIN -- pytest -p no:cacheprovider -v -rs --durations=20 "${tests[@]}" || rc=1
+    "KUBELET_BIN_1_$cp" ETCD_BIN -- pytest -p no:cacheprovider -v -rfEs --durations=20 "${tests[@]}" || rc=1
 done
 exit $rc

@@ -3,7 +3,10 @@ the lines of its output that say what failed, since CI shows only the end of mak
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
@@ -43,6 +46,29 @@ def test_a_failed_suite_is_summarised_with_what_failed_and_a_passed_one_in_a_lin
                                     "    ERROR tests/unit/test_b.py::test_four - TimeoutError"]
     assert lines[at + 3].startswith("passed x-lint in ")
     assert lines[-1] == "suites: 1 passed, 1 failed, 0 skipped"
+
+
+def test_a_failed_test_of_the_unit_target_is_named_in_the_summary(tmp_path):
+    # Real pytest with the unit target's own options: its short summary must print the FAILED line suite.sh keeps
+    # (pytest's -r option replaces its default "fE": with -rs alone a failed test was only an F in the progress).
+    options = re.search(r"^unit: .*\n\t.*?/pytest (.+?) -m ", (REPO / "Makefile").read_text(), re.M).group(1)
+    (tmp_path / "test_failing.py").write_text("def test_fails():\n    assert 1 == 2\n\n\ndef test_passes():\n    pass\n")
+    results = tmp_path / "results"
+    run = suite(results, "unit-x", "cd %s && %s -m pytest %s test_failing.py" % (
+        shlex.quote(str(tmp_path)), shlex.quote(sys.executable), options))
+    assert run.returncode == 1, run.stdout
+    lines = summary(results).stdout.splitlines()
+    at = next(index for index, line in enumerate(lines) if line.startswith("failed unit-x (exit 1) in "))
+    assert lines[at + 1] == "    FAILED test_failing.py::test_fails - assert 1 == 2", lines
+
+
+def test_every_pytest_run_of_make_test_reports_its_failures_and_errors():
+    # Each pytest command line of the Makefile and of the scripts make test runs: an -r option keeps f and E.
+    for path in [REPO / "Makefile"] + sorted(SUPPORT.glob("*.sh")):
+        for line in path.read_text().splitlines():
+            if re.search(r"\bpytest -p ", line):
+                for chars in re.findall(r"(?:^|\s|\")-r([a-zA-Z]+)", line):
+                    assert "f" in chars and "E" in chars, (path.name, line)
 
 
 def test_molecules_and_ansibles_failure_lines_are_kept_and_at_most_twenty(tmp_path):
