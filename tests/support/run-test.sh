@@ -4,11 +4,11 @@
 # times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the docs site's unit test
-#     (tests/unit/ee/test_docs_site.py, which builds the site with `make docs`' three commands: it is not run again);
+#     (tests/unit/ee/test_docs_site.py, which builds the site with `make docs`' three commands: it is not run again),
+#     the newest core's sanity of everything, and lint;
 #   - the rest of unit (with the differential tests);
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
 #     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and its CORE_UNIT_TESTS;
-#     then the newest core's sanity of everything, and lint;
 #   - once the first of the two chains above ended (20 to 25 minutes in), the scheduler-plugins e2e on its own
 #     real-node cluster (1.35).
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
@@ -65,8 +65,9 @@ check() {
 ( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors"; r=$?; cpu; exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
 
-# The docs site's build is two to three minutes of one process: at the end of this chain, which ends first, rather
-# than in unit, the longest, whose last minutes ran alone on one of the two cores.
+# The docs site's build is two to three minutes of one process, the newest core's sanity and lint four more: at the end
+# of this chain, which ends first, rather than in unit or after the older cores' legs, the longest two, whose last
+# minutes ran alone on one of the two cores.
 docs_site=tests/unit/ee/test_docs_site.py
 ( renice -n 5 -p $BASHPID > /dev/null
   r=0
@@ -74,6 +75,8 @@ docs_site=tests/unit/ee/test_docs_site.py
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
   for scenario in $real_node_scenarios; do freeze "name=^ks-${scenario//_/-}-"; done
   suffix=-docs check unit UNIT_TESTS="$docs_site" || r=1
+  suffix=-$newest_core check sanity || r=1
+  check lint || r=1
   cpu
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
@@ -93,8 +96,6 @@ checks=$!
     suffix=-$core check sanity CORE="$core" SANITY_TARGETS="$shipped" || r=1
     suffix=-$core check unit CORE="$core" UNIT_TESTS="$core_unit_tests" || r=1
   done
-  suffix=-$newest_core check sanity || r=1
-  check lint || r=1
   cpu
   exit $r ) > "$BUILD/test-cores.log" 2>&1 &
 cores=$!
