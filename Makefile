@@ -280,7 +280,7 @@ e2e-preview-fidelity: deps binaries
 ## e2e-preview-fidelity-plugins: the placement preview's prediction of a scheduler-plugins profile change
 ## (NodeResourcesAllocatable's mode Most -> Least) against where scheduler-plugins 0.34.7's scheduler places the same
 ## pods once the deployment role rolled the change out, on e2e-scheduler-plugins' cluster
-## (tests/e2e_plugins/test_preview_fidelity_plugins.py; 113 s, 151 s with the cluster's start: left out of make test's
+## (tests/e2e_plugins/test_preview_fidelity_plugins.py; 113-131 s, 151-170 s with the cluster's start: left out of make test's
 ## e2e-scheduler-plugins, whose budget is full)
 .PHONY: e2e-preview-fidelity-plugins
 e2e-preview-fidelity-plugins: deps image binaries
