@@ -53,12 +53,55 @@ def node_object(node: dict) -> tuple:
 
 def pod_object(pod: dict, keep_node: bool) -> dict:
     """The Pod as its creator gave it: its spec without the node (unless ``keep_node``) and without ephemeral
-    containers (only the API's subresource adds them), no status, no finalizers."""
+    containers (only the API's subresource adds them), its selectors without what the API server merged into them,
+    no status, no finalizers."""
     spec = dict(pod.get("spec") or {})
     spec.pop("ephemeralContainers", None)
     if not keep_node:
         spec.pop("nodeName", None)
+    _unmerge_label_keys(spec, (pod.get("metadata") or {}).get("labels") or {})
     return {"apiVersion": "v1", "kind": "Pod", "metadata": _metadata(pod, namespaced=True), "spec": spec}
+
+
+AFFINITY_TERMS = (("podAffinity", "podAntiAffinity"), "requiredDuringSchedulingIgnoredDuringExecution",
+                  "preferredDuringSchedulingIgnoredDuringExecution")
+
+
+def _unmerge_label_keys(spec: dict, labels: dict) -> None:
+    """The API server stores a pod with each topology spread constraint's matchLabelKeys, and each pod affinity
+    term's matchLabelKeys and mismatchLabelKeys, merged into its labelSelector (an expression per key the pod has a
+    label of: In, NotIn its value), and refuses a new pod that names a key in both: the expressions it added are
+    taken out of ``spec`` (its lists replaced, the snapshot's own left as they are), and it adds them again."""
+    if spec.get("topologySpreadConstraints"):
+        spec["topologySpreadConstraints"] = [_unmerged(term, labels) for term in spec["topologySpreadConstraints"]]
+    affinity = dict(spec.get("affinity") or {})
+    kinds, required, preferred = AFFINITY_TERMS
+    for kind in kinds:
+        if not affinity.get(kind):
+            continue
+        terms = affinity[kind] = dict(affinity[kind])
+        if terms.get(required):
+            terms[required] = [_unmerged(term, labels) for term in terms[required]]
+        if terms.get(preferred):
+            terms[preferred] = [dict(weighted, podAffinityTerm=_unmerged(weighted.get("podAffinityTerm") or {}, labels))
+                                for weighted in terms[preferred]]
+    if affinity:
+        spec["affinity"] = affinity
+
+
+def _unmerged(term: dict, labels: dict) -> dict:
+    """``term`` with its labelSelector as its creator gave it."""
+    added = [{"key": name, "operator": operator, "values": [labels[name]]}
+             for field, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
+             for name in term.get(field) or () if name in labels]
+    selector = term.get("labelSelector")
+    if not added or not selector or not selector.get("matchExpressions"):
+        return term
+    selector = dict(selector, matchExpressions=[expression for expression in selector["matchExpressions"]
+                                                if expression not in added])
+    if not selector["matchExpressions"]:
+        del selector["matchExpressions"]
+    return dict(term, labelSelector=selector)
 
 
 def creation_order(pods: list) -> list:

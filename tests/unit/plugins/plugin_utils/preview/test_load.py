@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
+
+import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.preview._load import (
     creation_order, fixed_pods, node_object, pod_object, pod_requests)
@@ -78,3 +82,37 @@ def test_mirror_pods_and_bound_pods_of_other_schedulers_keep_their_node():
         "mirror", "other"]
     assert [pod["metadata"]["name"] for pod in fixed_pods({"pods": pods}, {"default-scheduler", "batch"})] == [
         "mirror"]
+
+
+def test_a_pod_whose_match_label_keys_the_api_server_merged_is_created_again_as_it_is_stored(tmp_path):
+    """A real API server merges a topology spread constraint's and a pod affinity term's matchLabelKeys (and
+    mismatchLabelKeys) into their labelSelector when it stores a pod (the deployment role's own Deployment spreads its
+    pods so), and refuses a new pod that names a key in both: the preview creates the pod it read again, and it is
+    stored as it was."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[5] / "tests" / "controlplane"))
+    from local_apiserver import LocalApiServer, missing_binaries  # pylint: disable=import-outside-toplevel
+    if missing_binaries():
+        pytest.skip("no local API server binaries (make binaries): " + ", ".join(missing_binaries()))
+    from kubernetes import client  # pylint: disable=import-outside-toplevel
+    selector = {"matchLabels": {"app": "web"}}
+    term = {"topologyKey": "kubernetes.io/hostname", "labelSelector": selector, "matchLabelKeys": ["pod-template-hash"]}
+    pod = {"metadata": {"name": "web-1", "labels": {"app": "web", "pod-template-hash": "5b585dfcf7"}}, "spec": {
+        "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
+        "topologySpreadConstraints": [dict(term, maxSkew=1, whenUnsatisfiable="ScheduleAnyway")],
+        "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "podAffinityTerm": term}]}, "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": "kubernetes.io/hostname", "labelSelector": selector,
+                 "mismatchLabelKeys": ["pod-template-hash"]}]}}}}
+    with LocalApiServer(tmp_path) as api:
+        api.namespaces("apps", "again")
+        core = client.CoreV1Api(api.client)
+        core.create_namespaced_pod("apps", pod)
+        stored = json.loads(core.read_namespaced_pod("web-1", "apps", _preload_content=False).data)
+        read = json.dumps(stored, sort_keys=True)
+        again = pod_object(stored, keep_node=False)
+        assert json.dumps(stored, sort_keys=True) == read  # the snapshot is not changed
+        again["metadata"]["namespace"] = "again"
+        core.create_namespaced_pod("again", again)
+        recreated = json.loads(core.read_namespaced_pod("web-1", "again", _preload_content=False).data)
+    assert recreated["spec"]["topologySpreadConstraints"] == stored["spec"]["topologySpreadConstraints"]
+    assert recreated["spec"]["affinity"] == stored["spec"]["affinity"]
