@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES CORE_UNIT_TESTS SHIPPED_SANITY_TARGETS: what
-# `make test` runs (CI: .ci/run), as five chains side by side on the two cores (docs/support-matrix.md has the legs'
-# times):
+# run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES OLDER_CORE_UNITS CORE_UNIT_TESTS
+# SHIPPED_SANITY_TARGETS: what `make test` runs (CI: .ci/run), as six chains side by side on the two cores
+# (docs/support-matrix.md has the legs' times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
-#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS, then the docs site's unit test
-#     (tests/unit/ee/test_docs_site.py, which builds the site with `make docs`' three commands: it is not run again),
-#     the newest core's sanity of everything, and lint;
+#   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS (the Molecule chain, which ends first,
+#     18 to 22 minutes in); once it ended, two chains:
+#     - the scheduler-plugins e2e on its own real-node cluster (1.35), which mostly waits on its pods;
+#     - the static checks: the docs site's unit test (tests/unit/ee/test_docs_site.py, which builds the site with
+#       `make docs`' three commands: it is not run again), the newest core's sanity of everything, and lint;
 #   - the rest of unit (with the differential tests);
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
-#     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and its CORE_UNIT_TESTS;
-#   - once the first of the two chains above ended (20 to 25 minutes in), the scheduler-plugins e2e on its own
-#     real-node cluster (1.35).
+#     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and, for the OLDER_CORE_UNITS
+#     among them, its CORE_UNIT_TESTS.
 # Everything except the older cores' legs runs on the newest ansible-core (the Makefile's CORE).
 # The real-node clusters overlap, but no real-node cluster is removed while another one runs: removing one's hosts
 # took the other's name=systemd cgroups away here (twice, every node at once). So each keeps its hosts (E2E_KEEP=1,
@@ -24,7 +25,7 @@
 # (the newest ansible-core, which names its sanity and unit suites as the older cores' are named).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-e2e_minors=$1 real_node_scenarios=$2 other_scenarios=$3 older_cores=$4 core_unit_tests=$5 shipped=$6
+e2e_minors=$1 real_node_scenarios=$2 other_scenarios=$3 older_cores=$4 older_core_units=$5 core_unit_tests=$6 shipped=$7
 make=${MAKE:-make}
 newest_core=${CORE:?the Makefile passes CORE}
 rm -rf "$SUITE_RESULTS"
@@ -65,21 +66,16 @@ check() {
 ( E2E_KEEP=1 "$make" --no-print-directory e2e E2E_MINORS="$e2e_minors"; r=$?; cpu; exit $r ) > "$BUILD/test-e2e.log" 2>&1 &
 e2e=$!
 
-# The docs site's build is two to three minutes of one process, the newest core's sanity and lint four more: at the end
-# of this chain, which ends first, rather than in unit or after the older cores' legs, the longest two, whose last
-# minutes ran alone on one of the two cores.
-docs_site=tests/unit/ee/test_docs_site.py
 ( renice -n 5 -p $BASHPID > /dev/null
   r=0
   "$make" --no-print-directory molecule SCENARIO="$other_scenarios" || r=1
   MOLECULE_DESTROY=never "$make" --no-print-directory molecule SCENARIO="$real_node_scenarios" || r=1
   for scenario in $real_node_scenarios; do freeze "name=^ks-${scenario//_/-}-"; done
-  suffix=-docs check unit UNIT_TESTS="$docs_site" || r=1
-  suffix=-$newest_core check sanity || r=1
-  check lint || r=1
   cpu
   exit $r ) > "$BUILD/test-hosts.log" 2>&1 &
 hosts=$!
+
+docs_site=tests/unit/ee/test_docs_site.py
 
 # Every fourth recorded answer re-checked against its own binary (tests/differential/test_differential.py says why).
 ( renice -n 5 -p $BASHPID > /dev/null
@@ -94,25 +90,36 @@ checks=$!
   check galaxy-importer || r=1
   for core in $older_cores; do
     suffix=-$core check sanity CORE="$core" SANITY_TARGETS="$shipped" || r=1
+    [[ " $older_core_units " == *" $core "* ]] || continue
     suffix=-$core check unit CORE="$core" UNIT_TESTS="$core_unit_tests" || r=1
   done
   cpu
   exit $r ) > "$BUILD/test-cores.log" 2>&1 &
 cores=$!
 
-# The scheduler-plugins e2e, on a real-node cluster of its own, mostly waits on its pods: it starts once the first of
-# the hosts' and the cores' chains ended (which one varies from run to run by minutes), beside the chains still going.
+# Once the Molecule chain ended, the scheduler-plugins e2e (a real-node cluster of its own, which mostly waits on its
+# pods) and the static checks (single processes of two to four minutes each) start beside the chains still going:
+# after the older cores' legs or unit, the two longest, they ran alone on one core while the other idled.
 rc=0
-wait -n -p first "$hosts" "$cores" || rc=1
+wait "$hosts" || rc=1
 ( renice -n 5 -p $BASHPID > /dev/null
   E2E_KEEP=1 "$make" --no-print-directory e2e-scheduler-plugins; r=$?
   freeze label=kubesched.test=e2esp
   cpu
   exit $r ) > "$BUILD/test-plugins.log" 2>&1 &
 plugins=$!
+( renice -n 5 -p $BASHPID > /dev/null
+  r=0
+  suffix=-docs check unit UNIT_TESTS="$docs_site" || r=1
+  suffix=-$newest_core check sanity || r=1
+  check lint || r=1
+  cpu
+  exit $r ) > "$BUILD/test-static.log" 2>&1 &
+static=$!
 
-for chain in "checks:$checks" "cores:$cores" "hosts:$hosts" "plugins:$plugins" "e2e:$e2e"; do
-  [ "${chain#*:}" = "$first" ] || wait "${chain#*:}" || rc=1
+cat "$BUILD/test-hosts.log"
+for chain in "checks:$checks" "cores:$cores" "static:$static" "plugins:$plugins" "e2e:$e2e"; do
+  wait "${chain#*:}" || rc=1
   cat "$BUILD/test-${chain%%:*}.log"
 done
 
