@@ -38,8 +38,9 @@ PREFIX = "kubesched-preview-"
 # RuntimeClass would check again what was admitted once). The objects keep exactly what the cluster gave them.
 # Then the ones with nothing to do here, which still cost every request their dispatch and metrics: webhooks and
 # admission policies (the plane has no configuration of either), certificates, ingress classes and claim resizes
-# (no such object is written). kube-apiserver 1.35 and 1.37 start with these names disabled (run here); upstream
-# has had each since 1.27 or earlier (not run here on 1.30 to 1.34).
+# (no such object is written). kube-apiserver 1.35 and 1.37 start with these names disabled (run here); each is a
+# plugin kube-apiserver 1.30.14 registers (read in its source, k8s.io/kubernetes and k8s.io/apiserver v0.30.14; not
+# run here on 1.30 to 1.34).
 DISABLED_ADMISSION = ("TaintNodesByCondition", "ServiceAccount", "Priority", "PodSecurity", "LimitRanger",
                       "ResourceQuota", "RuntimeClass", "DefaultTolerationSeconds", "DefaultStorageClass",
                       "StorageObjectInUseProtection",
