@@ -212,8 +212,8 @@ new-core:
 ## galaxy-importer: the tarball `ansible-galaxy collection build` makes, checked by galaxy-importer 0.4.44 as Galaxy
 ## checks an upload (metadata, documentation, changelog, ansible-lint), any warning a failure
 ## (tests/support/galaxy_import.py); in its own venv (requirements/galaxy-importer.txt)
-# Its Python is that of the ansible-core its own pins hold (2.21), which Galaxy's importer runs, not the newest core's.
-IMPORTER_PYTHON_VERSION := $(CORE_PYTHON_VERSION_2.21)
+# Its Python is that of the ansible-core its own pins hold, which Galaxy's importer runs, not the newest core's.
+IMPORTER_PYTHON_VERSION = $(CORE_PYTHON_VERSION_$(basename $(shell sed -n 's/^ansible-core==//p' requirements/galaxy-importer.txt)))
 IMPORTER_VENV = $(CACHE)/importer-py$(IMPORTER_PYTHON_VERSION)-$(call pins,requirements/galaxy-importer.txt)
 RELEASE_DIR := $(BUILD)/release
 .PHONY: galaxy-importer

@@ -4,7 +4,8 @@
 # never newer than its API server and at most one minor older): TEST_CONTROL_PLANE_MINOR tells the shared playbooks.
 # Every minor runs even when one fails; a minor without its binaries is skipped, loudly.
 # E2E_TESTS: what pytest runs, its arguments split on spaces (default: the whole tests/e2e directory), e.g.
-# E2E_TESTS=tests/e2e/test_cluster_view.py or E2E_TESTS="-rP tests/e2e/test_cluster_view.py" (prints each test's output).
+# E2E_TESTS=tests/e2e/test_cluster_view.py or E2E_TESTS="-rfEsP tests/e2e/test_cluster_view.py" (prints each test's
+# output; an -r of its own replaces the one below, so it keeps fEs).
 # E2E_SUITE: the name its result is recorded under, with the minor (default e2e: e2e-1.37).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

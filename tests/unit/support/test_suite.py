@@ -63,10 +63,11 @@ def test_a_failed_test_of_the_unit_target_is_named_in_the_summary(tmp_path):
 
 
 def test_every_pytest_run_of_make_test_reports_its_failures_and_errors():
-    # Each pytest command line of the Makefile and of the scripts make test runs: an -r option keeps f and E.
+    # Each pytest command line of the Makefile and of the scripts make test runs, and the options a target hands
+    # run-e2e.sh in E2E_TESTS (given after its own, so their -r wins): an -r option keeps f and E.
     for path in [REPO / "Makefile"] + sorted(SUPPORT.glob("*.sh")):
         for line in path.read_text().splitlines():
-            if re.search(r"\bpytest -p ", line):
+            if re.search(r"\bpytest -p |\bE2E_TESTS=\"", line):
                 for chars in re.findall(r"(?:^|\s|\")-r([a-zA-Z]+)", line):
                     assert "f" in chars and "E" in chars, (path.name, line)
 
