@@ -17,6 +17,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.arguments import TASK_SPEC
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import last_render
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import APPLY, PLAN, READ
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.versions import UnsupportedVersion, normalise, preview_warning
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.core.yaml_io import plain
@@ -126,19 +127,30 @@ class ActionModule(NamesItsFqcn, ActionBase):
                 raise Refused(str(exc)) from None
         else:
             carried = _carried(args, instances) if args["apply"] else None
-            host, drift, host_read = self._static_pod(result, args, instances, carried, task_vars)
+            # A plan's read call also plans with the input the last apply kept (module_utils/rollout/last_render.py).
+            speculate = None if args["apply"] else dict(engine, mode=PLAN)
+            host, drift, read = self._static_pod(result, args, instances, carried, task_vars, speculate)
             if not args["apply"]:
                 # What this plan read and rendered from, for its apply step (planned_read): read once per master.
-                result["host_read"] = host_read
+                result["host_read"] = _host_read(read, instances)
             engine.update(host)
         self._complete(engine, args, instances)
-        answer = self._engine(engine, task_vars)
+        answer = None
+        if args["kind"] == "static_pod":
+            if args["apply"] and engine.get("state_dir"):
+                engine["remember"] = self._next_plan_input(args, instances, read, engine)
+            speculated = read.get("speculated") or {}
+            if speculated.get("input") == last_render.digest(last_render.plan_input(engine)):
+                answer = speculated["answer"]  # what this plan's own call would answer: the same input
+        if answer is None:
+            answer = self._engine(engine, task_vars)
         if answer.get("read_changed") and engine.get("unchanged"):
             # The master changed since its plan read it (nothing was written): read it now and render anew.
-            host, drift, _read = self._static_pod(result, args, instances, None, task_vars)
+            host, drift, read = self._static_pod(result, args, instances, None, task_vars)
             engine.pop("unchanged")
             engine.update(host)
             self._complete(engine, args, instances)
+            engine["remember"] = self._next_plan_input(args, instances, read, engine)
             answer = self._engine(engine, task_vars)
         if host_paths:
             # Whatever else the plan says, two names for one directory come first: nothing may be applied on them.
@@ -166,23 +178,25 @@ class ActionModule(NamesItsFqcn, ActionBase):
             result["msg"] = "%s: rolled back. %s" % (task_vars.get("inventory_hostname"), answer.get("msg", ""))
         return result
 
-    def _static_pod(self, result, args, instances, carried, task_vars):
-        """(the host's arguments, the drift report, what was read as a result's host_read or None when nothing was)
-        of a static-pod master, and the kubelet's directory in ``result`` (also when refused), rendered from
-        what the master holds: from what its plan read (``carried``), which the engine checks is unchanged before it
-        writes anything, or else from a read call (the kubelet's directory unless given, the manifests in it, what
-        else the render builds on, and the config and state directories as the host resolves them)."""
-        host_read = None
+    def _static_pod(self, result, args, instances, carried, task_vars, speculate=None):
+        """(the host's arguments, the drift report, what it was rendered from: the read call's answer, or
+        ``carried``) of a static-pod master, and the kubelet's directory in ``result`` (also when refused), rendered
+        from what the master holds: from what its plan read (``carried``), which the engine checks is unchanged
+        before it writes anything, or else from a read call (the kubelet's directory unless given, the manifests in
+        it, what else the render builds on, and the config and state directories as the host resolves them), which
+        also plans with ``speculate`` added to the input the last apply kept, when given."""
         if carried is not None:
             answer = carried
         else:
-            answer = self._engine({"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
-                                   "manifest_dir": args["manifest_dir"] or None,
-                                   "resolve": [args[name] for name in _KUBELET_APART],
-                                   "manifest_names": [instance["name"] for instance in instances]}, task_vars)
+            call = {"kind": "static_pod", "mode": READ, "read": static_pod_reads(instances, args["state_dir"]),
+                    "manifest_dir": args["manifest_dir"] or None,
+                    "resolve": [args[name] for name in _KUBELET_APART],
+                    "manifest_names": [instance["name"] for instance in instances]}
+            if speculate is not None:
+                call["speculate"] = speculate
+            answer = self._engine(call, task_vars)
             if answer.get("failed"):
                 raise Refused.engine(answer)
-            host_read = _host_read(answer, instances)
         result["manifest_dir"] = found = answer["manifest_dir"]
         same = _same_directory(found, answer.get("resolved") or {}, args)
         if same:
@@ -201,7 +215,23 @@ class ActionModule(NamesItsFqcn, ActionBase):
             # have been created since the plan: this run's lock and certificates are written there).
             host["unchanged"] = {"files": dict((path, entry.get("sha256")) for path, entry in carried["read"].items()),
                                  "manifest_dir": found["path"], "apart": [args[name] for name in _KUBELET_APART]}
-        return host, drift, host_read
+        return host, drift, answer
+
+    def _next_plan_input(self, args, instances, read, engine):
+        """What the next plan of this master renders (last_render.plan_input) once this apply succeeded: from what
+        its read will find then (every file this apply writes with its content, every one it removes gone), as a
+        plan renders it (no temporary standby)."""
+        after = _read_after(read.get("read") or {}, engine["instances"])
+        try:
+            host, _drift = static_pod_host(instances, {
+                "manifest_dir": read["manifest_dir"]["path"], "config_dir": args["config_dir"],
+                "state_dir": args["state_dir"], "version": args["kubernetes_version"],
+                "preflight_binary": args["preflight_binary"], "standbys": [],
+                "standby_port_offset": args["standby_port_offset"]}, after)
+        except RolloutError:
+            return None  # nothing kept: the next plan reads and plans in two calls
+        self._complete(host, args, instances)
+        return last_render.plan_input(host)
 
     @staticmethod
     def _complete(engine, args, instances):
@@ -253,6 +283,20 @@ def _host_read(answer, instances):
             "read": dict((path, dict((key, value) for key, value in entry.items()
                                      if not (key == "content" and path in kubeconfigs)))
                          for path, entry in (answer.get("read") or {}).items())}
+
+
+def _read_after(read, engine_instances):
+    """``read`` (path: what the read call found) as an apply of ``engine_instances`` leaves it."""
+    after = dict(read)
+    for instance in engine_instances:
+        for spec in instance["files"]:
+            if spec["path"] not in after:
+                continue
+            if instance["state"] == "absent":
+                after[spec["path"]] = {"exists": False, "content": None, "sha256": None}
+            else:
+                after[spec["path"]] = {"exists": True, "content": spec["content"], "sha256": sha256(spec["content"])}
+    return after
 
 
 def _carried(args, instances):

@@ -500,6 +500,21 @@ options:
         description: An administrator's kubeconfig on this master, used only to create them.
         type: path
         default: /etc/kubernetes/admin.conf
+  remember:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - A static-pod apply - the input the controller rendered for this master's next plan, from what the next read
+        will find once this apply succeeded. Kept in O(state_dir) (C(last-render.json), root's alone) when the call
+        succeeds, for O(speculate).
+    type: dict
+  speculate:
+    description:
+      - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
+      - A static-pod read call - also plan with the input O(remember) kept, these options added (the mode, the lock,
+        the gate's settings), and return that answer as C(speculated) with the checksum of the input it planned with.
+        The action plugin uses it only when the input it renders from this read has the same checksum; otherwise it
+        plans in a second call.
+    type: dict
   health_check:
     description:
       - B(Internal.) Set by the action plugin for the host side; a task cannot set it.
@@ -690,13 +705,16 @@ untrusted_record:
   type: str
 """
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
 from ansible_collections.kubesched.schedulers.plugins.module_utils._module import CollectionModule
 from ansible_collections.kubesched.schedulers.plugins.module_utils._kubelet import KubeletError
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.arguments import HOST_SPEC, MODULE_SPEC
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.held_change import HeldChange
 from ansible_collections.kubesched.schedulers.plugins.module_utils._records import RecordDamaged
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.engine import (
-    APPLY, COMMIT, PLAN, RESTORE, Engine, spec_problems)
+    APPLY, COMMIT, PLAN, READ, RESTORE, Engine, spec_problems)
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import last_render
 from ansible_collections.kubesched.schedulers.plugins.module_utils._rollout_errors import (
     PreflightFailed, ReadChanged, RolledBack, RolloutFailed)
 from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout.lock import LockHeld
@@ -711,47 +729,106 @@ def main():
                               supports_check_mode=True,
                               required_if=[("mode", mode, ("state_dir",)) for mode in (APPLY, COMMIT, RESTORE)])
     params = module.params
-    for instance in params["instances"]:
-        for spec in instance["files"] + ((instance["standby"] or {}).get("files") or []):
-            if spec["secret"] and spec["content"]:
+    _hide_secrets(module, (params["remember"] or {}).get("instances") or [])
+    problem = _problems(module, params)
+    if problem:
+        module.fail_json(**problem)
+
+    mode = PLAN if module.check_mode and params["mode"] == APPLY else params["mode"]
+    if module.check_mode and params["mode"] in (COMMIT, RESTORE):
+        try:
+            held = HeldChange.load(params["state_dir"])
+        except (RecordDamaged, OSError) as exc:
+            module.fail_json(**_failure(exc, {}))
+        module.exit_json(changed=params["mode"] == RESTORE and held is not None, held=held.names() if held else [])
+    failed, result = _answer(module, params, mode)
+    if failed:
+        module.fail_json(**result)
+    if mode == READ and params["speculate"]:
+        speculated = _speculate(module, params)
+        if speculated:
+            result["speculated"] = speculated
+    if mode == APPLY and params["remember"] is not None:
+        try:
+            last_render.save(params["state_dir"], params["remember"])
+        except OSError:
+            pass  # a shortcut for the next plan, which then reads and plans in two calls as without it
+
+    module.exit_json(**result)
+
+
+def _hide_secrets(module, instances):
+    for instance in instances:
+        for spec in (instance.get("files") or []) + ((instance.get("standby") or {}).get("files") or []):
+            if spec.get("secret") and spec.get("content"):
                 module.hide([spec["content"]])
-        if instance["preflight"] and instance["preflight"]["secret"]:
+        if instance.get("preflight") and instance["preflight"].get("secret"):
             module.hide([instance["preflight"]["config"]])
+
+
+def _problems(module, params):
+    """What fails the call before the engine runs (fail_json's arguments), or None; the secrets hidden first."""
+    _hide_secrets(module, params["instances"])
+    for instance in params["instances"]:
         if instance["state"] == "present":
             missing = [f["path"] for f in instance["files"] if f["content"] is None]
             if missing or instance["port"] is None or not instance["health_url"]:
-                module.fail_json(msg="instances[%s]: a present instance needs port, health_url and the content of "
-                                     "every file (missing for %s)" % (instance["name"], ", ".join(missing) or "none"))
-
+                return dict(msg="instances[%s]: a present instance needs port, health_url and the content of "
+                                "every file (missing for %s)" % (instance["name"], ", ".join(missing) or "none"))
     # Every file and directory spec is checked before anything is planned or written (all or nothing).
     problems = spec_problems(params)
     if problems:
-        module.fail_json(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
+        return dict(msg="nothing was changed: " + "; ".join(problems), rolled_back=False)
+    return None
 
-    mode = PLAN if module.check_mode and params["mode"] == APPLY else params["mode"]
+
+def _answer(module, params, mode):
+    """(failed, the result) of the engine's call in ``mode``: exit_json's arguments, or fail_json's."""
     engine = Engine(params, strategy_for(params["kind"], module.run_command), Waiter())
     try:
-        if module.check_mode and params["mode"] in (COMMIT, RESTORE):
-            held = HeldChange.load(params["state_dir"])
-            module.exit_json(changed=params["mode"] == RESTORE and held is not None, held=held.names() if held else [])
-        module.exit_json(**engine.run(mode))
-    except KubeletError as exc:
-        module.fail_json(msg=str(exc))
-    except RecordDamaged as exc:
+        return False, engine.run(mode)
+    except (KubeletError, RecordDamaged, PreflightFailed, RolledBack, RolloutFailed, OSError) as exc:
+        return True, _failure(exc, engine.result)
+
+
+def _failure(exc, known):
+    """fail_json's arguments for what ended the engine's call, ``known`` what it found until then."""
+    if isinstance(exc, KubeletError):
+        return dict(msg=str(exc))
+    if isinstance(exc, RecordDamaged):
         # Something is held on this master, and nothing can be known of it: never "nothing pending".
-        module.fail_json(msg=str(exc), rolled_back=False, pending=True, untrusted_record=exc.path)
-    except PreflightFailed as exc:
-        result = dict(engine.result, changed=False)
+        return dict(msg=str(exc), rolled_back=False, pending=True, untrusted_record=exc.path)
+    if isinstance(exc, PreflightFailed):
+        result = dict(known, changed=False)
         if isinstance(exc, LockHeld):
             result["lock_holder"] = exc.holder  # the controller may know that run dead (its process gone)
         if isinstance(exc, ReadChanged):
             result["read_changed"] = exc.paths  # the controller reads again and renders anew
         result.update((key, value) for key, value in (("plan", exc.plan), ("diff", exc.diff)) if value is not None)
-        module.fail_json(msg=str(exc), rolled_back=False, **result)
-    except (RolledBack, RolloutFailed, OSError) as exc:
-        # A failure after the first write was restored (RolledBack); anything else escaping is reported as such.
-        module.fail_json(msg=str(exc), rolled_back=isinstance(exc, RolledBack),
-                         **dict((k, v) for k, v in engine.result.items() if k != "changed"))
+        return dict(msg=str(exc), rolled_back=False, **result)
+    # A failure after the first write was restored (RolledBack); anything else escaping is reported as such.
+    return dict(msg=str(exc), rolled_back=isinstance(exc, RolledBack),
+                **dict((k, v) for k, v in known.items() if k != "changed"))
+
+
+def _speculate(module, params):
+    """The plan of the input the last apply kept for this read (last_render.py), with the call's own options: its
+    answer and the checksum of that input, or None when nothing is kept, the kept input is not one this module takes,
+    or the plan failed (the controller then plans in a call of its own, which says why)."""
+    state_dir = params["speculate"].get("state_dir")
+    kept = last_render.load(state_dir) if isinstance(state_dir, str) and state_dir else None
+    if kept is None:
+        return None
+    checked = ArgumentSpecValidator(HOST_SPEC).validate(dict(kept, **params["speculate"]))
+    if checked.error_messages:
+        return None
+    planned = checked.validated_parameters
+    if planned["mode"] != PLAN or _problems(module, planned):
+        return None
+    failed, answer = _answer(module, planned, PLAN)
+    if failed:
+        return None
+    return {"input": last_render.digest(kept), "answer": answer}
 
 
 if __name__ == "__main__":

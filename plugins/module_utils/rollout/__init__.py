@@ -18,6 +18,7 @@ Public:
 - kubelet_preflight: the image's kube-scheduler run once by the master's kubelet, for the offline preflight
 - waiter: the real health gate (the listener of a port, health over HTTPS)
 - lock: one rollout at a time on a master, the lock in its state directory
+- last_render: the input a static-pod master's next plan will most likely get, kept there by its last apply
 - lease_access: may an instance hold its lease, asked as the instance from its master
 - kube_api: the API server as a kubeconfig's identity, from the master
 - host_facts: the facts of a master the planning call reports

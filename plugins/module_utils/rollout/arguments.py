@@ -102,6 +102,10 @@ HOST_SPEC = dict(
     health_check=dict(type="bool", default=True),
     lock=dict(type="dict", options=dict(run=dict(type="dict"), timeout=dict(type="int", default=DEFAULT_TIMEOUT),
                                         take_over=dict(type="str"))),
+    # A static-pod master's plan answered in its read call (last_render.py): what an apply keeps for the next plan,
+    # and what the read call adds to that kept input to plan with it.
+    remember=dict(type="dict"),
+    speculate=dict(type="dict"),
 )
 
 # Documented once, for both: an option of both has the host's spec (the action plugin checks a task against its own).

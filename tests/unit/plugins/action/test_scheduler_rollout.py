@@ -14,6 +14,7 @@ import pytest
 
 from ansible_collections.kubesched.schedulers.plugins.action.scheduler_rollout import Refused
 from ansible_collections.kubesched.schedulers.plugins.module_utils._files import sha256
+from ansible_collections.kubesched.schedulers.plugins.module_utils.rollout import last_render
 from ansible_collections.kubesched.schedulers.plugins.plugin_utils.instances.model import resolve
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "hardening"))
@@ -259,3 +260,88 @@ def test_an_apply_given_a_read_of_something_else_reads_first(change):
                 **change(plan["host_read"]))
     result = run_action("scheduler_rollout", args, host_result=_master())
     assert [call["mode"] for call in result["_module_calls"]] == ["read", "apply"]
+
+
+# --- a static-pod plan answered in its read call ------------------------------------------------------------------------
+# The apply keeps on the master the input of the next plan (module_utils/rollout/last_render.py), which the next read
+# call plans with; the controller takes that answer only for the input it renders itself from the fresh read.
+def _applied_master():
+    """A master whose kubelet directory holds kubeadm's manifest until an apply writes its files; it keeps what the
+    apply asks it to remember, and a read call that speculates plans with it as the host side does (the input given
+    its per-call options), answering with that input's checksum."""
+    files = {}
+    state = {"kept": None, "plans": [], "files": files}
+
+    def answer(args):
+        if args["mode"] == "read":
+            read = _read_answer(args)
+            for path, content in files.items():
+                if path in read["read"]:
+                    read["read"][path] = {"exists": True, "content": content, "sha256": sha256(content)}
+            if args.get("speculate") and state["kept"] is not None:
+                state["plans"].append(dict(state["kept"], **args["speculate"]))
+                read["speculated"] = {"input": last_render.digest(state["kept"]),
+                                      "answer": {"changed": False, "plan": {"instances": {}}, "speculated": True}}
+            return read
+        if args["mode"] == "apply":
+            for instance in args["instances"]:
+                files.update((spec["path"], spec["content"]) for spec in instance["files"])
+            state["kept"] = args.get("remember")
+        return {"changed": args["mode"] == "apply", "plan": {"instances": {}}}
+    return answer, state
+
+
+def test_after_an_apply_the_next_plan_is_answered_in_its_read_call_with_what_its_own_call_would_be_given():
+    master, state = _applied_master()
+    run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR), host_result=master)
+    assert state["kept"] is not None
+    plan = run_action("scheduler_rollout", _static_pod(manifest_dir=""), host_result=master)
+    assert [call["mode"] for call in plan["_module_calls"]] == ["read"]
+    assert plan["speculated"] is True and not plan.get("failed")
+    # What the read call planned with is exactly what the plan's own call would have been given: kubeadm's manifest
+    # now adopted, the manifest the apply wrote in its place.
+    (planned,) = state["plans"]
+    state["kept"] = None  # the same master, nothing kept: the plan takes its own call
+    own = run_action("scheduler_rollout", _static_pod(manifest_dir=""), host_result=master)
+    assert [call["mode"] for call in own["_module_calls"]] == ["read", "plan"]
+    assert planned == own["_module_calls"][1]
+    assert plan["host_read"] == own["host_read"] and "speculated" not in own
+
+
+@pytest.mark.parametrize("change, edit", [
+    ({"instances": _instances(OTHER)}, None),  # another instance since the apply
+    ({"preflight": False}, None),  # another check asked for
+    ({}, KUBECONFIG_PATH),  # the kubeconfig changed on the master: its checksum restarts the pod
+    ({}, MANIFEST_DIR + "/kube-scheduler.yaml"),  # kubeadm wrote its manifest again (kubeadm upgrade)
+], ids=["another-instance", "another-check", "kubeconfig-changed", "manifest-rewritten"])
+def test_a_plan_whose_input_is_not_what_the_apply_kept_takes_its_own_call(change, edit):
+    master, state = _applied_master()
+    run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR), host_result=master)
+    if edit:
+        state["files"][edit] = KUBEADM_MANIFEST.replace("v1.35.4", "v1.35.5") if edit.endswith(".yaml") else "edited"
+    plan = run_action("scheduler_rollout", _static_pod(manifest_dir="", **change), host_result=master)
+    assert [call["mode"] for call in plan["_module_calls"]] == ["read", "plan"]
+    assert len(state["plans"]) == 1 and "speculated" not in plan  # it planned with the kept input: never used
+
+
+def test_a_speculated_answer_is_never_taken_for_another_input_and_a_read_without_one_is_as_before():
+    forged = {"input": "0" * 64, "answer": {"changed": False, "plan": {"instances": {}}, "forged": True}}
+
+    def master(args):
+        if args["mode"] == "read":
+            assert args["speculate"]["mode"] == "plan" and args["speculate"]["state_dir"] == "/var/lib/kubesched/static-pod"
+            return dict(_read_answer(args), speculated=forged)
+        return {"changed": True, "plan": {"instances": {}}}
+    plan = run_action("scheduler_rollout", _static_pod(manifest_dir=""), host_result=master)
+    assert [call["mode"] for call in plan["_module_calls"]] == ["read", "plan"] and "forged" not in plan
+    assert plan["changed"] is False and plan["pending"] is True
+
+
+def test_an_apply_given_its_plans_read_keeps_the_same_next_plan_input_as_one_that_read_again():
+    plan = _planned()
+    fresh = run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR), host_result=_master())
+    carried = run_action("scheduler_rollout", _static_pod(apply=True, manifest_dir=MANIFEST_DIR,
+                                                          planned_read=plan["host_read"]), host_result=_master())
+    assert carried["_module_calls"][0]["remember"] is not None
+    assert carried["_module_calls"][0]["remember"] == fresh["_module_calls"][1]["remember"]
+    assert "speculate" not in fresh["_module_calls"][0]  # an apply's read plans nothing ahead
