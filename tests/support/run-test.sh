@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-test.sh E2E_MINORS REAL_NODE_SCENARIOS OTHER_SCENARIOS OLDER_CORES OLDER_CORE_UNITS CORE_UNIT_TESTS
-# SHIPPED_SANITY_TARGETS: what `make test` runs (CI: .ci/run), as six chains side by side on the two cores
+# SHIPPED_SANITY_TARGETS: what `make test` runs (CI: .ci/run), as seven chains side by side on the two cores
 # (docs/support-matrix.md has the legs' times):
 #   - the e2e of E2E_MINORS on its real-node cluster;
 #   - the OTHER_SCENARIOS on plain systemd hosts, then the REAL_NODE_SCENARIOS (the Molecule chain, which ends first,
@@ -8,7 +8,8 @@
 #     - the scheduler-plugins e2e on its own real-node cluster (1.35), which mostly waits on its pods;
 #     - the static checks: the docs site's unit test (tests/unit/ee/test_docs_site.py, which builds the site with
 #       `make docs`' three commands: it is not run again), the newest core's sanity of everything, and lint;
-#   - the rest of unit (with the differential tests);
+#   - the rest of unit (with the differential tests), as two chains: the library's, hardening and playbook tests,
+#     and the others;
 #   - galaxy-importer on the built tarball, then each of the OLDER_CORES (ansible-core releases still supported, each
 #     on its own venv): its sanity of what the collection ships (SHIPPED_SANITY_TARGETS) and, for the OLDER_CORE_UNITS
 #     among them, its CORE_UNIT_TESTS.
@@ -77,9 +78,19 @@ hosts=$!
 
 docs_site=tests/unit/ee/test_docs_site.py
 
-# Every fourth recorded answer re-checked against its own binary (tests/differential/test_differential.py says why).
+# The newest core's unit tests as two chains of about the same length, the library's, hardening and playbook tests
+# beside the rest (the role tests with their API servers, the differential tests): as one pytest they were the last
+# chain to end, alone on one core for minutes while the other idled. In the order tests/unit lists them (playbooks'
+# test modules collected after plugins' do not import). Every fourth recorded answer re-checked against its own
+# binary (tests/differential/test_differential.py says why).
+library_tests="tests/unit/hardening tests/unit/playbooks tests/unit/plugins"
 ( renice -n 5 -p $BASHPID > /dev/null
-  suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit UNIT_TESTS="tests/unit tests/differential --ignore=$docs_site"
+  suffix=-$newest_core-library check unit UNIT_TESTS="$library_tests"
+  r=$?; cpu; exit $r ) > "$BUILD/test-library.log" 2>&1 &
+library=$!
+( renice -n 5 -p $BASHPID > /dev/null
+  ignored=$(for path in $library_tests $docs_site; do printf -- ' --ignore=%s' "$path"; done)
+  suffix=-$newest_core DIFF_RECHECK_EVERY=4 check unit UNIT_TESTS="tests/unit tests/differential$ignored"
   r=$?; cpu; exit $r ) > "$BUILD/test-checks.log" 2>&1 &
 checks=$!
 
@@ -118,7 +129,7 @@ plugins=$!
 static=$!
 
 cat "$BUILD/test-hosts.log"
-for chain in "checks:$checks" "cores:$cores" "static:$static" "plugins:$plugins" "e2e:$e2e"; do
+for chain in "checks:$checks" "library:$library" "cores:$cores" "static:$static" "plugins:$plugins" "e2e:$e2e"; do
   wait "${chain#*:}" || rc=1
   cat "$BUILD/test-${chain%%:*}.log"
 done
