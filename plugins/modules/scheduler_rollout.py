@@ -782,9 +782,9 @@ def _problems(module, params):
     return None
 
 
-def _answer(module, params, mode):
+def _answer(module, params, mode, strategy=None):
     """(failed, the result) of the engine's call in ``mode``: exit_json's arguments, or fail_json's."""
-    engine = Engine(params, strategy_for(params["kind"], module.run_command), Waiter())
+    engine = Engine(params, strategy or strategy_for(params["kind"], module.run_command), Waiter())
     try:
         return False, engine.run(mode)
     except (KubeletError, RecordDamaged, PreflightFailed, RolledBack, RolloutFailed, OSError) as exc:
@@ -811,10 +811,31 @@ def _failure(exc, known):
                 **dict((k, v) for k, v in known.items() if k != "changed"))
 
 
+class _WouldRunTheBinary(Exception):
+    """The plan of a kept input came to an instance whose new config the master's kube-scheduler would check."""
+
+
+class _WithoutTheBinary(object):
+    """The kind's strategy, except that it never runs the master's kube-scheduler on a kept input before the
+    controller compared it: that plan stops there instead (_WouldRunTheBinary), and the plan's own call runs it."""
+
+    def __init__(self, strategy):
+        self._strategy = strategy
+
+    def __getattr__(self, name):
+        return getattr(self._strategy, name)
+
+    def preflight(self, instance, params):
+        if instance.get("preflight"):
+            raise _WouldRunTheBinary(instance["name"])
+        return self._strategy.preflight(instance, params)  # nothing to run: says so
+
+
 def _speculate(module, params):
     """The plan of the input the last apply kept for this read (last_render.py), with the call's own options: its
     answer and the checksum of that input, or None when nothing is kept, the kept input is not one this module takes,
-    or the plan failed (the controller then plans in a call of its own, which says why)."""
+    the plan would run the master's kube-scheduler (a config changes), or it failed (the controller then plans in a
+    call of its own, which does that and says why)."""
     state_dir = params["speculate"].get("state_dir")
     kept = last_render.load(state_dir) if isinstance(state_dir, str) and state_dir else None
     if kept is None:
@@ -825,7 +846,10 @@ def _speculate(module, params):
     planned = checked.validated_parameters
     if planned["mode"] != PLAN or _problems(module, planned):
         return None
-    failed, answer = _answer(module, planned, PLAN)
+    try:
+        failed, answer = _answer(module, planned, PLAN, _WithoutTheBinary(strategy_for(planned["kind"], module.run_command)))
+    except _WouldRunTheBinary:
+        return None
     if failed:
         return None
     return {"input": last_render.digest(kept), "answer": answer}

@@ -9,7 +9,8 @@ Once an apply succeeded, the controller knows what the next read will find (the 
 removed), so it renders the next plan's input with it and the apply keeps it here. The next read call then also
 plans with it, and the controller uses that answer only when the input it renders from the fresh read has the same
 checksum (the canonical JSON's sha256, as records have): the kept input is never trusted, only compared. When it
-differs, is missing or cannot be read, the second call runs as before.
+differs, is missing or cannot be read, the second call runs as before. The master's kube-scheduler is never run on a
+kept input (a plan of it that would, for a changed config, is left to the second call).
 Host code: stdlib only; the controller computes the same checksum with these functions.
 """
 

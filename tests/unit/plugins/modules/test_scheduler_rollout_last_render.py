@@ -42,7 +42,7 @@ def results(tmp_path_factory, ansible_playbook, json_task_results, host_side_env
     if os.geteuid() != 0:
         pytest.skip("the kept input is root's file (written with owner root): run as root, as CI does")
     work = tmp_path_factory.mktemp("last-render")
-    for name in ("config", "manifests", "kept", "damaged", "foreign", "none"):
+    for name in ("config", "manifests", "kept", "damaged", "foreign", "none", "binary"):
         (work / name).mkdir()
     (work / "config" / "kube-scheduler.yaml").write_text("profiles: [old]\n")
     body = plan_input(work)
@@ -51,10 +51,17 @@ def results(tmp_path_factory, ansible_playbook, json_task_results, host_side_env
     damaged = work / "damaged" / last_render.FILE_NAME
     damaged.write_bytes(damaged.read_bytes()[:-40])  # cut short
     last_render.save(str(work / "foreign"), dict(body, instances=[{"name": "x", "files": "not a list"}]))
+    # A kept input whose changed config the master's kube-scheduler would check: a binary that leaves a mark.
+    binary = work / "kube-scheduler"
+    binary.write_text("#!/bin/sh\ntouch %s\necho 'Kubernetes v1.35.4'\n" % (work / "binary-ran"))
+    binary.chmod(0o755)
+    instance = dict(body["instances"][0], preflight={"config": "profiles: []\n", "binary": str(binary),
+                                                     "version": "1.35.4"})
+    last_render.save(str(work / "binary"), dict(body, instances=[instance]))
     read = {"kind": "static_pod", "mode": "read", "manifest_dir": str(work / "manifests"),
             "manifest_names": ["kube-scheduler"]}
     tasks = [{"name": "own_call", "ansible.legacy.scheduler_rollout": dict(body, **per_call(work / "kept"))}]
-    for name in ("kept", "damaged", "foreign", "none"):
+    for name in ("kept", "damaged", "foreign", "none", "binary"):
         tasks.append({"name": name, "ansible.legacy.scheduler_rollout": dict(read, speculate=per_call(work / name))})
     tasks.append({"name": "plain_read", "ansible.legacy.scheduler_rollout": read})
     (work / "playbook.yml").write_text(json.dumps([{"name": "host side", "hosts": "localhost", "gather_facts": False,
@@ -65,7 +72,7 @@ def results(tmp_path_factory, ansible_playbook, json_task_results, host_side_env
     proc = ansible_playbook(["-i", "inventory.ini", "playbook.yml"], cwd=work,
                             env=dict({"ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
                                       "ANSIBLE_LOCAL_TEMP": str(work / "tmp")}, **host_side_env))
-    return json_task_results(proc), body
+    return json_task_results(proc), body, work
 
 
 def _without_invocation(result):
@@ -73,7 +80,7 @@ def _without_invocation(result):
 
 
 def test_the_read_call_answers_what_the_plan_call_given_the_kept_input_answers(results):
-    tasks, body = results
+    tasks, body, _work = results
     own = _without_invocation(tasks["own_call"])
     assert not own.get("failed") and own["plan"]["instances"]["kube-scheduler"]["action"] == "update"
     speculated = tasks["kept"]["speculated"]
@@ -86,6 +93,13 @@ def test_the_read_call_answers_what_the_plan_call_given_the_kept_input_answers(r
 
 @pytest.mark.parametrize("name", ["damaged", "foreign", "none"])
 def test_a_kept_input_that_is_missing_damaged_or_not_the_modules_is_no_answer_and_no_failure(results, name):
-    tasks, _body = results
+    tasks, _body, _work = results
     assert not tasks[name].get("failed") and "speculated" not in tasks[name]
     assert tasks[name]["manifest_dir"]["path"].endswith("/manifests")
+
+
+def test_a_kept_input_on_which_the_master_would_run_its_kube_scheduler_is_left_to_the_plans_own_call(results):
+    # The binary runs only for an input the controller rendered itself, never for one read back from the master.
+    tasks, _body, work = results
+    assert not tasks["binary"].get("failed") and "speculated" not in tasks["binary"]
+    assert not (work / "binary-ran").exists()
