@@ -179,7 +179,9 @@ def test_a_real_kube_scheduler_killed_before_its_settle_ends_fails_the_gate(sche
     assert error is not None and error.startswith("process %d answered for " % proc.pid), error
     assert "of its 8s settle, then " in error, error
     assert 2 <= healthy_for < 8 and took < 8, (healthy_for, took)
-    assert pid in (None, proc.pid)
+    # None once the port is free; 0 when the gate looked while the kernel still listed the killed process's socket
+    # and its file descriptors were already gone (seen once in make test).
+    assert pid in (None, 0, proc.pid)
 
 
 def test_a_real_kube_scheduler_that_keeps_answering_passes_after_its_settle(scheduler):
