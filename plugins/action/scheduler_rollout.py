@@ -136,10 +136,10 @@ class ActionModule(NamesItsFqcn, ActionBase):
             engine.update(host)
         self._complete(engine, args, instances)
         answer = None
-        if args["kind"] == "static_pod":
-            if args["apply"] and engine.get("state_dir"):
-                engine["remember"] = self._next_plan_input(args, instances, read, engine)
-            speculated = read.get("speculated") or {}
+        if args["kind"] == "static_pod" and args["apply"]:
+            engine["remember"] = self._next_plan_input(args, instances, read, engine)
+        elif args["kind"] == "static_pod" and read.get("speculated"):
+            speculated = read["speculated"]
             if speculated.get("input") == last_render.digest(last_render.plan_input(engine)):
                 answer = speculated["answer"]  # what this plan's own call would answer: the same input
         if answer is None:

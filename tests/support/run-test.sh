@@ -21,8 +21,8 @@
 # The machine has no idle CPU while the chains run (controller-side Python is most of it). The e2e waits on its
 # cluster between its steps and runs at the normal priority; the others run at nice 5 (lower), so the e2e gets a core
 # whenever it needs one, and they keep both cores busy to the end rather than leave one idle beside a lone e2e. The
-# three that only compute (the newest core's two unit chains, the older cores' legs) run at nice 10: once unit was two
-# chains, they ended 24 minutes in and the e2e, starved until then, was the last to end (37 minutes, 2026-12-08).
+# three that only compute (the newest core's two unit chains, the older cores' legs) run at nice 10: as two chains the
+# unit tests ended minutes before the e2e, which they had starved until then (docs/support-matrix.md has the runs).
 # Their logs follow, then what ran on real parts and what was skipped (summary.sh); exits 1 when anything failed.
 # From the Makefile, which passes MAKE, BUILD, K8S_ENV (the binaries `make binaries` found), SUITE_RESULTS and CORE
 # (the newest ansible-core, which names its sanity and unit suites as the older cores' are named).
